@@ -1,0 +1,151 @@
+# trec: trecord (eBPF sampler) and treport (offline symbolizer).
+#
+#   make            build build/trecord and build/treport
+#   make demo       install packages, build, record the demo, write demo.folded
+#   make test       install packages, build (plain and ASan/UBSan), run tests
+#   make bench      benchmarks against perf (not part of make test)
+#   make fuzz       a longer run of the reader fuzz target
+#
+# Sources are picked up by wildcard: record/main.c and report/main.c hold
+# the two main()s, every other .c of a directory goes into its library.
+
+# Debian packages every target needs (build, tests, demo, bench).
+DEB_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev libdw-dev \
+	libzstd-dev zlib1g-dev pkg-config libprotobuf-c-dev protobuf-c-compiler \
+	gdb linux-perf golang-go elfutils binutils g++ python3 make
+
+SAN ?= 0
+ifeq ($(SAN),1)
+B := build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+B := build
+SANFLAGS :=
+endif
+
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+WERROR ?= 0
+OPT ?= -O2
+CFLAGS_BASE := $(OPT) -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
+	-D_GNU_SOURCE -I. -Ibpf -Iformat -Irecord -Ireport -I$(B) -Ibuild $(SANFLAGS)
+ifeq ($(WERROR),1)
+CFLAGS_BASE += -Werror
+endif
+CFLAGS += $(CFLAGS_BASE)
+LDFLAGS += $(SANFLAGS)
+
+LIBS_FORMAT := -lzstd -lz
+LIBS_RECORD := -lbpf -lelf -ldw -lzstd -lz -lpthread
+LIBS_REPORT := -ldw -lelf -lprotobuf-c -lzstd -lz -lpthread
+LIBS_ALL := -lbpf -ldw -lelf -lprotobuf-c -lzstd -lz -lpthread -lm
+
+ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+
+FORMAT_SRCS := $(wildcard format/*.c)
+RECORD_SRCS := $(filter-out record/main.c,$(wildcard record/*.c))
+REPORT_SRCS := $(filter-out report/main.c,$(wildcard report/*.c))
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_HDRS := $(wildcard bpf/*.h)
+PROTOS := $(wildcard report/*.proto)
+
+FORMAT_OBJS := $(patsubst %.c,$(B)/%.o,$(FORMAT_SRCS))
+RECORD_OBJS := $(patsubst %.c,$(B)/%.o,$(RECORD_SRCS))
+REPORT_OBJS := $(patsubst %.c,$(B)/%.o,$(REPORT_SRCS)) \
+	$(patsubst report/%.proto,$(B)/report/%.pb-c.o,$(PROTOS))
+SKELS := $(patsubst bpf/%.bpf.c,build/%.skel.h,$(BPF_SRCS))
+PB_HDRS := $(patsubst report/%.proto,build/%.pb-c.h,$(PROTOS))
+GEN_HDRS := build/vmlinux.h $(SKELS) $(PB_HDRS)
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
+
+.PHONY: all deps demo test test-build check bench stress fuzz clean
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+all: $(B)/trecord $(B)/treport $(UNIT_BINS)
+
+# Installs only what is missing; safe to run again.
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; \
+	done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+# ---- generated headers (shared by plain and sanitizer builds) -----------
+
+build/vmlinux.h:
+	@mkdir -p build
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
+
+build/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) build/vmlinux.h
+	@mkdir -p build
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Ibuild -Ibpf -c $< -o $@
+
+build/%.skel.h: build/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@
+
+build/%.pb-c.c build/%.pb-c.h: report/%.proto
+	@mkdir -p build
+	protoc-c --c_out=build --proto_path=report $<
+
+# ---- userspace ----------------------------------------------------------
+
+$(B)/%.o: %.c $(GEN_HDRS) $(wildcard */*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(B)/report/%.pb-c.o: build/%.pb-c.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wno-error -c $< -o $@
+
+$(B)/libtrecformat.a: $(FORMAT_OBJS)
+	rm -f $@; ar rcs $@ $^
+$(B)/librecord.a: $(RECORD_OBJS)
+	rm -f $@; ar rcs $@ $^
+$(B)/libreport.a: $(REPORT_OBJS)
+	rm -f $@; ar rcs $@ $^
+
+$(B)/trecord: $(B)/record/main.o $(B)/librecord.a $(B)/libtrecformat.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_RECORD)
+
+$(B)/treport: $(B)/report/main.o $(B)/libreport.a $(B)/libtrecformat.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_REPORT)
+
+# Unit tests link every library; each prints PASS:/FAIL: lines.
+$(B)/tests/%: tests/unit/%.c $(B)/librecord.a $(B)/libreport.a $(B)/libtrecformat.a $(GEN_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/librecord.a $(B)/libreport.a $(B)/libtrecformat.a $(LIBS_ALL)
+
+-include tests/harness/harness.mk
+-include tests/fuzz/fuzz.mk
+
+# ---- top-level targets --------------------------------------------------
+
+demo: deps
+	$(MAKE) all
+	bash tests/demo/run-demo.sh
+
+test-build:
+	$(MAKE) WERROR=1 all
+	$(MAKE) WERROR=1 SAN=1 all $(TEST_EXTRA_TARGETS)
+
+test: deps
+	$(MAKE) test-build
+	bash tests/run.sh
+
+bench: deps
+	$(MAKE) all
+	bash tests/bench/run-bench.sh
+
+stress: deps
+	$(MAKE) test-build
+	bash tests/stress/run-stress.sh
+
+clean:
+	rm -rf build build-san

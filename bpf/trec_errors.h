@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Error codes and metric ids shared by the BPF programs, trecord and treport.
+ *
+ * Both lists are X-macros so the enum (used in BPF) and the name tables
+ * (used in userspace, and written into recordings) can never drift apart.
+ * Codes are grouped in blocks of 1000 like the OTel profiler's errors.h.
+ * Never renumber an entry: recordings store the numbers.
+ */
+#ifndef TREC_ERRORS_H
+#define TREC_ERRORS_H
+
+/* X(name, code, description) */
+#define TREC_ERROR_LIST(X)                                                    \
+	X(OK, 0, "no error")                                                   \
+	X(UNREACHABLE, 1, "unreachable code reached")                          \
+	X(STACK_LENGTH_EXCEEDED, 2, "stack has more frames than a trace holds") \
+	X(EMPTY_STACK, 3, "no frames could be collected")                      \
+	X(MAX_TAIL_CALLS, 4, "tail-call budget exhausted")                     \
+	X(NO_PID_INFO, 5, "pid not yet known to trecord")                      \
+	X(PYTHON_BAD_TSD, 2000, "python: thread state not readable")            \
+	X(PYTHON_BAD_FRAME, 2001, "python: frame not readable")                 \
+	X(PYTHON_BAD_CODE, 2002, "python: code object not readable")            \
+	X(PYTHON_NO_PROC_INFO, 2003, "python: no offsets for this process")     \
+	X(NATIVE_LOOKUP_TEXT_SECTION, 4000, "pc not in any known mapping")      \
+	X(NATIVE_NO_PAGE_INFO, 4001, "no stack-delta page for this pc")         \
+	X(NATIVE_EXCEEDED_DELTA_LOOKUP_ITERATIONS, 4002,                       \
+	  "stack-delta binary search did not converge")                         \
+	X(NATIVE_STACK_DELTA_INVALID, 4003, "no unwind rule covers this pc")    \
+	X(NATIVE_UNSUPPORTED_RULE, 4004, "unwind rule the BPF side cannot run") \
+	X(NATIVE_PC_READ, 4005, "return address not readable")                 \
+	X(NATIVE_CFA_READ, 4006, "dereferenced CFA not readable")              \
+	X(NATIVE_FP_READ, 4007, "saved frame pointer not readable")            \
+	X(NATIVE_ZERO_PC, 4008, "return address is zero")                      \
+	X(NATIVE_SMALL_PC, 4009, "return address below 0x1000")                \
+	X(NATIVE_KERNEL_ADDRESS, 4010, "user pc is a kernel address")          \
+	X(NATIVE_NO_USER_REGS, 4011, "user registers not available")           \
+	X(NATIVE_BAD_UNWIND_INFO, 4012, "unwind info index out of range")      \
+	X(NATIVE_SIGNAL_FRAME_READ, 4013, "signal frame not readable")         \
+	X(NATIVE_SP_NOT_INCREASING, 4014, "stack pointer did not increase")
+
+enum trec_error {
+#define TREC_X(name, code, desc) TREC_ERR_##name = code,
+	TREC_ERROR_LIST(TREC_X)
+#undef TREC_X
+};
+
+/*
+ * Metrics: one per-CPU u64 counter each. Every failure branch in BPF bumps
+ * its own counter. X(name, description); ids are the position in the list.
+ */
+#define TREC_METRIC_LIST(X)                                                   \
+	X(SAMPLES, "perf events that reached the sampler")                     \
+	X(TRACES_SENT, "traces written to the ring buffer")                    \
+	X(TRACES_LOST_RINGBUF, "traces dropped: ring buffer full")             \
+	X(PID_UNKNOWN, "samples from a pid not yet synced")                    \
+	X(PID_REPORTED, "pids reported to userspace")                          \
+	X(PID_REPORT_FAILED, "pid report did not fit the pid_events map")      \
+	X(PID_EVENTS_SENT, "fork/exec/exit events written")                    \
+	X(PID_EVENTS_LOST, "fork/exec/exit events dropped: ring buffer full")  \
+	X(KERNEL_STACK_FAILED, "bpf_get_stackid failed")                       \
+	X(NO_USER_REGS, "user registers not available")                        \
+	X(UNKNOWN_PC, "pc in a known pid but no known mapping")               \
+	X(STACK_LENGTH_EXCEEDED, "stack longer than a trace holds")           \
+	X(MAX_TAIL_CALLS, "tail-call budget exhausted")                        \
+	X(TAIL_CALL_FAILED, "bpf_tail_call returned")                          \
+	X(NATIVE_FRAMES, "native frames unwound")                              \
+	X(NATIVE_NO_PAGE_INFO, "no stack-delta page for pc")                  \
+	X(NATIVE_DELTA_LOOKUP_ITERATIONS, "delta search did not converge")     \
+	X(NATIVE_DELTA_INVALID, "pc not covered by an unwind rule")            \
+	X(NATIVE_UNSUPPORTED_RULE, "unsupported unwind rule")                  \
+	X(NATIVE_PC_READ, "return address read failed")                        \
+	X(NATIVE_CFA_READ, "dereferenced CFA read failed")                     \
+	X(NATIVE_FP_READ, "saved frame pointer read failed")                   \
+	X(NATIVE_ZERO_PC, "zero return address")                              \
+	X(NATIVE_SMALL_PC, "return address below 0x1000")                      \
+	X(NATIVE_KERNEL_ADDRESS, "kernel address as user pc")                  \
+	X(NATIVE_BAD_UNWIND_INFO, "unwind info index out of range")            \
+	X(NATIVE_SIGNAL_FRAME_READ, "signal frame read failed")                \
+	X(NATIVE_SP_NOT_INCREASING, "stack pointer did not increase")          \
+	X(NATIVE_STOPPED, "stacks ended at an explicit stop rule")             \
+	X(PYTHON_FRAMES, "python frames unwound")                              \
+	X(PYTHON_ERRORS, "python unwinder errors")
+
+enum trec_metric {
+#define TREC_X(name, desc) TREC_METRIC_##name,
+	TREC_METRIC_LIST(TREC_X)
+#undef TREC_X
+	TREC_METRIC_COUNT
+};
+
+#endif /* TREC_ERRORS_H */

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * BPF map definitions, in one header so that the programs, the native
+ * unwinder and the offline harness's shim all see the same maps.
+ * Included by bpf/trec.bpf.c after vmlinux.h and bpf_helpers.h.
+ * Map names are the contract with trecord (through the skeleton).
+ */
+#ifndef TREC_MAPS_H
+#define TREC_MAPS_H
+
+#include "trec_types.h"
+#include "unwind_state.h"
+
+/* The per-CPU scratch record: the trace being built and the cursor. */
+struct trec_per_cpu_record {
+	struct trec_trace trace;
+	struct trec_unwind_state state;
+	__u32 tail_calls;     /* tail calls made for this trace */
+	__u32 unwinders_done; /* bit per enum trec_unwinder */
+	__u64 python_frame;   /* python: next frame to walk (pythonUnwindState) */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct trec_per_cpu_record);
+} per_cpu_records SEC(".maps");
+
+/* Traces and pid events to userspace. A ring buffer: one buffer shared by
+ * all CPUs keeps events in order and sends only the used frame bytes. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} trace_events SEC(".maps");
+
+/* Per-CPU failure and activity counters, indexed by enum trec_metric. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TREC_METRIC_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} metrics SEC(".maps");
+
+/* pc -> (file id, bias, unwinder), keyed by big-endian (pid, page). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 1 << 19);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct trec_pid_page_key);
+	__type(value, struct trec_pid_page_value);
+} pid_page_to_mapping_info SEC(".maps");
+
+/* pids (pid_tgid) that userspace should sync; drained by trecord. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, __u32);
+} pid_events SEC(".maps");
+
+/* Rate limit for report_pid: pid -> ktime of the last report. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u64);
+} reported_pids SEC(".maps");
+
+/* Latch: an event type present here is not signalled again until
+ * userspace deletes the key after handling it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16);
+	__type(key, __u32);
+	__type(value, __u8);
+} inhibit_events SEC(".maps");
+
+/* Wake-up notifications to userspace ("there are pids to sync"). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} report_events SEC(".maps");
+
+/* Kernel stacks by stack id. */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, TREC_KERNEL_STACK_DEPTH * sizeof(__u64));
+} kernel_stackmap SEC(".maps");
+
+/* Stack deltas: see trec_types.h for the lookup rule. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TREC_MAX_DELTA_PAGES);
+	__type(key, struct trec_delta_page_key);
+	__type(value, struct trec_delta_page_value);
+} stack_delta_pages SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TREC_MAX_STACK_DELTAS);
+	__type(key, __u32);
+	__type(value, struct trec_stack_delta);
+} stack_deltas SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TREC_MAX_UNWIND_INFOS);
+	__type(key, __u32);
+	__type(value, struct trec_unwind_info);
+} unwind_info_array SEC(".maps");
+
+/* file id -> interpreter loop range and unwinder program. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 32);
+	__type(key, __u64);
+	__type(value, struct trec_offset_range);
+} interpreter_offsets SEC(".maps");
+
+/* The tail-call loop: slot = enum trec_unwinder. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, TREC_PROG_COUNT);
+	__type(key, __u32);
+	__type(value, __u32);
+} unwinder_progs SEC(".maps");
+
+#endif /* TREC_MAPS_H */

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Types shared by the BPF programs and userspace (trecord, the offline
+ * unwinder harness). Everything here is the contract between the kernel
+ * side and the loader: map keys and values, the wire record in the ring
+ * buffer, and the encoding of stack deltas.
+ *
+ * Include after vmlinux.h (BPF) or <linux/types.h> (userspace): only the
+ * __u8..__u64/__s32 types are used.
+ */
+#ifndef TREC_TYPES_H
+#define TREC_TYPES_H
+
+#include "trec_errors.h"
+
+/* ---- frames ------------------------------------------------------------ */
+
+/* Frame kinds, numbered as in the OTel profiler's frametypes.h. */
+enum trec_frame_kind {
+	TREC_FRAME_UNKNOWN = 0, /* abort/error frames carry this kind */
+	TREC_FRAME_PYTHON = 1,
+	TREC_FRAME_NATIVE = 3,
+	TREC_FRAME_KERNEL = 4,
+};
+
+enum trec_frame_flags {
+	TREC_FRAME_F_ERROR = 1,          /* addr_or_line holds an enum trec_error */
+	TREC_FRAME_F_RETURN_ADDRESS = 2, /* symbolize addr - 1 */
+	TREC_FRAME_F_PID_SPECIFIC = 4,   /* file_id is only meaningful in this pid */
+	TREC_FRAME_F_ABSOLUTE = 8,       /* file_id == 0, addr is a raw runtime pc */
+};
+
+/*
+ * One user frame.
+ *  native: file_id = trec file id, addr_or_line = ELF virtual address
+ *          (pc - bias), i.e. the address symbol tables use.
+ *  python: file_id = code object address (PID_SPECIFIC),
+ *          addr_or_line = (lasti << 32) | code object id hash.
+ *  error:  kind UNKNOWN, flags ERROR, addr_or_line = enum trec_error.
+ */
+struct trec_frame {
+	__u64 file_id;
+	__u64 addr_or_line;
+	__u8 kind;
+	__u8 flags;
+	__u8 pad[6];
+};
+
+/* Room for deep recursion; one slot is always kept for the abort frame. */
+#define TREC_MAX_FRAMES 256
+#define TREC_MAX_NON_ERROR_FRAMES (TREC_MAX_FRAMES - 1)
+/* Depth of kernel stacks kept in the stack-id map (value = 8 * depth). */
+#define TREC_KERNEL_STACK_DEPTH 64
+#define TREC_COMM_LEN 16
+
+/* ---- ring buffer messages ---------------------------------------------- */
+
+/* Every message in the trace_events ring buffer starts with this type. */
+enum trec_msg_type {
+	TREC_MSG_TRACE = 1,
+	TREC_MSG_PID_EVENT = 2,
+};
+
+enum trec_trace_flags {
+	TREC_TRACE_F_KERNEL_MODE = 1, /* the sample interrupted kernel code */
+};
+
+/* The per-sample record. frames[] must stay last: only the used part is sent. */
+struct trec_trace {
+	__u32 msg_type; /* TREC_MSG_TRACE */
+	__u32 pid;      /* tgid */
+	__u32 tid;
+	__u32 cpu;
+	__u64 ktime_ns; /* bpf_ktime_get_ns(), CLOCK_MONOTONIC */
+	__s32 kernel_stack_id; /* < 0: none (user mode) or bpf_get_stackid error */
+	__u16 num_frames;
+	__u16 flags; /* enum trec_trace_flags */
+	char comm[TREC_COMM_LEN];
+	struct trec_frame frames[TREC_MAX_FRAMES];
+};
+
+#define TREC_TRACE_HEADER_SIZE ((unsigned long)&((struct trec_trace *)0)->frames)
+
+enum trec_pid_event_type {
+	TREC_PID_EV_FORK = 1,
+	TREC_PID_EV_EXEC = 2,
+	TREC_PID_EV_EXIT = 3,
+	TREC_PID_EV_COMM = 4,
+	TREC_PID_EV_MMAP = 5, /* new executable mapping (userspace-generated) */
+};
+
+struct trec_pid_event_msg {
+	__u32 msg_type; /* TREC_MSG_PID_EVENT */
+	__u32 type;     /* enum trec_pid_event_type */
+	__u64 ktime_ns;
+	__u32 pid;        /* tgid of the process the event is about */
+	__u32 tid;
+	__u32 parent_pid; /* fork: parent tgid */
+	__s32 exit_code;  /* exit: task->exit_code */
+	char comm[TREC_COMM_LEN];
+};
+
+/* ---- pid/page LPM trie ------------------------------------------------- */
+
+/*
+ * Key of pid_page_to_mapping_info. prefix_len counts bits over pid then
+ * page, so it is 32 + (bits of the address prefix). Both are big-endian so
+ * that the trie compares most significant bits first. A lookup uses
+ * prefix_len = 96 and the full pc.
+ * The key {96, pid, 0} is the per-pid "synced" marker.
+ */
+struct trec_pid_page_key {
+	__u32 prefix_len;
+	__u32 pid_be;  /* __be32 */
+	__u64 page_be; /* __be64 */
+};
+
+/* Unwinder programs in the prog array; also the LPM value's top byte. */
+enum trec_unwinder {
+	TREC_PROG_UNWIND_STOP = 0,
+	TREC_PROG_UNWIND_NATIVE = 1,
+	TREC_PROG_UNWIND_PYTHON = 2,
+	TREC_PROG_COUNT,
+};
+
+/* bias in the low 56 bits, enum trec_unwinder in the top 8. */
+struct trec_pid_page_value {
+	__u64 file_id;
+	__u64 bias_and_unwinder;
+};
+
+#define TREC_BIAS_MASK 0x00ffffffffffffffULL
+#define TREC_UNWINDER_SHIFT 56
+
+/* ---- stack deltas ------------------------------------------------------ */
+
+/*
+ * Stack deltas are stored per file, sorted by address, in one global
+ * array map (stack_deltas); a file's deltas occupy a contiguous range
+ * allocated by trecord. For every 64 KiB page of the file's text, a
+ * stack_delta_pages entry says where that page's deltas start and how
+ * many there are. addr_low is the address's offset inside its page.
+ *
+ * Lookup of ELF vaddr A in file F (A - 1 for non-leaf frames):
+ *   page = A & ~0xffff; info = stack_delta_pages[{F, page}]
+ *   binary search [first, first+count) for the last addr_low <= (A & 0xffff);
+ *   if none (or count == 0) the governing delta is deltas[first - 1] (the
+ *   last delta of an earlier page; trecord guarantees first >= 1 and that
+ *   deltas[first-1] belongs to the same file or is an INVALID command).
+ */
+#define TREC_DELTA_PAGE_BITS 16
+#define TREC_DELTA_PAGE_MASK ((1ULL << TREC_DELTA_PAGE_BITS) - 1)
+#define TREC_MAX_DELTA_SEARCH_STEPS 16
+
+struct trec_delta_page_key {
+	__u64 file_id;
+	__u64 page; /* vaddr & ~TREC_DELTA_PAGE_MASK */
+};
+
+struct trec_delta_page_value {
+	__u32 first_delta; /* index into stack_deltas */
+	__u32 num_deltas;  /* deltas whose address is in this page */
+};
+
+struct trec_stack_delta {
+	__u16 addr_low;    /* vaddr & TREC_DELTA_PAGE_MASK */
+	__u16 unwind_info; /* index into unwind_info_array, or a command */
+};
+
+/* unwind_info with bit 15 set is a command, not an index. */
+#define TREC_UNWIND_COMMAND 0x8000
+enum trec_unwind_command {
+	TREC_CMD_INVALID = 0,       /* no rule: end with NATIVE_STACK_DELTA_INVALID */
+	TREC_CMD_STOP = 1,          /* outermost frame (_start, clone, thread start) */
+	TREC_CMD_PLT = 2,           /* PLT stub: cfa = sp + 8 + ((pc & 15) >= 11 ? 8 : 0) */
+	TREC_CMD_SIGNAL = 3,        /* rt_sigreturn trampoline: registers from ucontext */
+	TREC_CMD_FRAME_POINTER = 4, /* cfa = fp + 16, fp = *(cfa - 16) */
+	TREC_CMD_UNSUPPORTED = 5,   /* a rule exists but BPF cannot run it */
+};
+
+/* CFA base registers. */
+enum trec_unwind_reg {
+	TREC_REG_INVALID = 0,
+	TREC_REG_SP = 1,
+	TREC_REG_FP = 2, /* rbp on x86-64, x29 on arm64 */
+};
+
+enum trec_unwind_flags {
+	/* cfa = *(base + cfa_param) + 8 * (flags >> 4 & 7): SSE realign, OpenSSL */
+	TREC_UNWIND_F_DEREF_CFA = 1,
+};
+
+enum trec_fp_rule {
+	TREC_FP_SAME = 0,      /* caller's fp = this frame's fp (not saved) */
+	TREC_FP_AT_CFA = 1,    /* caller's fp = *(cfa + fp_param) */
+	TREC_FP_UNDEFINED = 2, /* caller's fp unknown; cleared */
+};
+
+/*
+ * An interned unwind rule. On x86-64 the return address is always at
+ * cfa - 8 and the caller's sp is cfa.
+ */
+struct trec_unwind_info {
+	__u8 cfa_reg;  /* enum trec_unwind_reg */
+	__u8 fp_rule;  /* enum trec_fp_rule */
+	__u8 flags;    /* enum trec_unwind_flags (+ deref adder in bits 4..6) */
+	__u8 pad;
+	__s32 cfa_param;
+	__s32 fp_param;
+};
+
+#define TREC_MAX_UNWIND_INFOS 16384
+#define TREC_MAX_STACK_DELTAS (1U << 22) /* 4M deltas, 16 MiB */
+#define TREC_MAX_DELTA_PAGES 65536
+
+/* ---- interpreters ------------------------------------------------------ */
+
+/* interpreter_offsets: file id -> where the interpreter loop lives. */
+struct trec_offset_range {
+	__u64 lower1, upper1; /* ELF vaddr range, e.g. _PyEval_EvalFrameDefault */
+	__u64 lower2, upper2; /* its .cold part, or 0 */
+	__u16 program_index;  /* enum trec_unwinder */
+	__u16 pad[3];
+};
+
+#endif /* TREC_TYPES_H */

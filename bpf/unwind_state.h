@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The unwinder's cursor, kept in the per-CPU record between tail calls.
+ * Shared by the native unwinder (bpf/native_unwind.h), the program glue
+ * (bpf/trec.bpf.c) and the offline harness (tests/harness/).
+ */
+#ifndef TREC_UNWIND_STATE_H
+#define TREC_UNWIND_STATE_H
+
+#include "trec_types.h"
+
+struct trec_unwind_state {
+	__u64 pc, sp, fp; /* rip, rsp, rbp on x86-64 */
+	__u64 cfa;
+	/* Leaf-only registers some CFA rules need (hand-written asm). */
+	__u64 rax, r9, r11, r15;
+
+	/* Resolved by the caller for the current pc (LPM trie lookup). */
+	__u64 text_file_id;
+	__u64 text_offset; /* pc - bias: ELF vaddr */
+	__u64 text_bias;
+
+	/* pc is a return address (every frame but the leaf, and not right
+	 * after a signal frame): delta lookups use pc - 1. */
+	__u8 return_address;
+	__u8 pad[3];
+	/* Set by a failing step: the error for the abort frame and the metric
+	 * to bump when the trace is sent. -1 = none. */
+	__s32 error_metric;
+	__u32 unwind_error; /* enum trec_error */
+};
+
+#endif /* TREC_UNWIND_STATE_H */

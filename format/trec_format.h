@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libtrecformat: the one reader and writer of .tr recordings, linked by
+ * trecord, treport, the tests and the fuzz target. FORMAT.md is the
+ * byte-level specification of what this code writes.
+ *
+ * Ownership: the writer copies everything it is given. Records returned by
+ * the reader point into reader-owned memory that stays valid until the next
+ * call to trec_reader_next() or trec_reader_close().
+ *
+ * Errors: functions return 0 or a negative errno value; the reader also
+ * keeps a message naming the file offset (trec_reader_error()).
+ */
+#ifndef TREC_FORMAT_H
+#define TREC_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TREC_FORMAT_VERSION_MAJOR 1
+#define TREC_FORMAT_VERSION_MINOR 0
+
+/* ---- records ----------------------------------------------------------- */
+
+enum trec_record_type {
+	TREC_REC_META = 1,        /* recording facts: host, command line, freq */
+	TREC_REC_SAMPLE = 2,      /* one sampled stack */
+	TREC_REC_MAPPINGS = 3,    /* snapshot of a pid's executable mappings */
+	TREC_REC_PID_EVENT = 4,   /* fork, exec, exit, comm change, mmap */
+	TREC_REC_FILE = 5,        /* file id -> path, build-id, size */
+	TREC_REC_KSYMS = 6,       /* kernel symbol snapshot */
+	TREC_REC_METRICS = 7,     /* BPF and trecord counters */
+	TREC_REC_SUMMARY = 8,     /* end of recording */
+	TREC_REC_SYMTAB = 9,      /* embedded symbols of a file (issue 6) */
+	TREC_REC_PYCODE = 10,     /* python code object description (issue 8) */
+	TREC_REC_BLOB = 11,       /* an opaque embedded byte blob keyed by file id */
+};
+
+/* A user or kernel frame, as stored. Values as in bpf/trec_types.h. */
+struct trec_rec_frame {
+	uint64_t file_id;      /* 0 for kernel frames */
+	uint64_t addr;         /* ELF vaddr, kernel address, or error code */
+	uint8_t kind;          /* enum trec_frame_kind */
+	uint8_t flags;         /* enum trec_frame_flags */
+};
+
+struct trec_sample {
+	uint64_t time_ns; /* CLOCK_MONOTONIC, same clock as pid events */
+	uint32_t pid, tid, cpu;
+	uint32_t flags;   /* enum trec_trace_flags */
+	uint64_t weight;  /* number of samples this record stands for (>= 1) */
+	char comm[16];    /* NUL-terminated */
+	/* Leaf first (innermost frame at index 0), like perf callchains. */
+	uint32_t num_kernel_frames;
+	const struct trec_rec_frame *kernel_frames;
+	uint32_t num_user_frames;
+	const struct trec_rec_frame *user_frames;
+};
+
+struct trec_mapping {
+	uint64_t start, end;   /* runtime addresses, end exclusive */
+	uint64_t file_offset;  /* pgoff from /proc/PID/maps */
+	uint64_t file_id;      /* 0 for anonymous mappings */
+	uint64_t bias;         /* runtime address - ELF vaddr */
+	uint64_t inode;
+	uint64_t mtime_ns;
+	uint32_t dev_major, dev_minor;
+	uint32_t prot;         /* PROT_READ | PROT_WRITE | PROT_EXEC */
+	const char *path;      /* as in /proc/PID/maps; may be "" */
+	uint32_t build_id_len; /* 0..64 */
+	const uint8_t *build_id;
+};
+
+/* Replaces every earlier snapshot of the same pid from time_ns on. */
+struct trec_mapping_snapshot {
+	uint64_t time_ns;
+	uint32_t pid;
+	uint32_t num_mappings;
+	const struct trec_mapping *mappings;
+};
+
+enum trec_pid_event_kind {
+	TREC_PEV_FORK = 1,
+	TREC_PEV_EXEC = 2,
+	TREC_PEV_EXIT = 3,
+	TREC_PEV_COMM = 4,
+	TREC_PEV_MMAP = 5,
+};
+
+struct trec_pid_event {
+	uint64_t time_ns;
+	uint32_t kind;        /* enum trec_pid_event_kind */
+	uint32_t pid, tid;
+	uint32_t parent_pid;  /* fork */
+	int32_t exit_code;    /* exit */
+	char comm[16];
+	const char *filename; /* exec: new image path, or "" */
+};
+
+struct trec_file_info {
+	uint64_t file_id;
+	uint64_t size;
+	uint64_t inode;
+	uint64_t mtime_ns;
+	uint32_t dev_major, dev_minor;
+	const char *path;
+	uint32_t build_id_len;
+	const uint8_t *build_id;
+	const char *debuglink; /* .gnu_debuglink name, or "" */
+};
+
+struct trec_ksym {
+	uint64_t addr;
+	char type;          /* nm-style type letter from /proc/kallsyms */
+	const char *name;
+	const char *module; /* "" for the core kernel */
+};
+
+struct trec_ksyms {
+	uint64_t time_ns;
+	uint32_t num_syms;
+	const struct trec_ksym *syms; /* sorted by addr */
+};
+
+struct trec_metric_value {
+	uint32_t id;      /* enum trec_metric, or >= 1000 for trecord's own */
+	const char *name;
+	uint64_t value;
+};
+
+struct trec_metrics {
+	uint64_t time_ns;
+	uint32_t num_values;
+	const struct trec_metric_value *values;
+};
+
+/* Key/value facts: "hostname", "kernel_release", "cmdline", "freq_hz", ... */
+struct trec_meta_entry {
+	const char *key;
+	const char *value;
+};
+
+struct trec_meta {
+	uint32_t num_entries;
+	const struct trec_meta_entry *entries;
+};
+
+struct trec_summary {
+	uint64_t start_ns, end_ns;  /* CLOCK_MONOTONIC */
+	uint64_t samples;           /* samples written */
+	uint64_t lost;              /* samples lost, all causes */
+	int32_t exit_status;        /* of the recorded command, or -1 */
+	uint32_t flags;
+};
+
+/* An opaque blob (embedded symbol tables, python code objects, ...). */
+struct trec_blob {
+	uint64_t file_id; /* or code object address for python */
+	uint32_t subtype; /* meaning defined by the record type */
+	uint32_t len;
+	const uint8_t *data;
+};
+
+struct trec_record {
+	enum trec_record_type type;
+	uint64_t file_offset; /* offset of the chunk holding this record */
+	union {
+		struct trec_meta meta;
+		struct trec_sample sample;
+		struct trec_mapping_snapshot mappings;
+		struct trec_pid_event pid_event;
+		struct trec_file_info file;
+		struct trec_ksyms ksyms;
+		struct trec_metrics metrics;
+		struct trec_summary summary;
+		struct trec_blob blob; /* SYMTAB, PYCODE, BLOB */
+	} u;
+};
+
+/* ---- header ------------------------------------------------------------ */
+
+struct trec_header {
+	uint16_t version_major, version_minor;
+	uint32_t flags;
+	uint64_t creation_time_ns; /* CLOCK_REALTIME */
+	uint32_t page_size;
+	uint32_t clock_id;         /* clock of every time_ns (CLOCK_MONOTONIC) */
+	char kernel_release[65];
+	char machine[65];          /* uname -m */
+	char hostname[65];
+};
+
+/* Fills page size, clock, uname facts and the current time. */
+void trec_header_init_host(struct trec_header *h);
+
+/* ---- writer ------------------------------------------------------------ */
+
+struct trec_writer;
+
+struct trec_writer_opts {
+	size_t chunk_bytes;      /* uncompressed bytes per chunk; 0: default 1 MiB */
+	int compression_level;   /* zstd level; 0: default 3 */
+};
+
+/* Creates path with mode 0600 (O_EXCL unless overwrite). NULL + errno. */
+struct trec_writer *trec_writer_open(const char *path, const struct trec_header *h,
+				     const struct trec_writer_opts *opts, int overwrite);
+/* Writes to an already open fd (tests, pipes). Takes ownership of fd. */
+struct trec_writer *trec_writer_open_fd(int fd, const struct trec_header *h,
+					const struct trec_writer_opts *opts);
+
+int trec_write_meta(struct trec_writer *w, const struct trec_meta *m);
+int trec_write_sample(struct trec_writer *w, const struct trec_sample *s);
+int trec_write_mappings(struct trec_writer *w, const struct trec_mapping_snapshot *m);
+int trec_write_pid_event(struct trec_writer *w, const struct trec_pid_event *e);
+int trec_write_file(struct trec_writer *w, const struct trec_file_info *f);
+int trec_write_ksyms(struct trec_writer *w, const struct trec_ksyms *k);
+int trec_write_metrics(struct trec_writer *w, const struct trec_metrics *m);
+int trec_write_summary(struct trec_writer *w, const struct trec_summary *s);
+/* type is TREC_REC_SYMTAB, TREC_REC_PYCODE or TREC_REC_BLOB. */
+int trec_write_blob(struct trec_writer *w, enum trec_record_type type,
+		    const struct trec_blob *b);
+
+/* Ends the current chunk: compress, checksum, write(2). Durable at close. */
+int trec_writer_flush(struct trec_writer *w);
+/* Bytes written to the file so far (header + complete chunks). */
+uint64_t trec_writer_bytes(const struct trec_writer *w);
+/* Flushes, fsyncs and closes; frees w in every case. */
+int trec_writer_close(struct trec_writer *w);
+
+/* ---- reader ------------------------------------------------------------ */
+
+struct trec_reader;
+
+enum trec_reader_flags {
+	/* Skip corrupt chunks (bad checksum, bad zstd, bad lengths) with a
+	 * warning instead of stopping with an error. */
+	TREC_READ_FORCE = 1,
+};
+
+typedef void (*trec_warn_fn)(void *ctx, const char *msg);
+
+struct trec_reader_opts {
+	unsigned flags;     /* enum trec_reader_flags */
+	trec_warn_fn warn;  /* NULL: warnings go to stderr */
+	void *warn_ctx;
+};
+
+/* NULL on failure with *err (negative errno or -EBADMSG) and a message in
+ * errbuf (may be NULL). */
+struct trec_reader *trec_reader_open(const char *path, const struct trec_reader_opts *o,
+				     int *err, char *errbuf, size_t errlen);
+/* Reads from memory (fuzzing, tests); the buffer must outlive the reader. */
+struct trec_reader *trec_reader_open_mem(const void *buf, size_t len,
+					 const struct trec_reader_opts *o,
+					 int *err, char *errbuf, size_t errlen);
+
+const struct trec_header *trec_reader_header(const struct trec_reader *r);
+
+/* 1: *rec filled; 0: end of file; < 0: error (message in trec_reader_error). */
+int trec_reader_next(struct trec_reader *r, struct trec_record *rec);
+const char *trec_reader_error(const struct trec_reader *r);
+
+struct trec_reader_stats {
+	uint64_t chunks, records, bad_chunks, skipped_chunks;
+	uint64_t records_by_type[16];
+	int truncated; /* the file ended inside a chunk */
+};
+void trec_reader_stats(const struct trec_reader *r, struct trec_reader_stats *st);
+
+void trec_reader_close(struct trec_reader *r);
+
+const char *trec_record_type_name(enum trec_record_type t);
+
+#endif /* TREC_FORMAT_H */

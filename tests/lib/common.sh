@@ -1,0 +1,27 @@
+# Sourced by tests/*/test_*.sh. Gives pass/fail helpers and workload builds.
+# Every check prints one "PASS: name" or "FAIL: name" line (see tests/run.sh).
+set -u
+: "${TREC_ROOT:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+: "${TREC_BUILD:=$TREC_ROOT/build-san}"
+: "${TRECORD:=$TREC_BUILD/trecord}"
+: "${TREPORT:=$TREC_BUILD/treport}"
+WORKLOADS=$TREC_ROOT/build/workloads
+
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; }
+# check NAME CMD...: PASS if CMD succeeds.
+check() { local n=$1; shift; if "$@"; then pass "$n"; else fail "$n"; fi; }
+skip_all() { echo "SKIP: $*"; exit 77; }
+
+# A fresh temporary directory, removed when the test exits.
+mktemp_dir() {
+	local d; d=$(mktemp -d /tmp/trec-test.XXXXXX)
+	# shellcheck disable=SC2064
+	trap "rm -rf '$d'" EXIT
+	echo "$d"
+}
+
+# Builds tests/workloads/* into build/workloads (idempotent, make-driven).
+build_workloads() {
+	make -s -C "$TREC_ROOT/tests/workloads" OUT="$WORKLOADS" >/dev/null
+}
