@@ -156,7 +156,6 @@ int trec_bpf_attach_sampling(struct trec_bpf_loader *l, unsigned freq_hz,
 		int fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 		struct bpf_link *link;
 
-
 		if (fd < 0) {
 			if (errno == ENODEV)
 				continue; /* offline CPU */

@@ -247,17 +247,21 @@ static void write_file_record(struct trec_pid_sync *s, const struct trec_file *f
 static void load_deltas(struct trec_pid_sync *s, const struct trec_file *f, const char *path)
 {
 	struct trec_file_deltas d = { 0 };
+	uint64_t t0 = s->ops->now_ns(s->ctx), t1 = t0;
 	int err;
 
 	err = trec_deltas_extract(path, &d);
-	if (!err)
+	if (!err) {
+		t1 = s->ops->now_ns(s->ctx);
 		err = trec_delta_store_load(s->store, f->file_id, &d);
+	}
 	if (err) {
 		s->stats.delta_failures++;
 		vlog(s, "no stack deltas for %s: %s", f->path, strerror(-err));
 	} else {
 		s->stats.files_with_deltas++;
-		vlog(s, "stack deltas for %s: %zu", f->path, d.num);
+		vlog(s, "stack deltas for %s: %zu (extracted in %.1f ms, loaded in %.1f ms)",
+		     f->path, d.num, (t1 - t0) / 1e6, (s->ops->now_ns(s->ctx) - t1) / 1e6);
 	}
 	trec_file_deltas_free(&d);
 }
@@ -395,6 +399,8 @@ int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid)
 	bool changed;
 	int err;
 
+	uint64_t t0 = s->ops->now_ns(s->ctx);
+
 	err = trec_proc_maps_read_pid(pid, &maps);
 	if (err) {
 		s->stats.sync_gone++;
@@ -496,6 +502,8 @@ int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid)
 	ps->num_sigs = sigs.n;
 	ents.v = sigs.v = NULL;
 	err = 0;
+	vlog(s, "pid %u: synced %zu mappings, %zu LPM entries%s in %.1f ms", pid, snap.n,
+	     ps->num_ents, changed ? "" : " (unchanged)", (s->ops->now_ns(s->ctx) - t0) / 1e6);
 out:
 	free(ents.v);
 	free(sigs.v);

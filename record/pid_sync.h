@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "trec_format.h"
+#include <linux/types.h>
 #include "trec_types.h"
 #include "unwind_tables.h"
 

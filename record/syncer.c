@@ -9,6 +9,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "session.h"
@@ -20,8 +23,13 @@
 int trec_sync_request(struct trec_session *s, uint32_t kind, uint32_t pid)
 {
 	struct trec_sync_req r = { kind, pid };
+	uint64_t one = 1;
+	int err = trec_msg_queue_push(&s->syncq, &r, sizeof(r));
 
-	return trec_msg_queue_push(&s->syncq, &r, sizeof(r));
+	/* An exec'd image must be synced while it runs: wake the thread. */
+	if (!err && s->sync_efd >= 0 && write(s->sync_efd, &one, sizeof(one)) < 0)
+		err = -errno;
+	return err;
 }
 
 static void on_report(void *ctx, int cpu, void *data, __u32 size)
@@ -106,7 +114,18 @@ static void *sync_main(void *arg)
 	uint64_t last_sweep = trec_now_ns();
 
 	while (!atomic_load(&s->stop_sync)) {
-		perf_buffer__poll(s->pb, 50);
+		struct epoll_event evs[2];
+		int n = epoll_wait(s->sync_epfd, evs, 2, 50);
+		uint64_t v;
+
+		for (int i = 0; i < n; i++) {
+			if (evs[i].data.fd == s->sync_efd) {
+				if (read(s->sync_efd, &v, sizeof(v)) < 0)
+					continue;
+			} else {
+				perf_buffer__consume(s->pb);
+			}
+		}
 		drain_requests(s);
 		drain_reports(s);
 		if (trec_now_ns() - last_sweep > SWEEP_INTERVAL_NS) {
@@ -182,6 +201,20 @@ static const struct trec_pid_sync_ops sync_ops = {
 	.now_ns = now_ns,
 };
 
+void trec_syncer_free(struct trec_session *s)
+{
+	if (s->pb)
+		perf_buffer__free(s->pb);
+	if (s->sync_efd >= 0)
+		close(s->sync_efd);
+	if (s->sync_epfd >= 0)
+		close(s->sync_epfd);
+	trec_pid_sync_free(s->sync);
+	s->pb = NULL;
+	s->sync = NULL;
+	s->sync_efd = s->sync_epfd = -1;
+}
+
 int trec_sync_thread_start(struct trec_session *s)
 {
 	s->sync = trec_pid_sync_new(&sync_ops, s, &trec_bpf_delta_sink, &s->fds,
@@ -191,6 +224,17 @@ int trec_sync_thread_start(struct trec_session *s)
 	s->pb = perf_buffer__new(trec_bpf_map_fd(&s->bpf, "report_events"), 1, on_report, NULL,
 				 s, NULL);
 	if (!s->pb)
+		return -errno;
+	s->sync_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	s->sync_epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->sync_efd < 0 || s->sync_epfd < 0)
+		return -errno;
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = s->sync_efd };
+
+	if (epoll_ctl(s->sync_epfd, EPOLL_CTL_ADD, s->sync_efd, &ev))
+		return -errno;
+	ev.data.fd = perf_buffer__epoll_fd(s->pb);
+	if (epoll_ctl(s->sync_epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
 		return -errno;
 	if (pthread_create(&s->sync_thread, NULL, sync_main, s))
 		return -EAGAIN;
