@@ -53,6 +53,10 @@ struct harness_regs {
 int harness_unwind(struct harness_env *e, const struct harness_regs *r, uint32_t pid,
 		   uint32_t tid);
 
+/* The BPF get_stack_delta() for a leaf pc at ELF vaddr in file_id: 0 and
+ * *info, or the enum trec_error it failed with. */
+int harness_stack_delta(struct harness_env *e, uint64_t file_id, uint64_t vaddr, uint16_t *info);
+
 /* Adds the LPM entries of one mapping [start, end) and the pid marker. */
 int harness_lpm_add_mapping(struct harness_env *e, uint32_t pid, uint64_t start, uint64_t end,
 			    uint64_t file_id, uint64_t bias);

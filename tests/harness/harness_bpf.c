@@ -163,6 +163,18 @@ int harness_unwind(struct harness_env *e, const struct harness_regs *r, uint32_t
 	return e->traces_sent == 1 ? 0 : -1;
 }
 
+int harness_stack_delta(struct harness_env *e, uint64_t file_id, uint64_t vaddr, uint16_t *info)
+{
+	struct trec_unwind_state st;
+
+	env = e;
+	memset(&st, 0, sizeof(st));
+	st.error_metric = -1;
+	st.text_file_id = file_id;
+	st.text_offset = vaddr;
+	return get_stack_delta(&st, info) ? (int)st.unwind_error : 0;
+}
+
 static int lpm_push(struct harness_env *e, const struct harness_lpm_entry *x)
 {
 	if (e->num_lpm == e->cap_lpm) {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * trec-harness CASE...: unwinds each captured thread state offline with
- * the real BPF unwinder and compares its frames with gdb's.
+ * trec-harness [-v] CASE...: unwinds each captured thread state offline
+ * with the real BPF unwinder and compares its frames with gdb's.
+ * trec-harness --lookup ELF...: checks the BPF get_stack_delta() against
+ * the extracted deltas at every address of each file's delta pages.
  *
  * Per case: every mapped file's deltas are extracted and loaded through the
  * real delta store into fake maps, the mappings go into the emulated LPM
@@ -255,6 +257,51 @@ out:
 	return 0;
 }
 
+/* The BPF lookup over the store's maps vs. the extraction, every address. */
+static int lookup_file(struct harness *h, const char *path)
+{
+	struct trec_file_deltas d;
+	uint64_t id = path_file_id(path);
+	int err = trec_deltas_extract(path, &d);
+	if (!err && d.num == 0)
+		err = -ENODATA;
+	if (!err)
+		err = trec_delta_store_load(h->store, id, &d);
+	if (err) {
+		printf("FAIL: lookup %s: %s\n", path, strerror(-err));
+		trec_file_deltas_free(&d);
+		return -1;
+	}
+	uint64_t lo = d.entries[0].addr & ~TREC_DELTA_PAGE_MASK;
+	uint64_t hi = (d.entries[d.num - 1].addr | TREC_DELTA_PAGE_MASK) + 1;
+	size_t bad = 0;
+	for (uint64_t a = lo; a < hi; a++) {
+		uint16_t info = 0;
+		int e = harness_stack_delta(&h->env, id, a, &info);
+		struct resolved_rule want = source_rule(&d, a), got = { 0 };
+		if (e) {
+			got.command = 0xffff; /* never a valid rule */
+		} else if (info & TREC_UNWIND_COMMAND) {
+			got.command = info;
+		} else {
+			got.info = h->env.sink->infos[info];
+		}
+		if (!resolved_eq(&got, &want) && bad++ < 5)
+			printf("  %#lx: BPF lookup gave %#x (error %d), extraction %#x\n", (unsigned long)a,
+			       got.command, e, want.command);
+	}
+	/* Beyond the last page there must be no page entry at all. */
+	uint16_t info;
+	int after = harness_stack_delta(&h->env, id, hi, &info);
+	if (bad == 0 && after == TREC_ERR_NATIVE_NO_PAGE_INFO)
+		printf("PASS: lookup %s: BPF get_stack_delta agrees at all %lu addresses\n", path,
+		       (unsigned long)(hi - lo));
+	else
+		printf("FAIL: lookup %s: %zu addresses disagree\n", path, bad);
+	trec_file_deltas_free(&d);
+	return bad ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct harness h = { 0 };
@@ -274,8 +321,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "out of memory\n");
 		return 1;
 	}
-	for (int i = first; i < argc; i++)
-		run_case(&h, argv[i]);
+	int lookup = argc > 1 && strcmp(argv[1], "--lookup") == 0;
+	int lookup_failed = 0;
+	for (int i = lookup ? 2 : first; i < argc; i++) {
+		if (lookup)
+			lookup_failed |= lookup_file(&h, argv[i]) != 0;
+		else
+			run_case(&h, argv[i]);
+	}
+	if (lookup) {
+		trec_delta_store_free(h.store);
+		fake_sink_free(h.env.sink);
+		return lookup_failed;
+	}
 	uint32_t deltas, infos, pages, files;
 	trec_delta_store_usage(h.store, &deltas, &infos, &pages, &files);
 	printf("harness: %zu/%zu cases agree with gdb, %zu frames compared, %zu unverified; "

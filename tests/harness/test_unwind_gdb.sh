@@ -46,6 +46,7 @@ capture threads spin_beta 2 3 all "$W/threads" 5
 capture dlopen dl_inner 0 4 current "$W/dlmain" 5
 capture signal handler_spin 0 3 current "$W/sighandler" 5
 capture partcfi cfi_leaf 0 3 current "$W/partcfi" 5
+capture realign leaf_spin 0 3 current "$W/realign" 5
 attach busy-attached 0.5 "$W/busy" 5
 attach threads-attached 0.5 "$W/threads" 5
 attach sighandler-attached 0.5 "$W/sighandler" 5
