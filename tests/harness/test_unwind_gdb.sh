@@ -50,6 +50,17 @@ capture realign leaf_spin 0 3 current "$W/realign" 5
 attach busy-attached 0.5 "$W/busy" 5
 attach threads-attached 0.5 "$W/threads" 5
 attach sighandler-attached 0.5 "$W/sighandler" 5
+# System binaries as they are installed (stripped, their own CFI).
+attach sleep-attached 0.3 sleep 5
+if command -v python3 >/dev/null; then
+	attach python-attached 0.5 python3 -c '
+def f(n):
+    if n == 0:
+        while True:
+            pass
+    return f(n - 1)
+f(50)'
+fi
 
 # partcfi's middle frames have no CFI: the unwinder must stop there with
 # an error (never guess their callers).
