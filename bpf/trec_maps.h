@@ -121,6 +121,15 @@ struct {
 	__type(value, struct trec_offset_range);
 } interpreter_offsets SEC(".maps");
 
+/* Processes trecord follows when not recording everything (-p, -- cmd):
+ * tgid -> 1. Children of followed processes are added on fork in BPF. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} followed_pids SEC(".maps");
+
 /* The tail-call loop: slot = enum trec_unwinder. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);

@@ -207,14 +207,15 @@ static void dec_blob(struct trec_cur *c, struct trec_blob *b)
 /* Frames of one list; out may be NULL to only validate. */
 static void dec_frames(struct trec_cur *c, uint32_t n, struct trec_rec_frame *out)
 {
-	uint64_t addr = 0;
+	uint64_t file_id = 0, addr = 0;
 
 	for (uint32_t i = 0; i < n && !c->bad; i++) {
 		struct trec_rec_frame f;
 
 		f.kind = trec_cur_u8(c);
 		f.flags = trec_cur_u8(c);
-		f.file_id = trec_cur_varint(c);
+		file_id += (uint64_t)trec_cur_zigzag(c);
+		f.file_id = file_id;
 		addr += (uint64_t)trec_cur_zigzag(c);
 		f.addr = addr;
 		if (out)

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kallsyms.h"
+
+static int read_all(FILE *f, char **out)
+{
+	size_t len = 0, cap = 1 << 20;
+	char *buf = malloc(cap);
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		size_t r;
+
+		if (cap - len < 2) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = fread(buf + len, 1, cap - len - 1, f);
+		len += r;
+		if (r == 0)
+			break;
+	}
+	if (ferror(f)) {
+		free(buf);
+		return -EIO;
+	}
+	buf[len] = 0;
+	*out = buf;
+	return 0;
+}
+
+/* Only code symbols can name a stack frame. */
+static int is_text(char type)
+{
+	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct trec_ksym *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* "ffffffff81000000 T _stext" or "... t name\t[module]" */
+static int parse_line(char *line, struct trec_ksym *s)
+{
+	char *end, *name, *mod;
+
+	s->addr = strtoull(line, &end, 16);
+	if (end == line || *end != ' ' || !end[1] || end[2] != ' ')
+		return -EINVAL;
+	s->type = end[1];
+	name = end + 3;
+	mod = strchr(name, '\t');
+	if (mod) {
+		*mod++ = 0;
+		if (*mod == '[') {
+			char *close = strchr(++mod, ']');
+
+			if (close)
+				*close = 0;
+		}
+	}
+	s->name = name;
+	s->module = mod ? mod : "";
+	return 0;
+}
+
+int trec_kallsyms_read(FILE *f, struct trec_kallsyms *k)
+{
+	size_t cap = 0, nonzero = 0;
+	char *line, *next;
+	int err;
+
+	memset(k, 0, sizeof(*k));
+	err = read_all(f, &k->buf);
+	if (err)
+		return err;
+	for (line = k->buf; *line; line = next) {
+		struct trec_ksym s;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		else
+			next = line + strlen(line);
+		if (parse_line(line, &s) || !is_text(s.type))
+			continue;
+		if (k->num == cap) {
+			size_t nc = cap ? 2 * cap : 65536;
+			struct trec_ksym *ns = realloc(k->syms, nc * sizeof(*ns));
+
+			if (!ns) {
+				trec_kallsyms_free(k);
+				return -ENOMEM;
+			}
+			k->syms = ns;
+			cap = nc;
+		}
+		k->syms[k->num++] = s;
+		nonzero += s.addr != 0;
+	}
+	if (k->num && !nonzero) {
+		trec_kallsyms_free(k);
+		return -EPERM;
+	}
+	qsort(k->syms, k->num, sizeof(*k->syms), by_addr);
+	return 0;
+}
+
+int trec_kallsyms_load(struct trec_kallsyms *k)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	int err;
+
+	if (!f) {
+		memset(k, 0, sizeof(*k));
+		return -errno;
+	}
+	err = trec_kallsyms_read(f, k);
+	fclose(f);
+	return err;
+}
+
+void trec_kallsyms_free(struct trec_kallsyms *k)
+{
+	free(k->buf);
+	free(k->syms);
+	memset(k, 0, sizeof(*k));
+}
