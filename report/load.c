@@ -206,8 +206,11 @@ int rp_load_file(struct rp_model *m, const char *path, const struct rp_options *
 	int err = 0;
 	struct trec_reader *rd = trec_reader_open(path, &ro, &err, errbuf, sizeof(errbuf));
 	if (!rd) {
-		fprintf(stderr, "treport: %s: %s\n", path,
-			errbuf[0] ? errbuf : strerror(err < 0 ? -err : EINVAL));
+		const char *msg = errbuf[0] ? errbuf : strerror(err < 0 ? -err : EINVAL);
+		size_t plen = strlen(path);
+		if (!strncmp(msg, path, plen) && !strncmp(msg + plen, ": ", 2))
+			msg += plen + 2; /* the reader named the file already */
+		fprintf(stderr, "treport: %s: %s\n", path, msg);
 		return -1;
 	}
 	uint32_t rec = rp_model_add_recording(m, path);
@@ -231,10 +234,8 @@ int rp_load_file(struct rp_model *m, const char *path, const struct rp_options *
 			fprintf(stderr, "treport: %s: %s\n", path, msg);
 			rc = -1;
 		}
-	} else if (rr->truncated) {
-		fprintf(stderr, "treport: warning: %s: file is truncated; reporting the %" PRIu64
-			" records before the cut\n", path, rr->stats.records);
 	}
+	/* truncation itself was a reader warning: the file is still reported */
 	if (rr->stats.bad_chunks && !rc)
 		fprintf(stderr, "treport: warning: %s: skipped %" PRIu64 " corrupt chunk(s)\n", path,
 			rr->stats.bad_chunks);
