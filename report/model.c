@@ -277,15 +277,17 @@ static bool stack_eq(const void *ctx, uint32_t idx)
 	return true;
 }
 
+/* One multiply per frame word: stacks are hashed once per sample read. */
 static uint64_t stack_hash(const struct rp_frame *f, uint32_t nkernel, uint32_t nuser)
 {
-	uint64_t h = rp_hash_u64(((uint64_t)nkernel << 32) | nuser);
+	uint64_t h = ((uint64_t)nkernel << 32) | nuser;
 	for (uint32_t i = 0; i < nkernel + nuser; i++) {
-		h = rp_hash_u64(h ^ f[i].addr);
-		h = rp_hash_u64(h ^ f[i].file_id ^ ((uint64_t)f[i].kind << 56) ^
-				((uint64_t)f[i].flags << 48));
+		uint64_t x = f[i].addr ^ (f[i].file_id * 0x9e3779b97f4a7c15ULL) ^
+			     ((uint64_t)f[i].kind << 56) ^ ((uint64_t)f[i].flags << 48);
+		h = (h ^ x) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
 	}
-	return h;
+	return rp_hash_u64(h);
 }
 
 uint32_t rp_model_intern_stack(struct rp_model *m, const struct rp_frame *frames,
