@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+/* trec_archive_build: one ELF file -> one archive, and the level names. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "archive.h"
+#include "archive_build.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int trec_archive_build(const char *path, const uint8_t *build_id, size_t bid_len,
+		       int level, uint8_t **out, size_t *out_len,
+		       struct trec_archive_stats *st)
+{
+	struct arc_builder b = { 0 };
+	uint64_t start = now_ns();
+	int err;
+
+	if (level < TREC_ARCHIVE_SYMBOLS || level > TREC_ARCHIVE_FULL)
+		return -EINVAL;
+	err = arc_collect(&b, path, build_id, bid_len, level);
+	if (!err)
+		err = arc_finalize(&b);
+	if (!err)
+		err = trec_archive_encode(&b.t, out, out_len);
+	if (!err && st) {
+		memset(st, 0, sizeof(*st));
+		st->symbols = (uint32_t)b.t.num_syms;
+		st->lines = (uint32_t)b.t.num_lines;
+		for (size_t d = 0; d < b.t.num_depths; d++)
+			st->inlines += (uint32_t)b.t.depths[d].num;
+		st->strings = (uint32_t)b.t.num_strings;
+		st->sources = b.t.sources;
+		st->bytes = *out_len;
+		st->build_ns = now_ns() - start;
+	}
+	arc_builder_free(&b);
+	return err;
+}
+
+static const char *const level_names[] = {
+	[TREC_ARCHIVE_NONE] = "none",
+	[TREC_ARCHIVE_SYMBOLS] = "symbols",
+	[TREC_ARCHIVE_FULL] = "full",
+};
+
+int trec_archive_level_parse(const char *s)
+{
+	for (int i = 0; i <= TREC_ARCHIVE_FULL; i++)
+		if (!strcmp(s, level_names[i]))
+			return i;
+	return -1;
+}
+
+const char *trec_archive_level_name(int level)
+{
+	return level >= 0 && level <= TREC_ARCHIVE_FULL ? level_names[level] : "?";
+}
