@@ -9,69 +9,15 @@
 #include <string.h>
 
 #include "archive.h"
+#include "encode.h"
 
-struct obuf {
-	uint8_t *p;
-	size_t len, cap;
-	int oom;
-};
-
-static void ob_reserve(struct obuf *o, size_t n)
-{
-	if (o->oom || o->len + n <= o->cap)
-		return;
-	size_t cap = o->cap ? o->cap : 4096;
-	while (cap < o->len + n)
-		cap *= 2;
-	uint8_t *p = realloc(o->p, cap);
-	if (!p) {
-		o->oom = 1;
-		return;
-	}
-	o->p = p;
-	o->cap = cap;
-}
-
-static void ob_put(struct obuf *o, const void *p, size_t n)
-{
-	ob_reserve(o, n);
-	if (o->oom)
-		return;
-	memcpy(o->p + o->len, p, n);
-	o->len += n;
-}
-
-static void ob_u8(struct obuf *o, uint8_t v)
-{
-	ob_put(o, &v, 1);
-}
-
-static void ob_varint(struct obuf *o, uint64_t v)
-{
-	uint8_t b[10];
-	size_t n = 0;
-	do {
-		b[n] = v & 0x7f;
-		v >>= 7;
-		if (v)
-			b[n] |= 0x80;
-		n++;
-	} while (v);
-	ob_put(o, b, n);
-}
-
-static uint64_t zigzag(int64_t v)
-{
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
-static void encode_strings(struct obuf *o, const struct trec_arc_tables *t)
+static void encode_strings(struct trec_buf *o, const struct trec_arc_tables *t)
 {
 	uint64_t total = 0;
 	for (size_t i = 0; i < t->num_strings; i++)
 		total += strlen(t->strings[i]);
-	ob_varint(o, t->num_strings);
-	ob_varint(o, total);
+	trec_buf_varint(o, t->num_strings);
+	trec_buf_varint(o, total);
 	const char *prev = "";
 	for (size_t i = 0; i < t->num_strings; i++) {
 		const char *s = t->strings[i];
@@ -79,41 +25,41 @@ static void encode_strings(struct obuf *o, const struct trec_arc_tables *t)
 		while (prev[shared] && prev[shared] == s[shared])
 			shared++;
 		size_t rest = strlen(s + shared);
-		ob_varint(o, shared);
-		ob_varint(o, rest);
-		ob_put(o, s + shared, rest);
+		trec_buf_varint(o, shared);
+		trec_buf_varint(o, rest);
+		trec_buf_put(o, s + shared, rest);
 		prev = s;
 	}
 }
 
-static void encode_symbols(struct obuf *o, const struct trec_arc_tables *t)
+static void encode_symbols(struct trec_buf *o, const struct trec_arc_tables *t)
 {
 	uint64_t prev_end = 0;
-	ob_varint(o, t->num_syms);
+	trec_buf_varint(o, t->num_syms);
 	for (size_t i = 0; i < t->num_syms; i++) {
 		const struct trec_arc_sym *s = &t->syms[i];
-		ob_varint(o, zigzag((int64_t)(s->addr - prev_end)));
-		ob_varint(o, s->size);
-		ob_varint(o, (uint64_t)s->name << 2 | s->bind);
+		trec_buf_varint(o, trec_zigzag_enc((int64_t)(s->addr - prev_end)));
+		trec_buf_varint(o, s->size);
+		trec_buf_varint(o, (uint64_t)s->name << 2 | s->bind);
 		prev_end = s->addr + s->size;
 	}
 }
 
 /* A gap row (file 0) leaves the running line alone, so the row after it
  * costs a small delta again. */
-static void encode_lines(struct obuf *o, const struct trec_arc_tables *t)
+static void encode_lines(struct trec_buf *o, const struct trec_arc_tables *t)
 {
 	uint64_t prev_addr = 0;
 	uint32_t prev_file = 0, prev_line = 0;
-	ob_varint(o, t->num_lines);
+	trec_buf_varint(o, t->num_lines);
 	for (size_t i = 0; i < t->num_lines; i++) {
 		const struct trec_arc_line *l = &t->lines[i];
 		int changed = l->file != prev_file;
 		int64_t dline = l->file ? (int64_t)l->line - prev_line : 0;
-		ob_varint(o, l->addr - prev_addr);
-		ob_varint(o, zigzag(dline) << 1 | (uint64_t)changed);
+		trec_buf_varint(o, l->addr - prev_addr);
+		trec_buf_varint(o, trec_zigzag_enc(dline) << 1 | (uint64_t)changed);
 		if (changed)
-			ob_varint(o, l->file);
+			trec_buf_varint(o, l->file);
 		prev_addr = l->addr;
 		prev_file = l->file;
 		if (l->file)
@@ -121,38 +67,38 @@ static void encode_lines(struct obuf *o, const struct trec_arc_tables *t)
 	}
 }
 
-static void encode_inlines(struct obuf *o, const struct trec_arc_tables *t)
+static void encode_inlines(struct trec_buf *o, const struct trec_arc_tables *t)
 {
-	ob_varint(o, t->num_depths);
+	trec_buf_varint(o, t->num_depths);
 	for (size_t d = 0; d < t->num_depths; d++) {
 		const struct trec_arc_depth *dp = &t->depths[d];
 		uint64_t prev_hi = 0;
 		uint32_t prev_line = 0;
-		ob_varint(o, dp->num);
+		trec_buf_varint(o, dp->num);
 		for (size_t i = 0; i < dp->num; i++) {
 			const struct trec_arc_inline *in = &dp->v[i];
-			ob_varint(o, in->lo - prev_hi);
-			ob_varint(o, in->hi - in->lo);
-			ob_varint(o, in->name);
-			ob_varint(o, in->call_file);
-			ob_varint(o, zigzag((int64_t)in->call_line - prev_line));
+			trec_buf_varint(o, in->lo - prev_hi);
+			trec_buf_varint(o, in->hi - in->lo);
+			trec_buf_varint(o, in->name);
+			trec_buf_varint(o, in->call_file);
+			trec_buf_varint(o, trec_zigzag_enc((int64_t)in->call_line - prev_line));
 			prev_hi = in->hi;
 			prev_line = in->call_line;
 		}
 	}
 }
 
-static void section(struct obuf *o, uint8_t tag, const struct trec_arc_tables *t,
-		    void (*enc)(struct obuf *, const struct trec_arc_tables *))
+static void section(struct trec_buf *o, uint8_t tag, const struct trec_arc_tables *t,
+		    void (*enc)(struct trec_buf *, const struct trec_arc_tables *))
 {
-	struct obuf body = { 0 };
+	struct trec_buf body = { 0 };
 	enc(&body, t);
 	if (body.oom)
 		o->oom = 1;
-	ob_u8(o, tag);
-	ob_varint(o, body.len);
-	ob_put(o, body.p, body.len);
-	free(body.p);
+	trec_buf_u8(o, tag);
+	trec_buf_varint(o, body.len);
+	trec_buf_put(o, body.data, body.len);
+	trec_buf_free(&body);
 }
 
 /* The encoder's half of the format's promises: what the decoder checks. */
@@ -184,7 +130,7 @@ static int tables_valid(const struct trec_arc_tables *t)
 
 int trec_archive_encode(const struct trec_arc_tables *t, uint8_t **out, size_t *out_len)
 {
-	struct obuf o = { 0 };
+	struct trec_buf o = { 0 };
 	uint8_t hdr[12];
 
 	if (!tables_valid(t))
@@ -198,24 +144,21 @@ int trec_archive_encode(const struct trec_arc_tables *t, uint8_t **out, size_t *
 	hdr[9] = (uint8_t)(t->e_machine >> 8);
 	hdr[10] = t->e_type;
 	hdr[11] = t->build_id_len;
-	ob_put(&o, hdr, sizeof(hdr));
-	ob_put(&o, t->build_id, t->build_id_len);
-	ob_varint(&o, t->sources);
+	trec_buf_put(&o, hdr, sizeof(hdr));
+	trec_buf_put(&o, t->build_id, t->build_id_len);
+	trec_buf_varint(&o, t->sources);
 	section(&o, TREC_ARC_SEC_STRINGS, t, encode_strings);
 	section(&o, TREC_ARC_SEC_SYMBOLS, t, encode_symbols);
 	if (t->num_lines)
 		section(&o, TREC_ARC_SEC_LINES, t, encode_lines);
 	if (t->num_depths)
 		section(&o, TREC_ARC_SEC_INLINES, t, encode_inlines);
-	if (o.oom) {
-		free(o.p);
-		return -ENOMEM;
+	if (o.oom || o.len > TREC_ARC_MAX_BYTES) {
+		int err = o.oom ? -ENOMEM : -EFBIG;
+		trec_buf_free(&o);
+		return err;
 	}
-	if (o.len > TREC_ARC_MAX_BYTES) {
-		free(o.p);
-		return -EFBIG;
-	}
-	*out = o.p;
+	*out = o.data;
 	*out_len = o.len;
 	return 0;
 }

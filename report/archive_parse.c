@@ -13,10 +13,14 @@
 
 #include "archive.h"
 #include "archive_internal.h"
+#include "encode.h"
 
+/* The format library's cursor for the primitives, plus what a message
+ * needs: where the archive starts and which section is being read. */
 struct cur {
-	const uint8_t *p, *start, *end;
-	const char *what;   /* section being read, for messages */
+	struct trec_cur in;
+	const uint8_t *start;
+	const char *what;
 	char *err;
 	size_t errlen;
 	int bad;
@@ -26,11 +30,11 @@ static void fail(struct cur *c, const char *fmt, ...)
 {
 	if (c->bad)
 		return;
-	c->bad = 1;
+	c->bad = c->in.bad = 1;
 	if (!c->err || !c->errlen)
 		return;
 	int n = snprintf(c->err, c->errlen, "symbol archive: %s at byte %zu: ", c->what,
-			 (size_t)(c->p - c->start));
+			 (size_t)(c->in.p - c->start));
 	if (n < 0 || (size_t)n >= c->errlen)
 		return;
 	va_list ap;
@@ -41,7 +45,7 @@ static void fail(struct cur *c, const char *fmt, ...)
 
 static size_t left(const struct cur *c)
 {
-	return (size_t)(c->end - c->p);
+	return trec_cur_left(&c->in);
 }
 
 static const uint8_t *take(struct cur *c, size_t n)
@@ -52,31 +56,19 @@ static const uint8_t *take(struct cur *c, size_t n)
 		fail(c, "truncated (%zu bytes needed, %zu left)", n, left(c));
 		return NULL;
 	}
-	const uint8_t *p = c->p;
-	c->p += n;
+	const uint8_t *p = c->in.p;
+	c->in.p += n;
 	return p;
 }
 
 static uint64_t varint(struct cur *c)
 {
-	uint64_t v = 0;
-	for (unsigned shift = 0; !c->bad; shift += 7) {
-		const uint8_t *b = take(c, 1);
-		if (!b)
-			break;
-		if (shift == 63 && *b > 1) {
-			fail(c, "varint overflows 64 bits");
-			break;
-		}
-		v |= (uint64_t)(*b & 0x7f) << shift;
-		if (!(*b & 0x80))
-			return v;
-		if (shift == 63) {
-			fail(c, "varint longer than 10 bytes");
-			break;
-		}
-	}
-	return 0;
+	if (c->bad)
+		return 0;
+	uint64_t v = trec_cur_varint(&c->in);
+	if (c->in.bad)
+		fail(c, "truncated or overlong varint");
+	return v;
 }
 
 static uint32_t varint32(struct cur *c, uint64_t max, const char *field)
@@ -90,8 +82,7 @@ static uint32_t varint32(struct cur *c, uint64_t max, const char *field)
 
 static int64_t zigzag(struct cur *c)
 {
-	uint64_t v = varint(c);
-	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+	return trec_zigzag_dec(varint(c));
 }
 
 /* A count of entries each at least min_bytes long: bounded by the input. */
@@ -118,7 +109,7 @@ static int parse_strings(struct cur *c, struct trec_archive *a)
 	struct trec_arc_tables *t = &a->t;
 	size_t n = count(c, 2, "strings");
 	uint64_t total = varint(c);
-	uint64_t cap = (uint64_t)(c->end - c->start) * 64 + 65536;
+	uint64_t cap = (uint64_t)(c->in.end - c->start) * 64 + 65536;
 	if (c->bad)
 		return -EBADMSG;
 	if (total > cap) {
@@ -218,8 +209,7 @@ static int parse_lines(struct cur *c, struct trec_archive *a)
 		uint64_t v = varint(c);
 		if ((v & 1) && !c->bad)
 			file = varint32(c, t->num_strings, "file");
-		uint64_t z = v >> 1;
-		int64_t dline = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+		int64_t dline = trec_zigzag_dec(v >> 1);
 		if (file) {
 			line += dline;
 			if (line < 0 || line > UINT32_MAX) {
@@ -289,10 +279,10 @@ struct section_ref {
 static int parse_section(struct trec_archive *a, struct cur *top, const struct section_ref *s,
 			 const char *name, int (*fn)(struct cur *, struct trec_archive *))
 {
-	struct cur c = { .p = s->p, .start = top->start, .end = s->p + s->len, .what = name,
-			 .err = top->err, .errlen = top->errlen };
+	struct cur c = { .in = { .p = s->p, .end = s->p + s->len }, .start = top->start,
+			 .what = name, .err = top->err, .errlen = top->errlen };
 	int err = fn(&c, a);
-	if (!err && c.p != c.end) {
+	if (!err && left(&c)) {
 		fail(&c, "%zu trailing bytes", left(&c));
 		err = -EBADMSG;
 	}
@@ -302,8 +292,8 @@ static int parse_section(struct trec_archive *a, struct cur *top, const struct s
 int trec_archive_parse(const uint8_t *data, size_t len, struct trec_archive **out,
 		       char *err, size_t errlen)
 {
-	struct cur c = { .p = data, .start = data, .end = data + len, .what = "header",
-			 .err = err, .errlen = errlen };
+	struct cur c = { .in = { .p = data, .end = data + len }, .start = data,
+			 .what = "header", .err = err, .errlen = errlen };
 	struct section_ref secs[TREC_ARC_SEC_INLINES + 1] = { { 0 } };
 	int rc = -EBADMSG;
 
@@ -359,9 +349,9 @@ int trec_archive_parse(const uint8_t *data, size_t len, struct trec_archive **ou
 				fail(&c, "section %u appears twice", tag[0]);
 				break;
 			}
-			*s = (struct section_ref){ .p = c.p, .len = (size_t)slen, .seen = 1 };
+			*s = (struct section_ref){ .p = c.in.p, .len = (size_t)slen, .seen = 1 };
 		}
-		c.p += slen; /* unknown sections are skipped: minor versions add them */
+		c.in.p += slen; /* unknown sections are skipped: minor versions add them */
 	}
 	if (c.bad)
 		goto out;
