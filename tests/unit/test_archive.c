@@ -14,6 +14,7 @@
 
 #include "archive.h"       /* record/: encoder */
 #include "archive_build.h"
+#include "archive_testlib.h"
 #include "../../report/archive.h"
 
 static int failures;
@@ -25,14 +26,6 @@ static void result(int ok, const char *fmt, const char *arg)
 	printf("\n");
 	if (!ok)
 		failures++;
-}
-
-static const char *workload(const char *name)
-{
-	static char buf[4096];
-	const char *root = getenv("TREC_ROOT");
-	snprintf(buf, sizeof(buf), "%s/build/workloads/%s", root ? root : ".", name);
-	return buf;
 }
 
 static int same_tables(const struct trec_arc_tables *a, const struct trec_arc_tables *b)
@@ -433,15 +426,8 @@ static void check_build_api(const char *path)
 
 int main(void)
 {
-	const char *root = getenv("TREC_ROOT");
-	char cmd[4096];
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	snprintf(cmd, sizeof(cmd), "make -s -C %s/tests/workloads OUT=%s/build/workloads >/dev/null",
-		 root ? root : ".", root ? root : "$PWD");
-	if (system(cmd)) {
-		printf("FAIL: archive workloads build\n");
+	if (archive_test_setup())
 		return 1;
-	}
 
 	struct trec_archive *a;
 	for (int level = TREC_ARCHIVE_SYMBOLS; level <= TREC_ARCHIVE_FULL; level++) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "archive.h"
+#include "archive_testlib.h"
 #include "encode.h"
 #include "../../report/archive.h"
 
@@ -82,14 +83,6 @@ static size_t boundaries(const uint8_t *p, size_t n, size_t *out, size_t max)
 			out[k++] = (size_t)(c.p - p);
 	}
 	return k;
-}
-
-static uint8_t *build(const char *path, int level, size_t *len)
-{
-	uint8_t *out = NULL;
-	if (trec_archive_build(path, NULL, 0, level, &out, len, NULL))
-		return NULL;
-	return out;
 }
 
 static void truncations(const uint8_t *p, size_t n)
@@ -331,14 +324,8 @@ static void crafted(void)
 
 int main(void)
 {
-	const char *root = getenv("TREC_ROOT");
-	char path[4096], cmd[8192];
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	snprintf(cmd, sizeof(cmd), "make -s -C %s/tests/workloads OUT=%s/build/workloads >/dev/null",
-		 root ? root : ".", root ? root : "$PWD");
-	snprintf(path, sizeof(path), "%s/build/workloads/inlines", root ? root : ".");
 	size_t n = 0;
-	uint8_t *p = system(cmd) ? NULL : build(path, TREC_ARCHIVE_FULL, &n);
+	uint8_t *p = archive_test_setup() ? NULL : workload_archive("inlines", TREC_ARCHIVE_FULL, &n);
 	check(p != NULL, "built the inlines workload's archive");
 	if (p) {
 		truncations(p, n);
@@ -346,7 +333,9 @@ int main(void)
 		random_damage(p, n, "inlines");
 	}
 	free(p);
-	p = build("/lib/x86_64-linux-gnu/libc.so.6", TREC_ARCHIVE_FULL, &n);
+	p = NULL;
+	trec_archive_build("/lib/x86_64-linux-gnu/libc.so.6", NULL, 0, TREC_ARCHIVE_FULL, &p, &n,
+			   NULL);
 	if (p)
 		random_damage(p, n, "libc");
 	free(p);
