@@ -52,12 +52,13 @@ enum trec_archive_level {
 #define TREC_SYMTAB_PART(st) (((st) >> 8) & 0xfffu)
 #define TREC_SYMTAB_NPARTS(st) (((st) >> 20) & 0xfffu)
 #define TREC_ARC_PART_MAX (16u << 20)
+#define TREC_SYMTAB_MAX_PARTS 0xfffu
 
 /* Limits a decoder enforces. */
 #define TREC_ARC_MAX_BUILD_ID 64u
 #define TREC_ARC_MAX_STRING (1u << 16)
 #define TREC_ARC_MAX_DEPTH 64u
-#define TREC_ARC_MAX_BYTES (TREC_ARC_PART_MAX * 0xfffull)
+#define TREC_ARC_MAX_BYTES ((uint64_t)TREC_ARC_PART_MAX * TREC_SYMTAB_MAX_PARTS)
 
 /* Symbol binding as stored (2 bits). */
 enum trec_arc_bind {

@@ -64,6 +64,11 @@ struct trec_archive_totals {
 int trec_archive_write_all(struct trec_writer *w, const struct trec_archive_file *files,
 			   size_t num_files, int level, struct trec_archive_totals *tot);
 
+/* Writes one archive as SYMTAB records of at most part_max bytes each
+ * (trec_archive_write_all uses TREC_ARC_PART_MAX; tests use less). */
+int trec_archive_write_parts(struct trec_writer *w, uint64_t file_id, const uint8_t *p,
+			     size_t n, size_t part_max);
+
 /* "none", "symbols", "full" -> level; -1 if unknown. */
 int trec_archive_level_parse(const char *s);
 const char *trec_archive_level_name(int level);
