@@ -41,6 +41,7 @@ enum trec_archive_level {
 	TREC_ARCHIVE_NONE = 0,
 	TREC_ARCHIVE_SYMBOLS = 1,    /* function symbols only */
 	TREC_ARCHIVE_FULL = 2,       /* symbols + DWARF lines + inlines */
+	TREC_ARCHIVE_SAMPLED = 3,    /* symbols; lines + inlines of sampled functions */
 };
 
 /* SYMTAB record subtype: low 8 bits kind, then part index and count, so an

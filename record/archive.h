@@ -35,6 +35,15 @@ int trec_archive_build(const char *path, const uint8_t *build_id, size_t bid_len
 		       int level, uint8_t **out, size_t *out_len,
 		       struct trec_archive_stats *st);
 
+/*
+ * Level SAMPLED: every symbol, but line rows and inline ranges only inside
+ * the functions that hold one of addrs (ELF vaddrs, any order). What a
+ * recording needs to symbolize its own samples, at a fraction of the size.
+ */
+int trec_archive_build_sampled(const char *path, const uint8_t *build_id, size_t bid_len,
+			       const uint64_t *addrs, size_t naddrs, uint8_t **out,
+			       size_t *out_len, struct trec_archive_stats *st);
+
 /* Serializes canonical tables (sorted as trec_arc_tables documents).
  * -EINVAL if they are not canonical. Used by trec_archive_build and tests. */
 int trec_archive_encode(const struct trec_arc_tables *t, uint8_t **out, size_t *out_len);
@@ -46,6 +55,8 @@ struct trec_archive_file {
 	const char *name;        /* for messages (the mapped path) */
 	const uint8_t *build_id; /* as recorded; may be NULL */
 	size_t build_id_len;
+	const uint64_t *addrs;   /* level SAMPLED: the file's sampled ELF vaddrs */
+	size_t naddrs;
 };
 
 struct trec_archive_totals {
@@ -69,7 +80,7 @@ int trec_archive_write_all(struct trec_writer *w, const struct trec_archive_file
 int trec_archive_write_parts(struct trec_writer *w, uint64_t file_id, const uint8_t *p,
 			     size_t n, size_t part_max);
 
-/* "none", "symbols", "full" -> level; -1 if unknown. */
+/* "none", "symbols", "full", "sampled" -> level; -1 if unknown. */
 int trec_archive_level_parse(const char *s);
 const char *trec_archive_level_name(int level);
 

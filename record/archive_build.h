@@ -38,5 +38,8 @@ int arc_collect(struct arc_builder *b, const char *path, const uint8_t *bid,
 		size_t bid_len, int level);
 /* Sorts the strings and every table, merges duplicates. 0 or -ENOMEM. */
 int arc_finalize(struct arc_builder *b);
+/* After arc_finalize: keeps line rows and inline ranges only inside the
+ * functions (symbols) that hold one of addrs; drops strings left unused. */
+int arc_restrict(struct arc_builder *b, const uint64_t *addrs, size_t n);
 
 #endif /* TREC_RECORD_ARCHIVE_BUILD_H */

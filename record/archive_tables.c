@@ -292,6 +292,10 @@ static void finalize_inlines(struct arc_builder *b)
 		if (out)
 			depths = d + 1;
 	}
+	for (size_t d = depths; d < b->t.num_depths; d++) {
+		free(b->t.depths[d].v);
+		b->t.depths[d].v = NULL;
+	}
 	b->t.num_depths = depths;
 }
 
@@ -374,5 +378,119 @@ int arc_finalize(struct arc_builder *b)
 	if (finalize_lines(b))
 		return -ENOMEM;
 	finalize_inlines(b);
+	return finalize_strings(b);
+}
+
+/* ---- restriction to sampled functions ---------------------------------------- */
+
+struct range {
+	uint64_t lo, hi;
+};
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The symbol holding addr, by binary search over the finalized symbols. */
+static const struct trec_arc_sym *sym_holding(const struct trec_arc_tables *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->num_syms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr - t->syms[lo - 1].addr >= t->syms[lo - 1].size)
+		return NULL;
+	return &t->syms[lo - 1];
+}
+
+/* The functions holding addrs, sorted, overlaps merged. */
+static size_t kept_ranges(const struct trec_arc_tables *t, const uint64_t *addrs, size_t n,
+			  struct range *out)
+{
+	size_t k = 0, m = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct trec_arc_sym *s = sym_holding(t, addrs[i]);
+		if (s)
+			out[k++] = (struct range){ s->addr, s->addr + s->size };
+	}
+	qsort(out, k, sizeof(*out), cmp_range);
+	for (size_t i = 0; i < k; i++) {
+		if (m && out[i].lo <= out[m - 1].hi) {
+			if (out[i].hi > out[m - 1].hi)
+				out[m - 1].hi = out[i].hi;
+			continue;
+		}
+		out[m++] = out[i];
+	}
+	return m;
+}
+
+/* Line rows inside the ranges: each range starts with the row covering its
+ * start and ends with a gap. */
+static int restrict_lines(struct trec_arc_tables *t, const struct range *r, size_t nr)
+{
+	struct trec_arc_line *out = malloc((t->num_lines + 2 * nr + 1) * sizeof(*out));
+	size_t m = 0, i = 0;
+	if (!out)
+		return -ENOMEM;
+	for (size_t k = 0; k < nr; k++) {
+		while (i + 1 < t->num_lines && t->lines[i + 1].addr <= r[k].lo)
+			i++;
+		if (i < t->num_lines && t->lines[i].addr <= r[k].lo && t->lines[i].file)
+			out[m++] = (struct trec_arc_line){ r[k].lo, t->lines[i].file,
+							   t->lines[i].line };
+		for (; i < t->num_lines && t->lines[i].addr < r[k].hi; i++)
+			if (t->lines[i].addr > r[k].lo)
+				out[m++] = t->lines[i];
+		if (i)
+			i--; /* the next range may start inside the last row */
+		if (m && out[m - 1].file)
+			out[m++] = (struct trec_arc_line){ r[k].hi, 0, 0 };
+	}
+	free(t->lines);
+	t->lines = out;
+	t->num_lines = m;
+	return 0;
+}
+
+static int overlaps(const struct range *r, size_t nr, uint64_t lo, uint64_t hi)
+{
+	size_t a = 0, b = nr;
+	while (a < b) { /* first range ending after lo */
+		size_t mid = a + (b - a) / 2;
+		if (r[mid].hi <= lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a < nr && r[a].lo < hi;
+}
+
+int arc_restrict(struct arc_builder *b, const uint64_t *addrs, size_t n)
+{
+	struct trec_arc_tables *t = &b->t;
+	struct range *r = malloc((n + 1) * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	size_t nr = kept_ranges(t, addrs, n, r);
+	int err = restrict_lines(t, r, nr);
+	for (size_t d = 0; d < t->num_depths && !err; d++) {
+		struct trec_arc_depth *dp = &t->depths[d];
+		size_t m = 0;
+		for (size_t i = 0; i < dp->num; i++)
+			if (overlaps(r, nr, dp->v[i].lo, dp->v[i].hi))
+				dp->v[m++] = dp->v[i];
+		dp->num = m;
+	}
+	free(r);
+	if (err)
+		return err;
+	finalize_inlines(b); /* drops emptied depths */
 	return finalize_strings(b);
 }

@@ -48,8 +48,11 @@ int trec_archive_write_all(struct trec_writer *w, const struct trec_archive_file
 		struct trec_archive_stats st;
 		uint8_t *p = NULL;
 		size_t n = 0;
-		int rc = trec_archive_build(f->path, f->build_id, f->build_id_len, level, &p, &n,
-					    &st);
+		int rc = level == TREC_ARCHIVE_SAMPLED ?
+			trec_archive_build_sampled(f->path, f->build_id, f->build_id_len, f->addrs,
+						   f->naddrs, &p, &n, &st) :
+			trec_archive_build(f->path, f->build_id, f->build_id_len, level, &p, &n,
+					   &st);
 		if (rc) {
 			fprintf(stderr, "trecord: warning: no embedded symbols for %s: %s\n", name,
 				rc == -ESTALE ? "the file changed since it was mapped (build-id differs)" :

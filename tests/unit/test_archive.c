@@ -390,6 +390,70 @@ static void check_inline_chain(const struct trec_archive *a)
 	result(found, "archive %s", "inlines: an address resolves to hot <- mid <- outer");
 }
 
+static int same_result(const struct trec_arc_result *x, const struct trec_arc_result *y)
+{
+	if (x->symbol != y->symbol && (!x->symbol || !y->symbol || strcmp(x->symbol, y->symbol)))
+		return 0;
+	if (x->num_frames != y->num_frames || x->offset != y->offset)
+		return 0;
+	for (unsigned i = 0; i < x->num_frames; i++) {
+		const struct trec_arc_frame *a = &x->frames[i], *b = &y->frames[i];
+		if (a->line != b->line || !a->function != !b->function ||
+		    (a->function && strcmp(a->function, b->function)) || !a->file != !b->file ||
+		    (a->file && strcmp(a->file, b->file)))
+			return 0;
+	}
+	return 1;
+}
+
+/* Level sampled answers like full inside the sampled functions, keeps every
+ * symbol, and knows no lines elsewhere. */
+static void check_sampled(const struct trec_archive *full, const char *path, const char *label)
+{
+	const struct trec_arc_tables *t = trec_archive_tables(full);
+	uint64_t addrs[64];
+	size_t n = 0;
+	for (size_t i = 0; i < t->num_lines && n < 64; i += t->num_lines / 64 + 1)
+		if (t->lines[i].file)
+			addrs[n++] = t->lines[i].addr + 1;
+	uint8_t *bytes = NULL;
+	size_t len = 0;
+	struct trec_archive_stats st;
+	struct trec_archive *s = NULL;
+	int ok = n > 0 && !trec_archive_build_sampled(path, NULL, 0, addrs, n, &bytes, &len, &st) &&
+		 !trec_archive_parse(bytes, len, &s, NULL, 0) &&
+		 trec_archive_tables(s)->num_syms == t->num_syms &&
+		 trec_archive_tables(s)->level == TREC_ARCHIVE_SAMPLED;
+	size_t same = 0, inside = 0, outside_clean = 0, outside = 0;
+	for (size_t i = 0; ok && i < t->num_lines; i += 7) {
+		uint64_t a = t->lines[i].addr, off;
+		const struct trec_arc_sym *sym = trec_archive_symbol(full, a, &off);
+		int sampled = 0;
+		for (size_t k = 0; sym && k < n; k++)
+			sampled |= addrs[k] - sym->addr < sym->size;
+		struct trec_arc_result x, y;
+		trec_archive_lookup(full, a, &x);
+		trec_archive_lookup(s, a, &y);
+		if (sampled) {
+			inside++;
+			same += same_result(&x, &y);
+		} else if (sym) {
+			outside++;
+			outside_clean += y.num_frames == 1 && !y.frames[0].file && y.symbol &&
+					 !strcmp(y.symbol, x.symbol);
+		}
+	}
+	char name[256];
+	snprintf(name, sizeof(name),
+		 "%s level sampled (%zu bytes for %zu addresses): %zu/%zu lookups inside "
+		 "sampled functions as full, %zu/%zu outside symbol only", label, len, n, same,
+		 inside, outside_clean, outside);
+	result(ok && inside > 0 && same == inside && outside_clean == outside,
+	       "archive %s", name);
+	free(bytes);
+	trec_archive_free(s);
+}
+
 static void check_build_api(const char *path)
 {
 	uint8_t *bytes = NULL;
@@ -441,16 +505,20 @@ int main(void)
 	}
 	trec_archive_free(a);
 	a = round_trip(workload("busy"), TREC_ARCHIVE_FULL, "busy");
-	if (a)
+	if (a) {
 		check_addr2line(a, workload("busy"), "busy", 2000, 0);
+		check_sampled(a, workload("busy"), "busy");
+	}
 	trec_archive_free(a);
 
 	const char *libc = "/lib/x86_64-linux-gnu/libc.so.6";
 	if (access(libc, R_OK) == 0) {
 		a = round_trip(libc, TREC_ARCHIVE_FULL, "libc");
 		/* libc's DWARF comes from libc6-dbg when installed. */
-		if (a && trec_archive_tables(a)->num_lines)
+		if (a && trec_archive_tables(a)->num_lines) {
 			check_addr2line(a, libc, "libc", 3000, 0.01);
+			check_sampled(a, libc, "libc");
+		}
 		trec_archive_free(a);
 	}
 	check_build_api(workload("busy"));
