@@ -3,7 +3,8 @@
  * An archive written back as a minimal ELF debug file, laid out where
  * tools look for debug files by build-id, so nm, addr2line -f, gdb and
  * perf can use the embedded symbols: .note.gnu.build-id, one NOBITS .text
- * spanning every symbol, .symtab and .strtab (written with libelf).
+ * spanning every symbol, .symtab and .strtab (written with libelf), and
+ * when the archive has line rows, DWARF 4 .debug_line with one CU.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <gelf.h>
 
 #include "archive.h"
+#include "archive_dwarf.h"
 
 int trec_archive_debug_path(const struct trec_archive *a, uint64_t file_id, const char *dir,
 			    char *out, size_t outlen)
@@ -99,8 +101,10 @@ static int sym_local_first(const struct trec_arc_tables *t, size_t i)
 static int write_elf(Elf *elf, const struct trec_arc_tables *t, char *err, size_t errlen)
 {
 	struct strtab shstr = { 0 }, str = { 0 };
+	struct trec_buf dinfo = { 0 }, dabbrev = { 0 }, dline = { 0 };
 	GElf_Sym *syms = NULL;
 	uint8_t *note = NULL;
+	void *raw = NULL; /* .symtab in the file's class, converted by libelf */
 	int rc = -ENOMEM;
 	size_t ns = 0;
 
@@ -113,17 +117,41 @@ static int write_elf(Elf *elf, const struct trec_arc_tables *t, char *err, size_
 	eh.e_machine = t->e_machine;
 	eh.e_type = t->e_type == ET_EXEC ? ET_EXEC : ET_DYN;
 	eh.e_version = EV_CURRENT;
+	if (!gelf_update_ehdr(elf, &eh))
+		goto elf_error;
 
 	uint64_t lo = t->num_syms ? t->syms[0].addr : 0, hi = lo;
 	for (size_t i = 0; i < t->num_syms; i++)
 		if (t->syms[i].addr + t->syms[i].size > hi)
 			hi = t->syms[i].addr + t->syms[i].size;
+	if (t->num_lines) {
+		if (!t->num_syms || t->lines[0].addr < lo)
+			lo = t->lines[0].addr;
+		if (t->lines[t->num_lines - 1].addr + 1 > hi)
+			hi = t->lines[t->num_lines - 1].addr + 1;
+	}
+
+	/* A PT_LOAD without file bytes places the file's addresses for tools
+	 * that go by segments (libdwfl: eu-addr2line, perf). */
+	GElf_Phdr ph = {
+		.p_type = PT_LOAD,
+		.p_flags = PF_R | PF_X,
+		.p_vaddr = lo & ~0xfffull,
+		.p_paddr = lo & ~0xfffull,
+		.p_memsz = hi - (lo & ~0xfffull),
+		.p_align = 0x1000,
+	};
+	if (!gelf_newphdr(elf, 1) || !gelf_update_phdr(elf, 0, &ph))
+		goto elf_error;
 
 	strtab_add(&shstr, "");
 	size_t n_note = strtab_add(&shstr, ".note.gnu.build-id");
 	size_t n_text = strtab_add(&shstr, ".text");
 	size_t n_symtab = strtab_add(&shstr, ".symtab");
 	size_t n_strtab = strtab_add(&shstr, ".strtab");
+	size_t n_dinfo = strtab_add(&shstr, ".debug_info");
+	size_t n_dabbrev = strtab_add(&shstr, ".debug_abbrev");
+	size_t n_dline = strtab_add(&shstr, ".debug_line");
 	size_t n_shstr = strtab_add(&shstr, ".shstrtab");
 	if (n_shstr == (size_t)-1)
 		goto out;
@@ -144,6 +172,17 @@ static int write_elf(Elf *elf, const struct trec_arc_tables *t, char *err, size_
 	if (!text)
 		goto elf_error;
 	size_t text_idx = elf_ndxscn(text);
+	if (t->num_lines) {
+		if (trec_archive_dwarf(t, lo, hi, &dinfo, &dabbrev, &dline))
+			goto out;
+		if (!add_section(elf, n_dinfo, SHT_PROGBITS, 0, dinfo.data, dinfo.len, ELF_T_BYTE,
+				 0) ||
+		    !add_section(elf, n_dabbrev, SHT_PROGBITS, 0, dabbrev.data, dabbrev.len,
+				 ELF_T_BYTE, 0) ||
+		    !add_section(elf, n_dline, SHT_PROGBITS, 0, dline.data, dline.len, ELF_T_BYTE,
+				 0))
+			goto elf_error;
+	}
 
 	syms = calloc(t->num_syms + 1, sizeof(*syms));
 	if (!syms)
@@ -174,17 +213,14 @@ static int write_elf(Elf *elf, const struct trec_arc_tables *t, char *err, size_
 	}
 	Elf_Scn *strscn = add_section(elf, n_strtab, SHT_STRTAB, 0, str.p, str.len, ELF_T_BYTE, 0);
 	size_t symsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
-	/* libelf converts from the class's own struct: build it in place. */
-	void *raw = calloc(ns, symsize);
+	raw = calloc(ns, symsize);
 	if (!raw)
 		goto out;
 	Elf_Scn *symscn = add_section(elf, n_symtab, SHT_SYMTAB, 0, raw, ns * symsize,
 				      ELF_T_SYM, 0);
 	Elf_Data *symdata = symscn ? elf_getdata(symscn, NULL) : NULL;
-	if (!strscn || !symdata) {
-		free(raw);
+	if (!strscn || !symdata)
 		goto elf_error;
-	}
 	for (size_t i = 0; i < ns; i++)
 		gelf_update_sym(symdata, (int)i, &syms[i]);
 	GElf_Shdr sh;
@@ -195,13 +231,12 @@ static int write_elf(Elf *elf, const struct trec_arc_tables *t, char *err, size_
 	gelf_update_shdr(symscn, &sh);
 	Elf_Scn *shscn = add_section(elf, n_shstr, SHT_STRTAB, 0, shstr.p, shstr.len,
 				     ELF_T_BYTE, 0);
-	if (shscn)
-		eh.e_shstrndx = (GElf_Half)elf_ndxscn(shscn); /* few sections: no SHN_XINDEX */
-	if (!shscn || !gelf_update_ehdr(elf, &eh) || elf_update(elf, ELF_C_WRITE) < 0) {
-		free(raw);
+	/* Again: gelf_newphdr changed the header since. Few sections: no SHN_XINDEX. */
+	if (!shscn || !gelf_getehdr(elf, &eh))
 		goto elf_error;
-	}
-	free(raw);
+	eh.e_shstrndx = (GElf_Half)elf_ndxscn(shscn);
+	if (!gelf_update_ehdr(elf, &eh) || elf_update(elf, ELF_C_WRITE) < 0)
+		goto elf_error;
 	rc = 0;
 	goto out;
 elf_error:
@@ -210,8 +245,12 @@ elf_error:
 out:
 	free(shstr.p);
 	free(str.p);
+	trec_buf_free(&dinfo);
+	trec_buf_free(&dabbrev);
+	trec_buf_free(&dline);
 	free(syms);
 	free(note);
+	free(raw);
 	return rc;
 }
 

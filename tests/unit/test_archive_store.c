@@ -152,7 +152,7 @@ static void extract_tests(const uint8_t *p, size_t n, const char *orig)
 	const struct trec_arc_sym *s = &t->syms[t->num_syms / 2];
 	snprintf(cmd, sizeof(cmd), "addr2line -f -e '%s' %#llx | head -1", path,
 		 (unsigned long long)(s->addr + s->size / 2));
-	char want[600];
+	char want[5000];
 	snprintf(want, sizeof(want), "%s\n", t->strings[s->name]);
 	check(!run(cmd, ours, sizeof(ours)) && !strcmp(ours, want),
 	      "addr2line -f names an address from the extracted symbols");
@@ -161,6 +161,19 @@ static void extract_tests(const uint8_t *p, size_t n, const char *orig)
 	snprintf(want, sizeof(want), "%s + 1 in section .text", t->strings[s->name]);
 	check(!run(cmd, ours, sizeof(ours)) && strstr(ours, want),
 	      "gdb info symbol names an address from the extracted symbols");
+	/* Lines: addr2line prints the line row, gdb the same line. */
+	struct trec_arc_result lr;
+	uint64_t la = t->lines[t->num_lines / 2].addr;
+	trec_archive_lookup(a, la, &lr);
+	snprintf(cmd, sizeof(cmd), "addr2line -e '%s' %#llx", path, (unsigned long long)la);
+	snprintf(want, sizeof(want), "%s:%u\n", lr.frames[0].file, lr.frames[0].line);
+	check(lr.frames[0].file && !run(cmd, ours, sizeof(ours)) && !strcmp(ours, want),
+	      "addr2line gives the file:line of an address from the extracted .debug_line");
+	snprintf(cmd, sizeof(cmd), "gdb -nx -batch -ex 'info line *%#llx' '%s' 2>&1",
+		 (unsigned long long)la, path);
+	snprintf(want, sizeof(want), "Line %u of \"%s\"", lr.frames[0].line, lr.frames[0].file);
+	check(!run(cmd, ours, sizeof(ours)) && strstr(ours, want),
+	      "gdb info line agrees");
 	snprintf(cmd, sizeof(cmd), "readelf -n '%s' | grep -q 'Build ID'", path);
 	check(!run(cmd, ours, sizeof(ours)), "the extracted file carries the build-id note");
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
