@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <gelf.h>
 
-#include "archive.h"
+#include "archive_reader.h"
 #include "archive_dwarf.h"
 
 int trec_archive_debug_path(const struct trec_archive *a, uint64_t file_id, const char *dir,

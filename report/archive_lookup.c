@@ -2,7 +2,7 @@
 /* vaddr -> symbol, line and inline chain, by binary search in the tables. */
 #include <string.h>
 
-#include "archive.h"
+#include "archive_reader.h"
 #include "archive_internal.h"
 
 /* How far back past nested symbols (assembly labels inside a function) to

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "archive.h"
+#include "archive_reader.h"
 #include "archive_internal.h"
 #include "encode.h"
 

@@ -15,7 +15,7 @@
 #include "archive.h"       /* record/: encoder */
 #include "archive_build.h"
 #include "archive_testlib.h"
-#include "../../report/archive.h"
+#include "archive_reader.h"
 
 static int failures;
 

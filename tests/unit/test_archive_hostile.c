@@ -14,7 +14,7 @@
 #include "archive.h"
 #include "archive_testlib.h"
 #include "encode.h"
-#include "../../report/archive.h"
+#include "archive_reader.h"
 
 static int failures;
 

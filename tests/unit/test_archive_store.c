@@ -13,7 +13,7 @@
 #include "archive.h"
 #include "archive_testlib.h"
 #include "trec_format.h"
-#include "../../report/archive.h"
+#include "archive_reader.h"
 
 static int failures;
 static int warnings;

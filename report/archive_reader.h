@@ -5,8 +5,8 @@
  * ELF vaddr": function, offset, source line and the inlined-call chain.
  * Layout: FORMAT.md, "Embedded symbol archives (SYMTAB records)".
  */
-#ifndef TREC_REPORT_ARCHIVE_H
-#define TREC_REPORT_ARCHIVE_H
+#ifndef TREC_REPORT_ARCHIVE_READER_H
+#define TREC_REPORT_ARCHIVE_READER_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -86,4 +86,4 @@ int trec_archive_debug_path(const struct trec_archive *a, uint64_t file_id, cons
 int trec_archive_write_elf(const struct trec_archive *a, const char *path, char *err,
 			   size_t errlen);
 
-#endif /* TREC_REPORT_ARCHIVE_H */
+#endif /* TREC_REPORT_ARCHIVE_READER_H */
