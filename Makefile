@@ -105,10 +105,13 @@ $(B)/report/%.pb-c.o: build/%.pb-c.c
 	$(CC) $(CFLAGS) -Wno-error -c $< -o $@
 
 $(B)/libtrecformat.a: $(FORMAT_OBJS)
+	@mkdir -p $(dir $@)
 	rm -f $@; ar rcs $@ $^
 $(B)/librecord.a: $(RECORD_OBJS)
+	@mkdir -p $(dir $@)
 	rm -f $@; ar rcs $@ $^
 $(B)/libreport.a: $(REPORT_OBJS)
+	@mkdir -p $(dir $@)
 	rm -f $@; ar rcs $@ $^
 
 $(B)/trecord: $(B)/record/main.o $(B)/librecord.a $(B)/libtrecformat.a
