@@ -11,10 +11,10 @@ dir=$(mktemp_dir)
 # Eight copies: eight files, each mapped and unmapped again every round.
 libs=()
 for i in 1 2 3 4 5 6 7 8; do
-	cp "$WORKLOADS/libstress_dl.so" "$dir/libstress_dl$i.so"
-	libs+=("$dir/libstress_dl$i.so")
+	cp "$WORKLOADS/libdlspin.so" "$dir/libdlspin$i.so"
+	libs+=("$dir/libdlspin$i.so")
 done
-rounds=$((40 * STRESS_SCALE))
+rounds=$((400 * STRESS_SCALE))
 loop="$WORKLOADS/stress_dlopen $rounds ${libs[*]}"
 
 timeout 120 "$TRECORD" -F 999 -q -o "$dir/a.tr" -- $loop >/dev/null 2>"$dir/a.err"
@@ -23,8 +23,8 @@ check "trecord (ASan/UBSan) survives $((rounds * 8)) dlopen/dlclose cycles (exit
 	test "$rc" = 0
 "$TREPORT" --folded "$dir/a.tr" >"$dir/a.folded" 2>"$dir/a.report.err"
 check "treport reads the dlopen recording" test $? = 0
-check "samples in the dlopen'ed library are symbolized (stress_dl_work)" \
-	grep -q 'stress_dl_work' "$dir/a.folded"
+check "samples in the dlopen'ed library are symbolized (dl_inner)" \
+	grep -q 'dl_inner' "$dir/a.folded"
 
 two_waves dlopen "$loop"
 exit 0

@@ -1,7 +1,8 @@
 /* dlopen/dlclose loop for the reliability tests: loads each library given
- * on the command line in turn, calls its stress_dl_work() for a short spin
- * and unloads it again, for ROUNDS rounds. Copies of one library under
- * different paths give the profiler new files and new mappings each time.
+ * on the command line in turn, calls its dl_spin() (libdlspin.so) for a
+ * short spin and unloads it again, for ROUNDS rounds. Copies of one
+ * library under different paths give the profiler new files and new
+ * mappings each time.
  * usage: stress_dlopen ROUNDS LIB.so... */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -25,12 +26,12 @@ int main(int argc, char **argv)
 				fprintf(stderr, "stress_dlopen: %s\n", dlerror());
 				return 1;
 			}
-			work_fn fn = (work_fn)dlsym(h, "stress_dl_work");
+			work_fn fn = (work_fn)dlsym(h, "dl_spin");
 			if (!fn) {
 				fprintf(stderr, "stress_dlopen: %s\n", dlerror());
 				return 1;
 			}
-			sum += fn(1000000);
+			sum += fn(1);
 			dlclose(h);
 		}
 	}
