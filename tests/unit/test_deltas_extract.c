@@ -473,7 +473,7 @@ int main(void)
 		check_file("this test binary", path, 1, 0);
 	}
 	/* The workloads, when tests/workloads has been built. */
-	static const char *const wl[] = { "busy", "cxxexcept", "dlmain", "libdlspin.so", "partcfi", "sighandler", "threads" };
+	static const char *const wl[] = { "busy", "cxxexcept", "dlmain", "libdlspin.so", "partcfi", "realign", "sighandler", "threads" };
 	for (size_t i = 0; i < sizeof(wl) / sizeof(wl[0]); i++) {
 		snprintf(path, sizeof(path), "%s/build/workloads/%s", root ? root : ".", wl[i]);
 		if (access(path, R_OK) == 0)
