@@ -243,9 +243,10 @@ void trec_bpf_print_prog_stats(const struct trec_bpf_loader *l, FILE *out)
 		fprintf(out, "trecord: prog %-18s %6u insns verified, %5u xlated",
 			bpf_program__name(p), info.verified_insns, info.xlated_prog_len / 8);
 		if (info.run_cnt)
-			fprintf(out, ", %llu runs, %llu ns/run",
+			fprintf(out, ", %llu runs, %llu ns/run, %.1f ms in all",
 				(unsigned long long)info.run_cnt,
-				(unsigned long long)(info.run_time_ns / info.run_cnt));
+				(unsigned long long)(info.run_time_ns / info.run_cnt),
+				info.run_time_ns / 1e6);
 		fputc('\n', out);
 	}
 }

@@ -119,10 +119,14 @@ int trec_delta_loader_submit(struct trec_delta_loader *l, uint64_t file_id, int 
 	return err;
 }
 
-void trec_delta_loader_drain(struct trec_delta_loader *l)
+bool trec_delta_loader_drain(struct trec_delta_loader *l, unsigned timeout_ms)
 {
-	while (l->threaded && atomic_load(&l->queued))
+	for (unsigned i = 0; l->threaded && atomic_load(&l->queued); i++) {
+		if (i >= timeout_ms)
+			return false;
 		usleep(1000);
+	}
+	return true;
 }
 
 void trec_delta_loader_destroy(struct trec_delta_loader *l)

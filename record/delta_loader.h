@@ -33,8 +33,9 @@ int trec_delta_loader_start(struct trec_delta_loader *l);
  * name is for messages. 0 or negative errno (fd closed then too). */
 int trec_delta_loader_submit(struct trec_delta_loader *l, uint64_t file_id, int fd,
 			     const char *name);
-/* Waits until every submitted file is loaded (tests, shutdown). */
-void trec_delta_loader_drain(struct trec_delta_loader *l);
+/* Waits up to timeout_ms until every submitted file is loaded; false on
+ * timeout. */
+bool trec_delta_loader_drain(struct trec_delta_loader *l, unsigned timeout_ms);
 /* Stops the thread, dropping what is still queued. */
 void trec_delta_loader_destroy(struct trec_delta_loader *l);
 

@@ -516,6 +516,45 @@ out:
 	return err;
 }
 
+/* Files nearly every process maps. */
+static bool is_common_file(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return !strcmp(path, "[vdso]") || !strncmp(base, "libc.so", 7) ||
+	       !strncmp(base, "ld-linux", 8);
+}
+
+int trec_pid_sync_prefetch(struct trec_pid_sync *s, uint32_t pid)
+{
+	struct trec_proc_maps maps;
+	int err = trec_proc_maps_read_pid(pid, &maps);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < maps.n && s->ops->load_deltas; i++) {
+		const struct trec_proc_map *m = &maps.v[i];
+		struct opened o = { .fd = -1 };
+		struct file_state *fs;
+		int fd;
+
+		if (!(m->prot & PROT_EXEC) || !is_common_file(m->path) ||
+		    resolve_file(s, pid, m, &o) || !o.f || !o.f->is_elf ||
+		    !(fs = file_state(s, o.f->file_id)) || fs->deltas_tried) {
+			close_opened(&o);
+			continue;
+		}
+		/* FILE records wait until a recorded process maps the file. */
+		fs->deltas_tried = true;
+		fd = o.fd >= 0 ? o.fd : dup(s->vdso_fd);
+		if (fd >= 0)
+			s->ops->load_deltas(s->ctx, o.f->file_id, fd, o.f->path);
+	}
+	trec_proc_maps_free(&maps);
+	return 0;
+}
+
 void trec_pid_sync_remove(struct trec_pid_sync *s, uint32_t pid)
 {
 	struct pid_state *ps = trec_u64map_del(&s->pids, pid);

@@ -54,6 +54,10 @@ struct trec_pid_sync *trec_pid_sync_new(const struct trec_pid_sync_ops *ops, voi
 					bool verbose);
 /* Syncs pid. 0; -ESRCH if the process is gone; other negative errno. */
 int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid);
+/* Starts loading the deltas of pid's libc, ld.so and vdso without syncing
+ * the pid: with trecord's own pid, they are ready before the command runs
+ * (nearly every program maps the same three). */
+int trec_pid_sync_prefetch(struct trec_pid_sync *s, uint32_t pid);
 /* The process ended: remove its prefixes and marker. */
 void trec_pid_sync_remove(struct trec_pid_sync *s, uint32_t pid);
 /* Removes every tracked pid that no longer exists. */

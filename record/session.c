@@ -19,6 +19,7 @@
 #define QUEUE_MAX_MSGS (1 << 16)
 #define QUEUE_MAX_BYTES (64u << 20)
 #define CHILD_TERM_GRACE_NS 2000000000ULL
+#define INITIAL_SYNC_WAIT_NS 2000000000ULL
 
 uint64_t trec_now_ns(void)
 {
@@ -216,8 +217,20 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		snprintf(msg, sizeof(msg), "cannot start the reader threads: %s", strerror(-err));
 		goto fail;
 	}
+	/* Most programs map our libc, ld.so and vdso: load their deltas now,
+	 * and the -p pids' mappings, then wait (bounded) so the first samples
+	 * of the recording are as complete as the later ones. */
+	trec_sync_request(s, TREC_SYNC_PREFETCH, getpid());
 	for (size_t i = 0; i < o->num_pids; i++)
 		trec_sync_request(s, TREC_SYNC_PID, o->pids[i]);
+	trec_sync_request(s, TREC_SYNC_MARK, 0);
+	uint64_t until = trec_now_ns() + INITIAL_SYNC_WAIT_NS;
+
+	while (!atomic_load(&s->marks_done) && trec_now_ns() < until)
+		usleep(1000);
+	uint64_t now = trec_now_ns();
+
+	trec_delta_loader_drain(&s->deltas, now < until ? (until - now) / 1000000 : 0);
 
 	err = trec_bpf_attach_tracking(&s->bpf, msg, sizeof(msg));
 	if (!err)

@@ -35,6 +35,8 @@ struct perf_buffer;
 enum trec_sync_req_kind {
 	TREC_SYNC_PID = 1,    /* (re)read the pid's mappings */
 	TREC_SYNC_REMOVE = 2, /* the pid exited */
+	TREC_SYNC_PREFETCH = 3, /* load the pid's deltas only (trecord itself) */
+	TREC_SYNC_MARK = 4,   /* bumps syncs_done: the requests before it are done */
 };
 
 struct trec_sync_req {
@@ -61,6 +63,7 @@ struct trec_session {
 	bool ring_started, writer_started, sync_started;
 	atomic_bool stop_ring, stop_sync;
 	struct trecord_counters cnt;
+	atomic_uint marks_done; /* TREC_SYNC_MARK requests handled */
 
 	/* writer thread only (after setup) */
 	struct trec_u64map kstacks;   /* kernel stack id -> struct trec_kstack */

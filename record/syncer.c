@@ -85,6 +85,10 @@ static void drain_requests(struct trec_session *s)
 			sync_pid(s, r.pid);
 		else if (r.kind == TREC_SYNC_REMOVE)
 			trec_pid_sync_remove(s->sync, r.pid);
+		else if (r.kind == TREC_SYNC_PREFETCH)
+			trec_pid_sync_prefetch(s->sync, r.pid);
+		else if (r.kind == TREC_SYNC_MARK)
+			atomic_fetch_add(&s->marks_done, 1);
 	}
 }
 
