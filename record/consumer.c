@@ -127,6 +127,13 @@ static void handle_trace(struct trec_session *s, const uint8_t *data, size_t len
 			.kind = t->frames[i].kind,
 			.flags = t->frames[i].flags,
 		};
+	/* A kernel stack the stack map could not take comes inline, first. */
+	uint32_t nk = 0;
+
+	while (nk < n && frames[nk].kind == TREC_FRAME_KERNEL) {
+		trec_ksym_subset_add(&s->ksyms_used, &s->ksyms, frames[nk].addr);
+		nk++;
+	}
 	if (n && (frames[n - 1].flags & TREC_FRAME_F_ERROR)) {
 		if (frames[n - 1].addr == TREC_ERR_NO_PID_INFO)
 			trecord_count(&s->cnt, TRECORD_METRIC_SAMPLES_UNKNOWN_PID, 1);
@@ -143,11 +150,14 @@ static void handle_trace(struct trec_session *s, const uint8_t *data, size_t len
 	smp.flags = t->flags;
 	smp.weight = 1;
 	copy_comm(smp.comm, t->comm);
-	smp.num_user_frames = n;
-	smp.user_frames = frames;
+	smp.num_user_frames = n - nk;
+	smp.user_frames = frames + nk;
 	if (k) {
 		smp.num_kernel_frames = k->num;
 		smp.kernel_frames = k->frames;
+	} else if (nk) {
+		smp.num_kernel_frames = nk;
+		smp.kernel_frames = frames;
 	}
 	if (!trec_u64map_get(&s->seen_pids, t->pid))
 		trec_u64map_put(&s->seen_pids, t->pid, (void *)1, &err);

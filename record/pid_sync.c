@@ -501,7 +501,7 @@ int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid)
 
 		o->fd = -1;
 		if (fd >= 0)
-			s->ops->load_deltas(s->ctx, o->f->file_id, fd, o->f->path);
+			s->ops->load_deltas(s->ctx, o->f->file_id, fd, o->f->size, o->f->path);
 	}
 	vlog(s, "pid %u: synced %zu mappings, %zu LPM entries%s in %.1f ms", pid, snap.n,
 	     ps->num_ents, changed ? "" : " (unchanged)", (s->ops->now_ns(s->ctx) - t0) / 1e6);
@@ -549,7 +549,7 @@ int trec_pid_sync_prefetch(struct trec_pid_sync *s, uint32_t pid)
 		fs->deltas_tried = true;
 		fd = o.fd >= 0 ? o.fd : dup(s->vdso_fd);
 		if (fd >= 0)
-			s->ops->load_deltas(s->ctx, o.f->file_id, fd, o.f->path);
+			s->ops->load_deltas(s->ctx, o.f->file_id, fd, o.f->size, o.f->path);
 	}
 	trec_proc_maps_free(&maps);
 	return 0;

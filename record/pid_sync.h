@@ -32,7 +32,7 @@ struct trec_pid_sync_ops {
 	void (*report_reset)(void *ctx, uint32_t pid);
 	/* Stack deltas for a file seen for the first time, read from fd (the
 	 * callee owns and closes it). NULL: no deltas. */
-	void (*load_deltas)(void *ctx, uint64_t file_id, int fd, const char *name);
+	void (*load_deltas)(void *ctx, uint64_t file_id, int fd, uint64_t size, const char *name);
 	/* Records for the recording (may be NULL in tests). */
 	int (*write_file)(void *ctx, const struct trec_file_info *f);
 	int (*write_mappings)(void *ctx, const struct trec_mapping_snapshot *m);

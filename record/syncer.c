@@ -190,11 +190,11 @@ static int write_blob(void *ctx, enum trec_record_type type, const struct trec_b
 	return w ? trec_output_unlock(&s->out, trec_write_blob(w, type, b)) : -EIO;
 }
 
-static void load_deltas(void *ctx, uint64_t file_id, int fd, const char *name)
+static void load_deltas(void *ctx, uint64_t file_id, int fd, uint64_t size, const char *name)
 {
 	struct trec_session *s = ctx;
 
-	trec_delta_loader_submit(&s->deltas, file_id, fd, name);
+	trec_delta_loader_submit(&s->deltas, file_id, fd, size, name);
 }
 
 static uint64_t now_ns(void *ctx)

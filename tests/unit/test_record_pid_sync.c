@@ -71,7 +71,7 @@ static int f_maps(void *ctx, const struct trec_mapping_snapshot *m) { ((struct f
 static int f_blob(void *ctx, enum trec_record_type t, const struct trec_blob *b) { ((struct fake *)ctx)->blobs++; return 0; }
 static void f_reset(void *ctx, uint32_t pid) { ((struct fake *)ctx)->resets++; }
 static uint64_t f_now(void *ctx) { return 1; }
-static void f_deltas(void *ctx, uint64_t id, int fd, const char *name)
+static void f_deltas(void *ctx, uint64_t id, int fd, uint64_t size, const char *name)
 {
 	((struct fake *)ctx)->deltas++;
 	close(fd);
