@@ -138,6 +138,9 @@ static void *sync_main(void *arg)
 		}
 		publish_stats(s);
 	}
+	/* The writer has forwarded its last exits and execs: apply them, so
+	 * the final metrics show what the trie really holds. */
+	drain_requests(s);
 	publish_stats(s);
 	return NULL;
 }
