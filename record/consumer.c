@@ -24,7 +24,7 @@ static int on_ring_msg(void *ctx, void *data, size_t len)
 
 	if (len >= sizeof(type))
 		memcpy(&type, data, sizeof(type));
-	if (trec_msg_queue_push(&s->queue, data, len))
+	if (trec_msg_queue_push_prio(&s->queue, data, len, type == TREC_MSG_PID_EVENT))
 		trecord_count(&s->cnt, type == TREC_MSG_PID_EVENT ? TRECORD_METRIC_QUEUE_DROPPED_EVENTS
 								 : TRECORD_METRIC_QUEUE_DROPPED_TRACES, 1);
 	return 0;
