@@ -99,9 +99,11 @@ struct {
 	__type(value, struct trec_delta_page_value);
 } stack_delta_pages SEC(".maps");
 
+/* Mmapable so trecord stores a file's deltas without a syscall each. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, TREC_MAX_STACK_DELTAS);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct trec_stack_delta);
 } stack_deltas SEC(".maps");

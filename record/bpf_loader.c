@@ -156,7 +156,6 @@ int trec_bpf_attach_sampling(struct trec_bpf_loader *l, unsigned freq_hz,
 		int fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 		struct bpf_link *link;
 
-
 		if (fd < 0) {
 			if (errno == ENODEV)
 				continue; /* offline CPU */
@@ -191,6 +190,12 @@ void trec_bpf_detach_sampling(struct trec_bpf_loader *l)
 	free(l->perf_links);
 	l->perf_links = NULL;
 	l->num_perf_links = 0;
+}
+
+void trec_bpf_detach_tracking(struct trec_bpf_loader *l)
+{
+	if (l->skel)
+		trec_bpf__detach(l->skel);
 }
 
 void trec_bpf_destroy(struct trec_bpf_loader *l)

@@ -82,6 +82,8 @@ static const struct trec_kstack *kernel_stack(struct trec_session *s, int32_t id
 		return NULL;
 	k->num = n;
 	for (uint32_t i = 0; i < n; i++)
+		trec_ksym_subset_add(&s->ksyms_used, &s->ksyms, ips[i]);
+	for (uint32_t i = 0; i < n; i++)
 		k->frames[i] = (struct trec_rec_frame){
 			.addr = ips[i],
 			.kind = TREC_FRAME_KERNEL,
@@ -188,6 +190,37 @@ static void handle_pid_event(struct trec_session *s, const uint8_t *data, size_t
 		trec_sync_request(s, TREC_SYNC_REMOVE, m->pid);
 }
 
+#define KSYMS_INTERVAL_NS 1000000000ULL
+
+/*
+ * Rewrites the KSYMS record when stacks used new kernel symbols: all used
+ * so far, so the newest record is complete by itself, and at most once a
+ * second, so a killed recording still names what its chunks contain.
+ */
+static void write_ksyms(struct trec_session *s, bool final)
+{
+	struct trec_ksyms rec = { 0 };
+	struct trec_writer *w;
+	struct trec_ksym *list;
+	uint64_t now = trec_now_ns();
+
+	if (s->ksyms_used.num_used == s->ksyms_used.num_written ||
+	    (!final && now - s->ksyms_written_ns < KSYMS_INTERVAL_NS))
+		return;
+	list = trec_ksym_subset_list(&s->ksyms_used, &s->ksyms, &rec.num_syms);
+	if (!list)
+		return;
+	/* Later records replace earlier ones in the report. */
+	rec.time_ns = now > s->ksyms_time_ns ? now : s->ksyms_time_ns;
+	rec.syms = list;
+	w = trec_output_lock(&s->out);
+	if (w)
+		trec_output_unlock(&s->out, trec_write_ksyms(w, &rec));
+	free(list);
+	s->ksyms_used.num_written = s->ksyms_used.num_used;
+	s->ksyms_written_ns = now;
+}
+
 static void *writer_main(void *arg)
 {
 	struct trec_session *s = arg;
@@ -198,6 +231,7 @@ static void *writer_main(void *arg)
 		uint32_t type = 0;
 
 		m = trec_msg_queue_pop(&s->queue, 200, &closed);
+		write_ksyms(s, false);
 		if (!m)
 			continue;
 		memcpy(&type, m->data, m->len >= 4 ? 4 : 0);
@@ -211,6 +245,7 @@ static void *writer_main(void *arg)
 			trecord_count(&s->cnt, TRECORD_METRIC_BAD_MESSAGES, 1);
 		free(m);
 	}
+	write_ksyms(s, true);
 	return NULL;
 }
 

@@ -138,3 +138,70 @@ void trec_kallsyms_free(struct trec_kallsyms *k)
 	free(k->syms);
 	memset(k, 0, sizeof(*k));
 }
+
+long trec_kallsyms_find(const struct trec_kallsyms *k, uint64_t addr)
+{
+	size_t lo = 0, hi = k->num;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (long)lo - 1;
+}
+
+int trec_ksym_subset_init(struct trec_ksym_subset *u, const struct trec_kallsyms *k)
+{
+	memset(u, 0, sizeof(*u));
+	u->used = calloc(k->num ? k->num : 1, 1);
+	return u->used ? 0 : -ENOMEM;
+}
+
+static void flag(struct trec_ksym_subset *u, size_t i)
+{
+	if (!u->used[i]) {
+		u->used[i] = 1;
+		u->num_used++;
+	}
+}
+
+void trec_ksym_subset_add(struct trec_ksym_subset *u, const struct trec_kallsyms *k,
+			  uint64_t addr)
+{
+	long i = trec_kallsyms_find(k, addr);
+
+	if (i < 0 || !u->used)
+		return;
+	flag(u, i);
+	/* Several names can share an address; the end is the next higher one. */
+	for (size_t j = i + 1; j < k->num; j++) {
+		if (k->syms[j].addr > k->syms[i].addr) {
+			flag(u, j);
+			break;
+		}
+	}
+}
+
+struct trec_ksym *trec_ksym_subset_list(const struct trec_ksym_subset *u,
+					const struct trec_kallsyms *k, uint32_t *n)
+{
+	struct trec_ksym *out = malloc((u->num_used ? u->num_used : 1) * sizeof(*out));
+
+	*n = 0;
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < k->num; i++)
+		if (u->used[i])
+			out[(*n)++] = k->syms[i];
+	return out;
+}
+
+void trec_ksym_subset_free(struct trec_ksym_subset *u)
+{
+	free(u->used);
+	memset(u, 0, sizeof(*u));
+}

@@ -3,6 +3,7 @@
 #ifndef TREC_MAP_SINKS_H
 #define TREC_MAP_SINKS_H
 
+#include <linux/types.h>
 #include "trec_types.h"
 #include "unwind_tables.h"
 
@@ -12,7 +13,13 @@ struct trec_map_fds {
 	int pages;     /* stack_delta_pages */
 	int deltas;    /* stack_deltas */
 	int infos;     /* unwind_info_array */
+	/* stack_deltas mapped into memory (BPF_F_MMAPABLE), or NULL */
+	void *deltas_mem;
 };
+
+/* Maps stack_deltas; on failure deltas go through batch updates. */
+void trec_map_fds_mmap_deltas(struct trec_map_fds *fds);
+void trec_map_fds_unmap_deltas(struct trec_map_fds *fds);
 
 /* ctx: struct trec_map_fds * */
 extern const struct trec_delta_sink_ops trec_bpf_delta_sink;

@@ -106,24 +106,16 @@ static int write_meta(struct trec_session *s)
 	return rc;
 }
 
-static void write_ksyms(struct trec_session *s)
+static void load_ksyms(struct trec_session *s)
 {
-	struct trec_kallsyms k;
-	struct trec_writer *w;
-	int err = trec_kallsyms_load(&k);
+	int err = trec_kallsyms_load(&s->ksyms);
 
-	if (err) {
-		if (!s->opt->quiet)
-			fprintf(stderr, "trecord: warning: no kernel symbols (/proc/kallsyms: %s)\n",
-				err == -EPERM ? "addresses hidden by kptr_restrict" : strerror(-err));
-		return;
-	}
-	struct trec_ksyms rec = { .time_ns = trec_now_ns(), .num_syms = k.num, .syms = k.syms };
-
-	w = trec_output_lock(&s->out);
-	if (w)
-		trec_output_unlock(&s->out, trec_write_ksyms(w, &rec));
-	trec_kallsyms_free(&k);
+	s->ksyms_time_ns = trec_now_ns();
+	if (!err)
+		err = trec_ksym_subset_init(&s->ksyms_used, &s->ksyms);
+	if (err && !s->opt->quiet)
+		fprintf(stderr, "trecord: warning: no kernel symbols (/proc/kallsyms: %s)\n",
+			err == -EPERM ? "addresses hidden by kptr_restrict" : strerror(-err));
 }
 
 static void write_metrics(struct trec_session *s, uint64_t *bpf)
@@ -168,6 +160,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		.deltas = trec_bpf_map_fd(&s->bpf, "stack_deltas"),
 		.infos = trec_bpf_map_fd(&s->bpf, "unwind_info_array"),
 	};
+	trec_map_fds_mmap_deltas(&s->fds);
 	s->stackmap_fd = trec_bpf_map_fd(&s->bpf, "kernel_stackmap");
 	s->pid_events_fd = trec_bpf_map_fd(&s->bpf, "pid_events");
 	s->inhibit_fd = trec_bpf_map_fd(&s->bpf, "inhibit_events");
@@ -181,7 +174,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		snprintf(msg, sizeof(msg), "writing %s failed: %s", o->output, strerror(-err));
 		goto fail;
 	}
-	write_ksyms(s);
+	load_ksyms(s);
 
 	if (trec_msg_queue_init(&s->queue, QUEUE_MAX_MSGS, QUEUE_MAX_BYTES) ||
 	    trec_msg_queue_init(&s->syncq, QUEUE_MAX_MSGS, QUEUE_MAX_BYTES)) {
@@ -339,10 +332,11 @@ static void stop_threads(struct trec_session *s)
 static void teardown(struct trec_session *s)
 {
 	stop_threads(s);
-	if (s->pb)
-		perf_buffer__free(s->pb);
 	trec_consumer_free(s);
-	trec_pid_sync_free(s->sync);
+	trec_syncer_free(s);
+	trec_ksym_subset_free(&s->ksyms_used);
+	trec_kallsyms_free(&s->ksyms);
+	trec_map_fds_unmap_deltas(&s->fds);
 	trec_bpf_destroy(&s->bpf);
 	if (s->queue.ring)
 		trec_msg_queue_destroy(&s->queue);
@@ -368,7 +362,12 @@ static void print_summary(struct trec_session *s, const uint64_t *bpf, uint64_t 
 
 int trec_record(const struct trec_options *opt)
 {
-	struct trec_session s = { .opt = opt, .wl = { .pid = -1, .go_fd = -1, .err_fd = -1 } };
+	struct trec_session s = {
+		.opt = opt,
+		.wl = { .pid = -1, .go_fd = -1, .err_fd = -1 },
+		.sync_efd = -1,
+		.sync_epfd = -1,
+	};
 	uint64_t bpf[TREC_METRIC_COUNT] = { 0 };
 	sigset_t mask, orig;
 	int err, sig = 0, rc = 0;
@@ -398,6 +397,8 @@ int trec_record(const struct trec_options *opt)
 
 	trec_bpf_detach_sampling(&s.bpf);
 	end_child(&s);
+	/* After the command's exit event; then the ring drains completely. */
+	trec_bpf_detach_tracking(&s.bpf);
 	stop_threads(&s);
 	write_metrics(&s, bpf);
 	if (s.start_ns) {

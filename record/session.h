@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include "bpf_loader.h"
 #include "cli.h"
+#include "delta_loader.h"
+#include "kallsyms.h"
 #include "map_sinks.h"
 #include "metrics.h"
 #include "msg_queue.h"
@@ -52,15 +54,20 @@ struct trec_session {
 	struct trec_msg_queue queue;  /* ring -> writer */
 	struct trec_msg_queue syncq;  /* writer, main -> sync */
 	struct trec_pid_sync *sync;
+	struct trec_delta_loader deltas;
+	int sync_efd, sync_epfd; /* wake-ups of the sync thread */
 
 	pthread_t ring_thread, writer_thread, sync_thread;
 	bool ring_started, writer_started, sync_started;
 	atomic_bool stop_ring, stop_sync;
 	struct trecord_counters cnt;
 
-	/* writer thread only */
+	/* writer thread only (after setup) */
 	struct trec_u64map kstacks;   /* kernel stack id -> struct trec_kstack */
 	struct trec_u64map seen_pids; /* pids with samples */
+	struct trec_kallsyms ksyms;   /* snapshot from the start */
+	struct trec_ksym_subset ksyms_used;
+	uint64_t ksyms_time_ns, ksyms_written_ns;
 
 	uint64_t start_ns;
 	struct trec_workload wl;
@@ -78,6 +85,7 @@ void trec_consumer_free(struct trec_session *s);
 /* syncer.c */
 int trec_sync_thread_start(struct trec_session *s);
 int trec_sync_request(struct trec_session *s, uint32_t kind, uint32_t pid);
+void trec_syncer_free(struct trec_session *s);
 
 /* session.c: runs a whole recording; returns trecord's exit code. */
 int trec_record(const struct trec_options *opt);
