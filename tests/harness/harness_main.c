@@ -30,6 +30,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "delta_loader.h"
 #include "file_id.h"
 #include "harness_case.h"
 #include "lpm.h"
@@ -54,7 +55,8 @@ struct harness {
 /* The maps of one case. */
 struct case_maps {
 	struct harness_env env;
-	struct trec_delta_store *store; /* case-file path only */
+	struct trec_delta_store *store;   /* case-file path only */
+	struct trec_delta_loader *loader; /* pid-sync path only */
 	struct known_file *files;
 	size_t num_files;
 };
@@ -114,6 +116,12 @@ static int ops_lpm_delete(void *ctx, const struct trec_pid_page_key *k)
 	return harness_lpm_delete(&((struct case_maps *)ctx)->env, k);
 }
 
+static void ops_load_deltas(void *ctx, uint64_t file_id, int fd, const char *name)
+{
+	/* Unthreaded loader: loads at once, like trecord's loader thread would. */
+	trec_delta_loader_submit(((struct case_maps *)ctx)->loader, file_id, fd, name);
+}
+
 static int ops_write_file(void *ctx, const struct trec_file_info *f)
 {
 	note_file(ctx, f->file_id, f->path);
@@ -131,6 +139,7 @@ static uint64_t ops_now_ns(void *ctx)
 static const struct trec_pid_sync_ops sync_ops = {
 	.lpm_update = ops_lpm_update,
 	.lpm_delete = ops_lpm_delete,
+	.load_deltas = ops_load_deltas,
 	.write_file = ops_write_file,
 	.now_ns = ops_now_ns,
 };
@@ -138,15 +147,21 @@ static const struct trec_pid_sync_ops sync_ops = {
 static int maps_from_pid_sync(struct case_maps *cm, uint32_t pid, uint32_t *deltas,
 			      uint32_t *infos)
 {
-	struct trec_pid_sync *s = trec_pid_sync_new(&sync_ops, cm, &fake_sink_ops, cm->env.sink,
-						    false);
-	if (!s)
-		return -ENOMEM;
-	struct trec_pid_sync_stats st;
-	uint32_t pages;
-	int err = trec_pid_sync_pid(s, pid);
-	trec_pid_sync_get_stats(s, &st, deltas, infos, &pages);
+	struct trec_delta_loader loader;
+	int err = trec_delta_loader_init(&loader, &fake_sink_ops, cm->env.sink, false);
+	if (err)
+		return err;
+	cm->loader = &loader;
+	struct trec_pid_sync *s = trec_pid_sync_new(&sync_ops, cm, false);
+	err = s ? trec_pid_sync_pid(s, pid) : -ENOMEM;
+	trec_delta_loader_drain(&loader);
+	*deltas = (uint32_t)loader.deltas_used;
+	*infos = (uint32_t)loader.infos_used;
+	if (!err && loader.failed)
+		err = -ENODATA;
 	trec_pid_sync_free(s);
+	trec_delta_loader_destroy(&loader);
+	cm->loader = NULL;
 	return err;
 }
 
