@@ -288,7 +288,7 @@ static void dec_sample(struct trec_cur *c, const uint8_t *body, struct trec_chun
 		s->frames_cap = (size_t)nk + nu;
 	}
 	dec_frames(&sc, nk, s->frames);
-	dec_frames(&sc, nu, s->frames + nk);
+	dec_frames(&sc, nu, nu ? s->frames + nk : NULL); /* frames is NULL until used */
 	out->num_kernel_frames = nk;
 	out->kernel_frames = nk ? s->frames : NULL;
 	out->num_user_frames = nu;
