@@ -9,9 +9,7 @@ CAPTURE=$TREC_ROOT/tests/harness/capture.py
 [ -x "$HARNESS" ] || skip_all "harness not built (needs bpf/trec.bpf.c)"
 command -v gdb >/dev/null || skip_all "gdb not installed"
 build_workloads || { fail "workloads build"; exit 1; }
-# (not mktemp_dir: its trap would fire when the $(...) subshell exits)
-d=$(mktemp -d /tmp/trec-harness.XXXXXX)
-trap 'rm -rf "$d"' EXIT
+d=$(mktemp_dir)
 # The harness runs while gdb still holds the process stopped, so it fills
 # its maps with trecord's own pid sync from the live /proc/PID/maps.
 export TREC_CASE_RUN="$HARNESS ${TREC_HARNESS_VERBOSE:+-v}"
