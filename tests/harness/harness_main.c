@@ -116,10 +116,10 @@ static int ops_lpm_delete(void *ctx, const struct trec_pid_page_key *k)
 	return harness_lpm_delete(&((struct case_maps *)ctx)->env, k);
 }
 
-static void ops_load_deltas(void *ctx, uint64_t file_id, int fd, const char *name)
+static void ops_load_deltas(void *ctx, uint64_t file_id, int fd, uint64_t size, const char *name)
 {
 	/* Unthreaded loader: loads at once, like trecord's loader thread would. */
-	trec_delta_loader_submit(((struct case_maps *)ctx)->loader, file_id, fd, name);
+	trec_delta_loader_submit(((struct case_maps *)ctx)->loader, file_id, fd, size, name);
 }
 
 static int ops_write_file(void *ctx, const struct trec_file_info *f)
@@ -154,7 +154,7 @@ static int maps_from_pid_sync(struct case_maps *cm, uint32_t pid, uint32_t *delt
 	cm->loader = &loader;
 	struct trec_pid_sync *s = trec_pid_sync_new(&sync_ops, cm, false);
 	err = s ? trec_pid_sync_pid(s, pid) : -ENOMEM;
-	trec_delta_loader_drain(&loader);
+	trec_delta_loader_drain(&loader, 0); /* unthreaded: nothing is queued */
 	*deltas = (uint32_t)loader.deltas_used;
 	*infos = (uint32_t)loader.infos_used;
 	if (!err && loader.failed)
