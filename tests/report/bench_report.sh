@@ -6,9 +6,7 @@ source "$(dirname "$0")/../lib/common.sh"
 n=${1:-1000000}
 plain=${TREC_PLAIN_BUILD:-$TREC_ROOT/build}
 build_workloads
-# not mktemp_dir: its EXIT trap fires when the $(...) subshell ends
-d=$(mktemp -d /tmp/trec-bench.XXXXXX)
-trap 'rm -rf "$d"' EXIT
+d=$(mktemp_dir)
 busy=$WORKLOADS/busy
 bid=$(readelf -n "$busy" | awk '/Build ID/{print $3}')
 cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$TREC_ROOT/format" -I"$TREC_ROOT/bpf" -o "$d/gen_tr" \
