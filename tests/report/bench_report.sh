@@ -24,6 +24,7 @@ for s in range(1000):
     k = ["k:0xffffffff81000010", "k:0xffffffff81001010:2"] if s % 3 == 0 else []
     print("sample %d 42 %d 0 1 busy %s" % (1000000 * s, 42 + s % 8, " ".join(k + fr)))
     print("repeat %d" % (per - 1))
+print("summary 0 %d %d 0 0" % (1000000 * 1000 + per * 1000000, per * 1000))
 PY
 "$d/gen_tr" "$d/bench.tr" < "$d/spec"
 echo "recording: $(stat -c %s "$d/bench.tr") bytes, $n samples"
