@@ -12,6 +12,7 @@
 #include "symsrc.h"
 
 #include <dwarf.h>
+#include <gelf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -25,11 +26,23 @@
 
 #include "util.h"
 
+struct elf_sym {
+	uint64_t start, size;
+	const char *name; /* owned by libdw */
+	uint8_t rank;     /* lower wins among symbols at one address */
+};
+
 struct elf_handle {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	Dwfl_Callbacks cb;
 	char *debuginfo_path; /* cb.debuginfo_path points here */
+	/* Function symbols sorted by address: dwfl_module_addrinfo scans the
+	 * whole symbol table per call, too slow for 100k addresses. */
+	struct elf_sym *syms;
+	size_t nsyms;
+	bool syms_loaded;
+	uint64_t mod_end; /* a sizeless last symbol ends here */
 };
 
 /* ":.debug:DIR1:DIR2": the main file's dir, its .debug/, then each root. */
@@ -68,6 +81,7 @@ static void elf_close(void *handle)
 		return;
 	dwfl_end(h->dwfl);
 	free(h->debuginfo_path);
+	free(h->syms);
 	free(h);
 }
 
@@ -250,16 +264,91 @@ static void add_dwarf_lines(struct elf_handle *h, uint64_t addr, struct rp_symre
 	}
 }
 
+/* Global before weak before local; then fewer leading underscores, as perf
+ * prefers memcpy to __memcpy_alias. */
+static uint8_t sym_rank(const GElf_Sym *sym, const char *name)
+{
+	int bind = GELF_ST_BIND(sym->st_info);
+	uint8_t r = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 4 : 8;
+	for (int i = 0; name[i] == '_' && i < 3; i++)
+		r++;
+	return r;
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct elf_sym *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return (x->size < y->size) - (x->size > y->size); /* sized first */
+}
+
+static void load_syms(struct elf_handle *h)
+{
+	h->syms_loaded = true;
+	Dwarf_Addr lo = 0, hi = 0;
+	dwfl_module_info(h->mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
+	h->mod_end = hi;
+	int n = dwfl_module_getsymtab(h->mod);
+	if (n <= 0)
+		return;
+	size_t cap = 0;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(h->mod, i, &sym, &addr, &shndx, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+		if (!name || !name[0] || shndx == SHN_UNDEF || !addr ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC))
+			continue;
+		RP_GROW(h->syms, cap, h->nsyms + 1);
+		h->syms[h->nsyms++] = (struct elf_sym){ addr, sym.st_size, name, sym_rank(&sym, name) };
+	}
+	if (!h->nsyms)
+		return;
+	qsort(h->syms, h->nsyms, sizeof(*h->syms), cmp_sym);
+	size_t w = 0; /* one symbol per address: the best ranked */
+	for (size_t i = 0; i < h->nsyms; i++)
+		if (!w || h->syms[i].start != h->syms[w - 1].start)
+			h->syms[w++] = h->syms[i];
+	h->nsyms = w;
+}
+
+/* The function holding addr: sized symbols end at their size, sizeless
+ * ones at the next symbol. A few earlier symbols are tried for nesting. */
+static const struct elf_sym *find_sym(struct elf_handle *h, uint64_t addr)
+{
+	if (!h->syms_loaded)
+		load_syms(h);
+	size_t lo = 0, hi = h->nsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (h->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo, tries = 0; i-- > 0 && tries < 8; tries++) {
+		const struct elf_sym *s = &h->syms[i];
+		if (!s->size)
+			return tries == 0 && (i + 1 < h->nsyms || addr < h->mod_end) ? s : NULL;
+		if (addr - s->start < s->size)
+			return s;
+	}
+	return NULL;
+}
+
 static int elf_lookup(void *handle, uint64_t addr, struct rp_symres *res)
 {
 	struct elf_handle *h = handle;
 	memset(res, 0, offsetof(struct rp_symres, lines));
-	GElf_Off off = 0;
-	GElf_Sym sym;
-	const char *name = dwfl_module_addrinfo(h->mod, addr, &off, &sym, NULL, NULL, NULL);
-	if (name && name[0]) {
-		res->symname = name;
-		res->sym_start = addr - off;
+	const struct elf_sym *sym = find_sym(h, addr);
+	if (sym) {
+		res->symname = sym->name;
+		res->sym_start = sym->start;
 	}
 	add_dwarf_lines(h, addr, res);
 	return 0;
