@@ -43,6 +43,22 @@ struct elf_handle {
 	size_t nsyms;
 	bool syms_loaded;
 	uint64_t mod_end; /* a sizeless last symbol ends here */
+	/* Per compile unit, its functions' code ranges, so an address finds
+	 * its function without walking the whole unit (dwarf_getscopes does). */
+	struct cu_funcs *cus;
+	size_t ncus, capcus;
+	struct rp_htab cu_index;
+};
+
+struct func_range {
+	Dwarf_Addr lo, hi;
+	Dwarf_Off die;
+};
+
+struct cu_funcs {
+	Dwarf_Off cu;
+	struct func_range *r;
+	size_t n;
 };
 
 /* ":.debug:DIR1:DIR2": the main file's dir, its .debug/, then each root. */
@@ -82,6 +98,10 @@ static void elf_close(void *handle)
 	dwfl_end(h->dwfl);
 	free(h->debuginfo_path);
 	free(h->syms);
+	for (size_t i = 0; i < h->ncus; i++)
+		free(h->cus[i].r);
+	free(h->cus);
+	rp_htab_free(&h->cu_index);
 	free(h);
 }
 
@@ -204,6 +224,143 @@ static const char *cu_file(Dwarf_Die *cu, Dwarf_Word idx)
 }
 
 /* Innermost inlined function first, ending with the containing subprogram. */
+static void collect_funcs(Dwarf_Die *parent, struct cu_funcs *c, size_t *cap, int depth)
+{
+	Dwarf_Die child;
+	if (depth > 16 || dwarf_child(parent, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		if (tag == DW_TAG_subprogram) {
+			Dwarf_Addr base, start, end;
+			ptrdiff_t off = 0;
+			while ((off = dwarf_ranges(&child, off, &base, &start, &end)) > 0) {
+				if (end <= start)
+					continue;
+				RP_GROW(c->r, *cap, c->n + 1);
+				c->r[c->n++] = (struct func_range){ start, end, dwarf_dieoffset(&child) };
+			}
+		} else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+			   tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+			   tag == DW_TAG_module) {
+			collect_funcs(&child, c, cap, depth + 1);
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct func_range *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+struct cu_key {
+	const struct elf_handle *h;
+	Dwarf_Off cu;
+};
+
+static bool cu_eq(const void *ctx, uint32_t idx)
+{
+	const struct cu_key *k = ctx;
+	return k->h->cus[idx].cu == k->cu;
+}
+
+static const struct cu_funcs *cu_funcs(struct elf_handle *h, Dwarf_Die *cu)
+{
+	struct cu_key k = { h, dwarf_dieoffset(cu) };
+	uint64_t hash = rp_hash_u64(k.cu);
+	uint32_t i = rp_htab_find(&h->cu_index, hash, cu_eq, &k);
+	if (i != RP_HTAB_NONE)
+		return &h->cus[i];
+	RP_GROW(h->cus, h->capcus, h->ncus + 1);
+	struct cu_funcs *c = &h->cus[h->ncus];
+	size_t cap = 0;
+	*c = (struct cu_funcs){ .cu = k.cu };
+	collect_funcs(cu, c, &cap, 0);
+	if (c->n)
+		qsort(c->r, c->n, sizeof(*c->r), cmp_range);
+	rp_htab_insert(&h->cu_index, hash, (uint32_t)h->ncus);
+	return &h->cus[h->ncus++];
+}
+
+/*
+ * The function instances holding pc, outermost (the subprogram) first:
+ * the subprogram from the unit's ranges, then down through the inlined
+ * subroutines (and lexical blocks) that contain pc. 0 if none is found.
+ */
+static int func_chain(struct elf_handle *h, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *chain)
+{
+	const struct cu_funcs *c = cu_funcs(h, cu);
+	size_t lo = 0, hi = c->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->r[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || pc >= c->r[lo - 1].hi)
+		return 0;
+	Dwarf_Addr bias;
+	Dwarf *dbg = dwfl_module_getdwarf(h->mod, &bias);
+	if (!dbg || !dwarf_offdie(dbg, c->r[lo - 1].die, &chain[0]))
+		return 0;
+	int n = 1;
+	Dwarf_Die cur = chain[0];
+	for (int steps = 0; steps < 1024; steps++) {
+		Dwarf_Die child;
+		bool found = false;
+		if (dwarf_child(&cur, &child) == 0) {
+			do {
+				int tag = dwarf_tag(&child);
+				if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block ||
+				     tag == DW_TAG_try_block || tag == DW_TAG_catch_block) &&
+				    dwarf_haspc(&child, pc) == 1) {
+					if (tag == DW_TAG_inlined_subroutine && n < RP_MAX_INLINE)
+						chain[n++] = child;
+					cur = child;
+					found = true;
+					break;
+				}
+			} while (dwarf_siblingof(&child, &child) == 0);
+		}
+		if (!found)
+			break;
+	}
+	return n;
+}
+
+/* The slow general way, for what the ranges miss (nested functions). */
+static int func_chain_scopes(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *chain)
+{
+	/* dwarf_getscopes continues from an inlined instance into its abstract
+	 * definition's scopes; the concrete callers come from
+	 * dwarf_getscopes_die on the innermost function instance. */
+	Dwarf_Die *scopes = NULL, *up = NULL;
+	int n = dwarf_getscopes(cu, pc, &scopes), inner = -1, out = 0;
+	for (int i = 0; i < n && inner < 0; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
+			inner = i;
+	}
+	int nup = inner >= 0 ? dwarf_getscopes_die(&scopes[inner], &up) : 0;
+	Dwarf_Die tmp[RP_MAX_INLINE];
+	for (int i = 0; i < nup && out < RP_MAX_INLINE; i++) {
+		int tag = dwarf_tag(&up[i]);
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		tmp[out++] = up[i];
+		if (tag == DW_TAG_subprogram)
+			break;
+	}
+	for (int i = 0; i < out; i++) /* outermost first */
+		chain[i] = tmp[out - 1 - i];
+	free(up);
+	free(scopes);
+	return out;
+}
+
+/* Innermost inlined function first, ending with the containing subprogram. */
 static void add_dwarf_lines(struct elf_handle *h, uint64_t addr, struct rp_symres *res)
 {
 	Dwarf_Addr bias = 0;
@@ -213,37 +370,18 @@ static void add_dwarf_lines(struct elf_handle *h, uint64_t addr, struct rp_symre
 	Dwfl_Line *ln = dwfl_module_getsrc(h->mod, addr);
 	if (ln)
 		file = dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL);
-	if (!cu) {
-		if (file) {
-			res->nlines = 1;
-			res->lines[0].func = NULL;
-			res->lines[0].file = file;
-			res->lines[0].line = line > 0 ? (uint32_t)line : 0;
-		}
-		return;
+	Dwarf_Die chain[RP_MAX_INLINE];
+	int n = 0;
+	if (cu) {
+		n = func_chain(h, cu, addr - bias, chain);
+		if (!n)
+			n = func_chain_scopes(cu, addr - bias, chain);
 	}
-	/* dwarf_getscopes continues from an inlined instance into its abstract
-	 * definition's scopes; the concrete callers come from
-	 * dwarf_getscopes_die on the innermost function instance. */
-	Dwarf_Die *scopes = NULL, *chain = NULL;
-	int n = dwarf_getscopes(cu, addr - bias, &scopes);
-	int inner = -1;
-	for (int i = 0; i < n && inner < 0; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
-			inner = i;
-	}
-	int nchain = inner >= 0 ? dwarf_getscopes_die(&scopes[inner], &chain) : 0;
-	for (int i = 0; i < nchain && res->nlines < RP_MAX_INLINE; i++) {
-		int tag = dwarf_tag(&chain[i]);
-		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
-			continue;
+	for (int i = n; i-- > 0 && res->nlines < RP_MAX_INLINE;) {
 		uint32_t k = res->nlines++;
 		res->lines[k].func = die_func_name(&chain[i]);
 		res->lines[k].file = file;
 		res->lines[k].line = line > 0 ? (uint32_t)line : 0;
-		if (tag == DW_TAG_subprogram)
-			break;
 		/* where this instance was inlined: the line in its caller */
 		Dwarf_Attribute a;
 		Dwarf_Word cf = 0, cl = 0;
@@ -254,8 +392,6 @@ static void add_dwarf_lines(struct elf_handle *h, uint64_t addr, struct rp_symre
 		if (dwarf_formudata(dwarf_attr(&chain[i], DW_AT_call_line, &a), &cl) == 0)
 			line = cl > INT32_MAX ? 0 : (int)cl;
 	}
-	free(chain);
-	free(scopes);
 	if (!res->nlines && file) {
 		res->nlines = 1;
 		res->lines[0].func = NULL;
