@@ -291,14 +291,7 @@ static const struct cu_funcs *cu_funcs(struct elf_handle *h, Dwarf_Die *cu)
 static int func_chain(struct elf_handle *h, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *chain)
 {
 	const struct cu_funcs *c = cu_funcs(h, cu);
-	size_t lo = 0, hi = c->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->r[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = rp_upper_bound(c->r, c->n, sizeof(*c->r), offsetof(struct func_range, lo), pc);
 	if (!lo || pc >= c->r[lo - 1].hi)
 		return 0;
 	Dwarf_Addr bias;
@@ -459,14 +452,8 @@ static const struct elf_sym *find_sym(struct elf_handle *h, uint64_t addr)
 {
 	if (!h->syms_loaded)
 		load_syms(h);
-	size_t lo = 0, hi = h->nsyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (h->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = rp_upper_bound(h->syms, h->nsyms, sizeof(*h->syms),
+				   offsetof(struct elf_sym, start), addr);
 	for (size_t i = lo, tries = 0; i-- > 0 && tries < 8; tries++) {
 		const struct elf_sym *s = &h->syms[i];
 		if (!s->size)
