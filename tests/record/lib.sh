@@ -22,5 +22,17 @@ TRCHECK="python3 $TREC_ROOT/tests/record/trcheck.py"
 
 # dump FILE: the text dump, or fails.
 dump() { "$TRDUMP" "$1"; }
+# reads_back FILE: the whole file decodes.
+reads_back() { "$TRDUMP" "$1" >/dev/null; }
 # stat_of NAME < stats: the value of one key=value line.
 stat_of() { sed -n "s/^$1=//p"; }
+
+# func_arg BINARY FUNC [FILE_SUBSTR]: a trcheck --func argument with the
+# function's ELF range from the symbol table.
+func_arg() {
+	local lo size
+	# Also f.constprop.0 and the like, GCC's clones of f.
+	read -r lo size < <(nm -S "$1" | awk -v f="$2" '$4 == f || index($4, f ".") == 1 { print $1, $2; exit }')
+	[ -n "$lo" ] || { echo "no symbol $2 in $1" >&2; return 1; }
+	printf -- '--func %s:%s:%s:%x' "${3:-$(basename "$1")}" "$2" "$lo" $((16#$lo + 16#$size))
+}

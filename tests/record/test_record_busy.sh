@@ -48,3 +48,17 @@ check "busy: FILE records for the binary and libc" \
 	[ "$(awk '$1 == "F" && ($5 ~ /busy$/ || $5 ~ /libc\.so/)' "$T/dump" | wc -l)" = 2 ]
 check "busy: build-ids are recorded" \
 	[ -z "$(awk '$1 == "F" && $5 ~ /busy$/ && $4 == 0' "$T/dump")" ]
+
+# The same question asked of treport, symbolizing for real: after the
+# first second, >= 99% of the stacks (by weight) go through main.
+if [ -x "$TREPORT" ]; then
+	"$TREPORT" --folded --time 1, "$out" >"$T/folded" 2>"$T/treport.err"
+	check "busy: treport --folded reads the recording" [ "$?" = 0 ]
+	read -r tot viamain < <(awk '{ n = $NF; t += n; if ($0 ~ /;main(;| )/) m += n } END { print t + 0, m + 0 }' "$T/folded")
+	check "busy: treport: >= 99% of stacks reach main ($viamain of $tot)" \
+		[ "$tot" -gt 0 -a $((viamain * 100)) -ge $((tot * 99)) ]
+	check "busy: treport: the recursion is 150 deep under main" \
+		grep -Eq ';main;(work_unit;)?(recurse;){150}' "$T/folded"
+else
+	echo "SKIP: treport not built"
+fi

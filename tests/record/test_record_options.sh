@@ -67,12 +67,12 @@ fi
 echo old >"$T/o.tr"
 "$TRECORD" -q -o "$T/o.tr" -- /bin/true
 check "options: existing output kept as FILE.old" [ "$(cat "$T/o.tr.old")" = old ]
-check "options: ... and the new recording written" "$TRDUMP" "$T/o.tr" >/dev/null
+check "options: ... and the new recording written" reads_back "$T/o.tr"
 rm -f "$T/o.tr.old"
 "$TRECORD" -q -f -o "$T/o.tr" -- /bin/true
 check "options: -f overwrites without FILE.old" [ ! -e "$T/o.tr.old" ]
-check "options: ... with a valid recording" "$TRDUMP" "$T/o.tr" >/dev/null
+check "options: ... with a valid recording" reads_back "$T/o.tr"
 
 # Default output name.
 (cd "$T" && "$TRECORD" -q -- /bin/true)
-check "options: default output is trec.tr" "$TRDUMP" "$T/trec.tr" >/dev/null
+check "options: default output is trec.tr" reads_back "$T/trec.tr"

@@ -11,7 +11,9 @@ Prints key=value lines:
     and *_late: the same after the first N ms of the pid's life (exec event,
     or first sample)
   max_user_frames, samples_reaching_NAME (late samples with a frame in the
-    function, by file path substring and ELF vaddr range), late_samples
+    function, by file path substring and ELF vaddr range), late_samples,
+    late_clean (late samples not ending in an error frame),
+    samples_A_with_B (late samples with frames in both functions)
   events_fork/exec/exit/comm, exec_filenames (count per filename)
   metrics_records, metric_NAME (last METRICS record), summary_samples
 """
@@ -90,7 +92,8 @@ def main(argv):
     native = outside = absolute = 0
     unk = collections.Counter()
     reach = collections.Counter()
-    late = 0
+    late = clean = 0
+    both = collections.Counter()
     maxu = 0
     for s in samples:
         frames = s["frames"]
@@ -114,10 +117,16 @@ def main(argv):
             if not any(fid == m[2] and m[0] <= addr + m[3] < m[1] for m in maps[s["pid"]]):
                 outside += 1
         if is_late:
-            for fsub, name, lo, hi in funcs:
-                if any(k == 3 and fsub in files.get(fid, "") and lo <= a < hi
-                       for k, fl, fid, a in frames):
-                    reach[name] += 1
+            clean += not (frames and frames[-1][1] & F_ERROR)
+            hit = [name for fsub, name, lo, hi in funcs
+                   if any(k == 3 and fsub in files.get(fid, "") and lo <= a < hi
+                          for k, fl, fid, a in frames)]
+            for name in hit:
+                reach[name] += 1
+            for a in hit:
+                for b in hit:
+                    if a != b:
+                        both[(a, b)] += 1
     out["native_frames"] = native
     out["frames_outside_mappings"] = outside
     out["absolute_frames"] = absolute
@@ -125,8 +134,13 @@ def main(argv):
         out[k] = unk[k]
     out["max_user_frames"] = maxu
     out["late_samples"] = late
+    out["late_clean"] = clean
     for fsub, name, lo, hi in funcs:
         out["samples_reaching_" + name] = reach[name]
+    for fa in funcs:
+        for fb in funcs:
+            if fa != fb:
+                out["samples_%s_with_%s" % (fa[1], fb[1])] = both[(fa[1], fb[1])]
     for k in ("fork", "exec", "exit", "comm"):
         out["events_" + k] = ev[k]
     out["exec_filenames"] = ",".join("%s:%d" % kv for kv in sorted(exec_names.items()))
