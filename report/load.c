@@ -236,6 +236,9 @@ int rp_load_file(struct rp_model *m, const char *path, const struct rp_options *
 		}
 	}
 	/* truncation itself was a reader warning: the file is still reported */
+	if (!rc && !rr->have_summary && !rr->truncated && !rr->failed)
+		fprintf(stderr, "treport: warning: %s: recording is incomplete (no SUMMARY record: "
+			"trecord did not stop cleanly)\n", path);
 	if (rr->stats.bad_chunks && !rc)
 		fprintf(stderr, "treport: warning: %s: skipped %" PRIu64 " corrupt chunk(s)\n", path,
 			rr->stats.bad_chunks);
