@@ -105,6 +105,7 @@ struct trec_arc_tables {
 	uint8_t e_type;      /* ET_EXEC / ET_DYN */
 	uint32_t sources;    /* enum trec_arc_source bits */
 	uint32_t level;      /* enum trec_archive_level the tables were built at */
+	uint64_t load_vaddr; /* lowest PT_LOAD p_vaddr, aligned down to its p_align */
 	uint8_t build_id_len;
 	uint8_t build_id[TREC_ARC_MAX_BUILD_ID];
 

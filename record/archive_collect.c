@@ -53,15 +53,8 @@ static void collect_symbols(struct arc_builder *b, Dwfl_Module *mod, GElf_Addr b
 		if (!name || !*name || shndx == SHN_UNDEF ||
 		    (type != STT_FUNC && type != STT_GNU_IFUNC))
 			continue;
-		/* A versioned definition's symtab name is "name@@VERSION". */
-		char plain[1024];
-		const char *at = strchr(name, '@');
-		size_t len = at ? (size_t)(at - name) : 0;
-		if (len && len < sizeof(plain)) {
-			memcpy(plain, name, len);
-			plain[len] = 0;
-			name = plain;
-		}
+		/* Names as in the symtab ("name@@VERSION" too), like libdwfl
+		 * gives them to treport's local-file source. */
 		arc_add_sym(b, addr - bias, sym.st_size, name, bind_of(&sym));
 	}
 }
@@ -232,6 +225,25 @@ static int collect_dwarf(struct arc_builder *b, Dwfl_Module *mod, GElf_Addr bias
 	return cus;
 }
 
+/* Where the file's first PT_LOAD starts: tools that go by segments compute
+ * their bias from it, so an extracted debug file must start there too. */
+static uint64_t load_vaddr(Elf *elf)
+{
+	size_t n;
+	uint64_t lo = UINT64_MAX;
+	if (elf_getphdrnum(elf, &n))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		uint64_t align = ph.p_align > 1 ? ph.p_align : 1;
+		if ((ph.p_vaddr & ~(align - 1)) < lo)
+			lo = ph.p_vaddr & ~(align - 1);
+	}
+	return lo == UINT64_MAX ? 0 : lo;
+}
+
 /* ---- one file ------------------------------------------------------------ */
 
 int arc_collect(struct arc_builder *b, const char *path, const uint8_t *bid,
@@ -278,6 +290,7 @@ int arc_collect(struct arc_builder *b, const char *path, const uint8_t *bid,
 	b->t.elf_class = eh.e_ident[EI_CLASS];
 	b->t.e_type = (uint8_t)eh.e_type;
 	b->t.level = (uint32_t)level;
+	b->t.load_vaddr = load_vaddr(elf);
 
 	collect_symbols(b, mod, bias);
 	b->t.sources = symbol_sources(elf, mod);

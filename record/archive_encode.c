@@ -147,6 +147,7 @@ int trec_archive_encode(const struct trec_arc_tables *t, uint8_t **out, size_t *
 	trec_buf_put(&o, hdr, sizeof(hdr));
 	trec_buf_put(&o, t->build_id, t->build_id_len);
 	trec_buf_varint(&o, t->sources);
+	trec_buf_varint(&o, t->load_vaddr);
 	section(&o, TREC_ARC_SEC_STRINGS, t, encode_strings);
 	section(&o, TREC_ARC_SEC_SYMBOLS, t, encode_symbols);
 	if (t->num_lines)

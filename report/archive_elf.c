@@ -131,14 +131,16 @@ static int write_elf(Elf *elf, const struct trec_arc_tables *t, char *err, size_
 			hi = t->lines[t->num_lines - 1].addr + 1;
 	}
 
-	/* A PT_LOAD without file bytes places the file's addresses for tools
-	 * that go by segments (libdwfl: eu-addr2line, perf). */
+	/* A PT_LOAD without file bytes, starting where the original's first
+	 * one did: tools that go by segments (libdwfl: treport, eu-addr2line)
+	 * take the load bias from it. */
+	uint64_t base = t->load_vaddr <= lo ? t->load_vaddr : lo & ~0xfffull;
 	GElf_Phdr ph = {
 		.p_type = PT_LOAD,
 		.p_flags = PF_R | PF_X,
-		.p_vaddr = lo & ~0xfffull,
-		.p_paddr = lo & ~0xfffull,
-		.p_memsz = hi - (lo & ~0xfffull),
+		.p_vaddr = base,
+		.p_paddr = base,
+		.p_memsz = hi - base,
 		.p_align = 0x1000,
 	};
 	if (!gelf_newphdr(elf, 1) || !gelf_update_phdr(elf, 0, &ph))

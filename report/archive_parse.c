@@ -331,6 +331,7 @@ int trec_archive_parse(const uint8_t *data, size_t len, struct trec_archive **ou
 		goto out;
 	memcpy(a->t.build_id, bid, a->t.build_id_len);
 	a->t.sources = varint32(&c, UINT32_MAX, "sources");
+	a->t.load_vaddr = varint(&c);
 
 	while (!c.bad && left(&c)) {
 		c.what = "section list";

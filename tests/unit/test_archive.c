@@ -32,6 +32,7 @@ static int same_tables(const struct trec_arc_tables *a, const struct trec_arc_ta
 {
 	if (a->e_machine != b->e_machine || a->elf_class != b->elf_class ||
 	    a->e_type != b->e_type || a->sources != b->sources || a->level != b->level ||
+	    a->load_vaddr != b->load_vaddr ||
 	    a->build_id_len != b->build_id_len ||
 	    memcmp(a->build_id, b->build_id, a->build_id_len) ||
 	    a->num_strings != b->num_strings || a->num_syms != b->num_syms ||

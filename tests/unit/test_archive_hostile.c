@@ -75,6 +75,7 @@ static size_t boundaries(const uint8_t *p, size_t n, size_t *out, size_t max)
 	struct trec_cur c = { .p = p + 12 + p[11], .end = p + n };
 	size_t k = 0, sections = 0;
 	trec_cur_varint(&c); /* sources */
+	trec_cur_varint(&c); /* load_vaddr */
 	while (!c.bad && trec_cur_left(&c) && k < max) {
 		trec_cur_u8(&c);
 		uint64_t len = trec_cur_varint(&c);
@@ -148,6 +149,7 @@ static void header(struct trec_buf *b, uint8_t major)
 	uint8_t h[8] = { major, 0, TREC_ARCHIVE_FULL, 2, 62, 0, 3, 0 };
 	trec_buf_put(b, h, sizeof(h));
 	trec_buf_varint(b, 1); /* sources */
+	trec_buf_varint(b, 0); /* load_vaddr */
 }
 
 static void section(struct trec_buf *b, uint8_t tag, const struct trec_buf *body)
