@@ -9,6 +9,7 @@
  * bias 0 and every DWARF address is moved by its CU's bias.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <string.h>
@@ -206,23 +207,64 @@ static void walk(struct cu_ctx *c, Dwarf_Die *parent, unsigned depth)
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
-static int collect_dwarf(struct arc_builder *b, Dwfl_Module *mod, GElf_Addr bias)
+static void collect_cu(struct arc_builder *b, Dwarf_Die *cu, Dwarf_Addr cubias,
+		       GElf_Addr bias)
+{
+	struct cu_ctx c = { .b = b, .shift = (int64_t)(cubias - bias) };
+	Dwarf_Attribute attr;
+	if (dwarf_attr(cu, DW_AT_comp_dir, &attr))
+		c.comp_dir = dwarf_formstring(&attr);
+	collect_lines(&c, cu);
+	if (dwarf_getsrcfiles(cu, &c.files, &c.nfiles))
+		c.files = NULL;
+	walk(&c, cu, 0);
+}
+
+static int cmp_off(const void *a, const void *b)
+{
+	Dwarf_Off x = *(const Dwarf_Off *)a, y = *(const Dwarf_Off *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Every CU, or (addrs given) only the CUs holding one of addrs: level
+ * sampled keeps nothing of the others, and libc has thousands. */
+static int collect_dwarf(struct arc_builder *b, Dwfl_Module *mod, GElf_Addr bias,
+			 const uint64_t *addrs, size_t naddrs)
 {
 	Dwarf_Addr cubias;
 	Dwarf_Die *cu = NULL;
 	int cus = 0;
-	while ((cu = dwfl_module_nextcu(mod, cu, &cubias))) {
-		struct cu_ctx c = { .b = b, .shift = (int64_t)(cubias - bias) };
-		Dwarf_Attribute attr;
-		if (dwarf_attr(cu, DW_AT_comp_dir, &attr))
-			c.comp_dir = dwarf_formstring(&attr);
-		cus++;
-		collect_lines(&c, cu);
-		if (dwarf_getsrcfiles(cu, &c.files, &c.nfiles))
-			c.files = NULL;
-		walk(&c, cu, 0);
+	if (!addrs) {
+		while ((cu = dwfl_module_nextcu(mod, cu, &cubias))) {
+			collect_cu(b, cu, cubias, bias);
+			cus++;
+		}
+		return cus;
 	}
-	return cus;
+	Dwarf_Off *seen = malloc((naddrs + 1) * sizeof(*seen));
+	size_t nseen = 0;
+	if (!seen) {
+		b->oom = 1;
+		return 0;
+	}
+	for (size_t i = 0; i < naddrs; i++) {
+		cu = dwfl_module_addrdie(mod, addrs[i] + bias, &cubias);
+		if (!cu)
+			continue;
+		Dwarf_Off off = dwarf_dieoffset(cu);
+		if (bsearch(&off, seen, nseen, sizeof(*seen), cmp_off))
+			continue;
+		seen[nseen++] = off; /* keep sorted: insertion */
+		for (size_t k = nseen - 1; k > 0 && seen[k - 1] > seen[k]; k--) {
+			Dwarf_Off tmp = seen[k];
+			seen[k] = seen[k - 1];
+			seen[k - 1] = tmp;
+		}
+		collect_cu(b, cu, cubias, bias);
+	}
+	free(seen);
+	/* A file with DWARF whose samples fall outside every CU still has DWARF. */
+	return nseen ? (int)nseen : dwfl_module_nextcu(mod, NULL, &cubias) != NULL;
 }
 
 /* Where the file's first PT_LOAD starts: tools that go by segments compute
@@ -247,7 +289,7 @@ static uint64_t load_vaddr(Elf *elf)
 /* ---- one file ------------------------------------------------------------ */
 
 int arc_collect(struct arc_builder *b, const char *path, const uint8_t *bid,
-		size_t bid_len, int level)
+		size_t bid_len, int level, const uint64_t *addrs, size_t naddrs)
 {
 	int err = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -294,7 +336,8 @@ int arc_collect(struct arc_builder *b, const char *path, const uint8_t *bid,
 
 	collect_symbols(b, mod, bias);
 	b->t.sources = symbol_sources(elf, mod);
-	if (level >= TREC_ARCHIVE_FULL && collect_dwarf(b, mod, bias) > 0)
+	if (level >= TREC_ARCHIVE_FULL &&
+	    collect_dwarf(b, mod, bias, level == TREC_ARCHIVE_SAMPLED ? addrs : NULL, naddrs) > 0)
 		b->t.sources |= TREC_ARC_SRC_DWARF;
 	if (b->oom)
 		err = -ENOMEM;

@@ -68,7 +68,7 @@ static struct trec_archive *round_trip(const char *path, int level, const char *
 	size_t len = 0;
 	struct trec_archive *a = NULL;
 	char err[256];
-	int ok = !arc_collect(&b, path, NULL, 0, level) && !arc_finalize(&b) &&
+	int ok = !arc_collect(&b, path, NULL, 0, level, NULL, 0) && !arc_finalize(&b) &&
 		 !trec_archive_encode(&b.t, &bytes, &len) &&
 		 !trec_archive_parse(bytes, len, &a, err, sizeof(err)) &&
 		 same_tables(&b.t, trec_archive_tables(a)) && b.t.num_syms > 0 &&
