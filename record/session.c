@@ -99,6 +99,7 @@ static int write_meta(struct trec_session *s)
 	META("machine", u.machine);
 	META("nr_cpus", ncpu);
 	META("clock", "CLOCK_MONOTONIC");
+	META("archive", trec_archive_level_name(o->archive_level));
 #undef META
 	w = trec_output_lock(&s->out);
 	rc = w ? trec_output_unlock(&s->out, trec_write_meta(w, &m)) : trec_output_error(&s->out);
