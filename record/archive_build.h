@@ -30,6 +30,10 @@ void arc_add_sym(struct arc_builder *b, uint64_t addr, uint64_t size, const char
 		 uint8_t bind);
 /* file: a source path or NULL for a gap row. */
 void arc_add_line(struct arc_builder *b, uint64_t addr, const char *file, uint32_t line);
+void arc_add_section(struct arc_builder *b, const char *name, uint32_t type, uint64_t flags,
+		     uint64_t addr, uint64_t size);
+void arc_add_segment(struct arc_builder *b, uint32_t flags, uint64_t vaddr, uint64_t memsz,
+		     uint64_t align);
 void arc_add_inline(struct arc_builder *b, unsigned depth, uint64_t lo, uint64_t hi,
 		    const char *name, const char *call_file, uint32_t call_line);
 

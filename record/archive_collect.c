@@ -267,9 +267,9 @@ static int collect_dwarf(struct arc_builder *b, Dwfl_Module *mod, GElf_Addr bias
 	return nseen ? (int)nseen : dwfl_module_nextcu(mod, NULL, &cubias) != NULL;
 }
 
-/* Where the file's first PT_LOAD starts: tools that go by segments compute
- * their bias from it, so an extracted debug file must start there too. */
-static uint64_t load_vaddr(Elf *elf)
+/* The PT_LOADs, and where the first starts: tools that go by segments
+ * compute their bias from it, so an extracted debug file keeps them. */
+static uint64_t collect_segments(struct arc_builder *b, Elf *elf)
 {
 	size_t n;
 	uint64_t lo = UINT64_MAX;
@@ -279,11 +279,29 @@ static uint64_t load_vaddr(Elf *elf)
 		GElf_Phdr ph;
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
+		arc_add_segment(b, ph.p_flags, ph.p_vaddr, ph.p_memsz, ph.p_align);
 		uint64_t align = ph.p_align > 1 ? ph.p_align : 1;
 		if ((ph.p_vaddr & ~(align - 1)) < lo)
 			lo = ph.p_vaddr & ~(align - 1);
 	}
 	return lo == UINT64_MAX ? 0 : lo;
+}
+
+/* The SHF_ALLOC sections, for the layout of extracted debug files. */
+static void collect_sections(struct arc_builder *b, Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || !*name)
+			continue;
+		arc_add_section(b, name, sh.sh_type, sh.sh_flags, sh.sh_addr, sh.sh_size);
+	}
 }
 
 /* ---- one file ------------------------------------------------------------ */
@@ -331,8 +349,10 @@ int arc_collect(struct arc_builder *b, const char *path, const uint8_t *bid,
 	b->t.e_machine = eh.e_machine;
 	b->t.elf_class = eh.e_ident[EI_CLASS];
 	b->t.e_type = (uint8_t)eh.e_type;
+	b->t.entry = eh.e_entry;
 	b->t.level = (uint32_t)level;
-	b->t.load_vaddr = load_vaddr(elf);
+	b->t.load_vaddr = collect_segments(b, elf);
+	collect_sections(b, elf);
 
 	collect_symbols(b, mod, bias);
 	b->t.sources = symbol_sources(elf, mod);

@@ -38,6 +38,8 @@ void arc_builder_free(struct arc_builder *b)
 		free(b->t.depths[d].v);
 	free(b->t.depths);
 	free(b->cap_depth);
+	free(b->t.sections);
+	free(b->t.segments);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -116,6 +118,42 @@ void arc_add_line(struct arc_builder *b, uint64_t addr, const char *file, uint32
 	}
 	b->t.lines[b->t.num_lines++] = (struct trec_arc_line){
 		.addr = addr, .file = f, .line = file ? line : 0 };
+}
+
+/* One more element for a short table (sections, segments): its slot, or
+ * NULL when full (max) or out of memory (then b->oom). */
+static void *append(struct arc_builder *b, void **arr, size_t *n, size_t max, size_t elem)
+{
+	if (b->oom || *n >= max)
+		return NULL;
+	uint8_t *v = realloc(*arr, (*n + 1) * elem);
+	if (!v) {
+		b->oom = 1;
+		return NULL;
+	}
+	*arr = v;
+	return v + (*n)++ * elem;
+}
+
+void arc_add_section(struct arc_builder *b, const char *name, uint32_t type, uint64_t flags,
+		     uint64_t addr, uint64_t size)
+{
+	uint32_t n = arc_intern(b, name);
+	struct trec_arc_elfsec *s = append(b, (void **)&b->t.sections, &b->t.num_sections,
+					   TREC_ARC_MAX_SECTIONS, sizeof(*s));
+	if (s)
+		*s = (struct trec_arc_elfsec){
+			.name = n, .type = type, .flags = flags, .addr = addr, .size = size };
+}
+
+void arc_add_segment(struct arc_builder *b, uint32_t flags, uint64_t vaddr, uint64_t memsz,
+		     uint64_t align)
+{
+	struct trec_arc_segment *g = append(b, (void **)&b->t.segments, &b->t.num_segments,
+					    TREC_ARC_MAX_SEGMENTS, sizeof(*g));
+	if (g)
+		*g = (struct trec_arc_segment){
+			.flags = flags, .vaddr = vaddr, .memsz = memsz, .align = align };
 }
 
 void arc_add_inline(struct arc_builder *b, unsigned depth, uint64_t lo, uint64_t hi,
@@ -325,6 +363,8 @@ static int finalize_strings(struct arc_builder *b)
 			if (b->t.depths[d].v[i].call_file)
 				used[b->t.depths[d].v[i].call_file - 1] = 1;
 		}
+	for (size_t i = 0; i < b->t.num_sections; i++)
+		used[b->t.sections[i].name] = 1;
 	for (size_t i = 0; i < ns; i++) {
 		if (used[i])
 			perm[nu++] = (uint32_t)i;
@@ -352,6 +392,8 @@ static int finalize_strings(struct arc_builder *b)
 
 	for (size_t i = 0; i < b->t.num_syms; i++)
 		b->t.syms[i].name = remap[b->t.syms[i].name];
+	for (size_t i = 0; i < b->t.num_sections; i++)
+		b->t.sections[i].name = remap[b->t.sections[i].name];
 	for (size_t i = 0; i < b->t.num_lines; i++)
 		if (b->t.lines[i].file)
 			b->t.lines[i].file = remap[b->t.lines[i].file - 1] + 1;

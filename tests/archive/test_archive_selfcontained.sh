@@ -24,6 +24,9 @@ check "the library's function is named" grep -q 'arcdemo_lib_spin' "$d/before.fo
 check "the executable's function is named" grep -q 'arcdemo_main_loop' "$d/before.folded"
 check "the inlined function shows as a frame" grep -q 'arcdemo_lib_spin;arcdemo_inline_step' "$d/before.folded"
 
+# For gdb later: where a function is, and a stripped copy of the executable.
+main_loop=$(nm "$d/arcdemo" | awk '$3 == "arcdemo_main_loop" {print "0x" $1}')
+strip -o "$d/arcdemo.stripped" "$d/arcdemo"
 rm -f "$d/arcdemo" "$d/libarcdemo.so" "$d/arcdemo.c" "$d/libarcdemo.c"
 "$TREPORT" --folded "$d/rec.tr" > "$d/after.folded" 2> "$d/after.err"
 check "after deleting the binary and library: the same folded stacks" \
@@ -44,6 +47,12 @@ check "--extract-archive writes the library's debug file" \
 	test -f "$d/x/.build-id/${bid_lib:0:2}/${bid_lib:2}.debug"
 check "nm reads the extracted library's symbols" \
 	bash -c "nm '$d/x/.build-id/${bid_lib:0:2}/${bid_lib:2}.debug' | grep -q ' T arcdemo_lib_spin'"
+gdb -nx -batch -ex "set debug-file-directory $d/x" -ex "file $d/arcdemo.stripped" \
+	-ex "info symbol $main_loop" -ex "info line *$main_loop" > "$d/gdb.out" 2>&1
+check "gdb finds the extracted debug file of a stripped copy by build-id: symbol" \
+	grep -q "^arcdemo_main_loop in section .text" "$d/gdb.out"
+check "gdb: and its line" grep -q "^Line [0-9]* of \"$d/arcdemo.c\"" "$d/gdb.out"
+cat "$d/gdb.out"
 "$TREPORT" --folded --no-inline "$d/rec.tr" > "$d/emb.noinl" 2>/dev/null
 "$TREPORT" --folded --no-inline --symbol-source=debug --debug-dir "$d/x" "$d/rec.tr" \
 	> "$d/dbg.noinl" 2>/dev/null

@@ -28,11 +28,26 @@ static void result(int ok, const char *fmt, const char *arg)
 		failures++;
 }
 
+static int same_segments(const struct trec_arc_tables *a, const struct trec_arc_tables *b)
+{
+	for (size_t i = 0; i < a->num_segments; i++) {
+		const struct trec_arc_segment *x = &a->segments[i], *y = &b->segments[i];
+		if (x->flags != y->flags || x->vaddr != y->vaddr || x->memsz != y->memsz ||
+		    x->align != y->align)
+			return 0;
+	}
+	return 1;
+}
+
 static int same_tables(const struct trec_arc_tables *a, const struct trec_arc_tables *b)
 {
 	if (a->e_machine != b->e_machine || a->elf_class != b->elf_class ||
 	    a->e_type != b->e_type || a->sources != b->sources || a->level != b->level ||
-	    a->load_vaddr != b->load_vaddr ||
+	    a->load_vaddr != b->load_vaddr || a->entry != b->entry ||
+	    a->num_sections != b->num_sections || a->num_segments != b->num_segments ||
+	    (a->num_sections && memcmp(a->sections, b->sections,
+				       a->num_sections * sizeof(*a->sections))) ||
+	    !same_segments(a, b) ||
 	    a->build_id_len != b->build_id_len ||
 	    memcmp(a->build_id, b->build_id, a->build_id_len) ||
 	    a->num_strings != b->num_strings || a->num_syms != b->num_syms ||
