@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive_reader.h"
+
 void rp_model_init(struct rp_model *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -22,6 +24,7 @@ void rp_model_free(struct rp_model *m)
 		free(r->metrics);
 	}
 	free(m->recs);
+	trec_archive_store_free(m->archives);
 	free(m->files);
 	rp_htab_free(&m->file_index);
 	for (size_t i = 0; i < m->nprocs; i++)
