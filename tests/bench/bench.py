@@ -155,7 +155,7 @@ class Bench:
     def samples(self, tool, path):
         if tool == "trec":
             _, p = run([self.a.treport, "--info", path], stdout=subprocess.PIPE)
-            m = re.search(r"^\s*samples\s*[:=]?\s*(\d+)", p.stdout, re.M | re.I)
+            m = re.search(r"^\s*samples:\s+(\d+) read", p.stdout, re.M)
             if not m:
                 raise BenchError("no sample count in treport --info %s:\n%s" %
                                  (path, p.stdout[:2000]))
