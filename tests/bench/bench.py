@@ -40,7 +40,7 @@ WORKLOADS = {
     "bench_cxx": ([], [], {"main"}),
 }
 TOOLS = ["trec", "perf-g", "perf-dwarf"]
-ELAPSED_RE = re.compile(r"elapsed_ns=(\d+)")
+ELAPSED_RE = re.compile(r"elapsed_ns=(\d+) cpu_ns=(\d+)")
 
 
 def log(msg):
@@ -63,11 +63,27 @@ def run(cmd, **kw):
     return wall, p
 
 
-def workload_elapsed(stderr, cmd):
+def workload_times(stderr, cmd):
+    """(elapsed, cpu) seconds the workload reports for its fixed work."""
     m = ELAPSED_RE.findall(stderr)
     if not m:
-        raise BenchError("no elapsed_ns from %s:\n%s" % (" ".join(cmd), stderr[-2000:]))
-    return int(m[-1]) / 1e9
+        raise BenchError("no elapsed_ns/cpu_ns from %s:\n%s" % (" ".join(cmd), stderr[-2000:]))
+    return int(m[-1][0]) / 1e9, int(m[-1][1]) / 1e9
+
+
+def run_rusage(cmd):
+    """Runs cmd; returns (wall seconds, CPU seconds of cmd and every
+    descendant it waited for, stderr). Fails loudly."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    err = p.stderr.read()
+    p.stderr.close()
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.monotonic() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        raise BenchError("%s exited %d:\n%s" % (" ".join(cmd), p.returncode, err[-2000:]))
+    return wall, ru.ru_utime + ru.ru_stime, err
 
 
 class Bench:
@@ -79,7 +95,7 @@ class Bench:
         self.have_trec = os.access(a.trecord, os.X_OK) and os.access(a.treport, os.X_OK)
         self.tools = [t for t in TOOLS if t != "trec" or self.have_trec]
         self.units = {}
-        self.res = {"overhead": {}, "wall": {}, "size": {}, "report": {},
+        self.res = {"overhead": {}, "wall": {}, "cpu": {}, "rec_cpu": {}, "size": {}, "report": {},
                     "quality": {}, "bpf": {}, "env": {}}
 
     # ---- commands -------------------------------------------------------
@@ -108,7 +124,7 @@ class Bench:
             while True:
                 self.units[w] = units
                 cmd = self.workload_cmd(w)
-                secs = min(workload_elapsed(run(cmd)[1].stderr, cmd) for _ in range(2))
+                secs = min(workload_times(run(cmd)[1].stderr, cmd)[0] for _ in range(2))
                 if secs >= 0.15 or units > 1 << 24:
                     break
                 units *= 4
@@ -121,6 +137,8 @@ class Bench:
         configs = [("alone", 0)] + [(t, f) for f in self.freqs for t in self.tools]
         elapsed = {(w, t, f): [] for w in WORKLOADS for t, f in configs}
         wall = {(w, t, f): [] for w in WORKLOADS for t, f in configs}
+        cpu = {(w, t, f): [] for w in WORKLOADS for t, f in configs}
+        rec_cpu = {(w, t, f): [] for w in WORKLOADS for t, f in configs}
         t_start = time.monotonic()
         for r in range(self.a.runs):
             for w in WORKLOADS:
@@ -130,12 +148,20 @@ class Bench:
                     if tool == "alone":
                         full = cmd
                     else:
+                        # The first round's recordings are kept for the
+                        # other phases, later rounds write a scratch file.
                         path = self.rec_path(w, tool, freq)
+                        if r > 0:
+                            path = os.path.join(self.out, "scratch." + os.path.basename(path))
                         full = self.record_cmd(tool, freq, path, cmd)
-                    secs, p = run(full)
-                    elapsed[(w, tool, freq)].append(workload_elapsed(p.stderr, full))
-                    wall[(w, tool, freq)].append(secs)
-                    # Keep the first round's recordings for the other phases.
+                    secs, total_cpu, err = run_rusage(full)
+                    el, wcpu = workload_times(err, full)
+                    key = (w, tool, freq)
+                    elapsed[key].append(el)
+                    wall[key].append(secs)
+                    cpu[key].append(wcpu)
+                    # The recorder's own CPU time: all of it minus the workload's.
+                    rec_cpu[key].append(max(0.0, total_cpu - wcpu))
                     if tool != "alone" and r > 0:
                         os.unlink(path)
             log("overhead round %d/%d done (%.0fs)" % (r + 1, self.a.runs,
@@ -148,12 +174,18 @@ class Bench:
             key = "%s/%s/%d" % (w, tool, freq)
             self.res["overhead"][key] = statistics.median(v) / base
             self.res["wall"][key] = statistics.median(wall[(w, tool, freq)]) / base_wall
+            self.res["cpu"][key] = statistics.median(cpu[(w, tool, freq)]) / \
+                statistics.median(cpu[(w, "alone", 0)])
+            self.res["rec_cpu"][key] = statistics.median(rec_cpu[(w, tool, freq)])
         self.res["env"]["alone_secs"] = {
             w: statistics.median(elapsed[(w, "alone", 0)]) for w in WORKLOADS}
         # Noise floor: half the min-max spread of the runs alone, relative.
         self.res["env"]["noise"] = max(
             (max(v) - min(v)) / 2 / statistics.median(v)
             for (w, t, f), v in elapsed.items() if t == "alone")
+        self.res["env"]["cpu_noise"] = max(
+            (max(v) - min(v)) / 2 / statistics.median(v)
+            for (w, t, f), v in cpu.items() if t == "alone")
 
     def samples(self, tool, path):
         if tool == "trec":
@@ -333,6 +365,25 @@ def render(res, tools, freqs, mid):
                 k = "%s/%s/%d" % (w, t, f)
                 cells.append("%s (%s)" % (fmt(res["overhead"].get(k), ".3f", "x"),
                                           fmt(res["wall"].get(k), ".2f", "x")))
+            L.append("| %s | %d | %s |" % (w, f, " | ".join(cells)))
+    L.append("")
+    L.append("**CPU cost**, less sensitive to other load on the machine: the workload's "
+             "own CPU time under the recorder / alone (the sampling interrupt and BPF "
+             "program run in its context), and in brackets the recorder's own CPU time "
+             "in ms (its process and threads, startup included; for the workload alone "
+             "this is the process start). Noise floor of the CPU times alone: +-%.0f%%." %
+             (100 * env["cpu_noise"]))
+    L.append("")
+    L.append("| workload | Hz | " + " | ".join(tools) + " |")
+    L.append("|---|---:|" + "---:|" * len(tools))
+    for w in WORKLOADS:
+        for f in freqs:
+            cells = []
+            for t in tools:
+                k = "%s/%s/%d" % (w, t, f)
+                cells.append("%s (%s ms)" % (fmt(res["cpu"].get(k), ".3f", "x"),
+                                             fmt(1000 * res["rec_cpu"][k] if k in res["rec_cpu"]
+                                                 else None, ".0f")))
             L.append("| %s | %d | %s |" % (w, f, " | ".join(cells)))
     L.append("")
     L.append("**File size** at %d Hz: bytes per sample of the whole file, and the "

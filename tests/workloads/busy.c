@@ -1,8 +1,9 @@
 /* CPU-bound workload without frame pointers: a qsort callback called from
  * libc, and a deep recursion (150 frames) that ends in a spin.
  * usage: busy [seconds]   (default 1)
- *        busy -n UNITS    a fixed amount of work, its elapsed_ns on stderr
- *                         (benchmarks: a profiler's slowdown shows in it) */
+ *        busy -n UNITS    a fixed amount of work; prints its elapsed_ns and
+ *                         cpu_ns (process CPU time) to stderr (benchmarks:
+ *                         a profiler's slowdown shows in them) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +11,16 @@
 
 static volatile unsigned long sink;
 
-static double now(void)
+static double clock_secs(clockid_t id)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double now(void)
+{
+	return clock_secs(CLOCK_MONOTONIC);
 }
 
 __attribute__((noinline)) static int cmp_ints(const void *a, const void *b)
@@ -61,10 +67,11 @@ int main(int argc, char **argv)
 {
 	if (argc > 2 && strcmp(argv[1], "-n") == 0) {
 		long units = atol(argv[2]);
-		double start = now();
+		double start = now(), cpu = clock_secs(CLOCK_PROCESS_CPUTIME_ID);
 		for (long u = 0; u < units; u++)
 			work_unit();
-		fprintf(stderr, "elapsed_ns=%.0f\n", (now() - start) * 1e9);
+		fprintf(stderr, "elapsed_ns=%.0f cpu_ns=%.0f\n", (now() - start) * 1e9,
+			(clock_secs(CLOCK_PROCESS_CPUTIME_ID) - cpu) * 1e9);
 	} else {
 		double secs = argc > 1 ? atof(argv[1]) : 1.0;
 		double end = now() + secs;
