@@ -341,6 +341,16 @@ def fmt(v, spec, suffix=""):
     return "n/a" if v is None else format(v, spec) + suffix
 
 
+def freq_table(L, tools, freqs, cell):
+    """A workload x frequency table; cell("workload/tool/freq") -> text."""
+    L.append("| workload | Hz | " + " | ".join(tools) + " |")
+    L.append("|---|---:|" + "---:|" * len(tools))
+    for w in WORKLOADS:
+        for f in freqs:
+            cells = [cell("%s/%s/%d" % (w, t, f)) for t in tools]
+            L.append("| %s | %d | %s |" % (w, f, " | ".join(cells)))
+
+
 def render(res, tools, freqs, mid):
     env = res["env"]
     L = []
@@ -356,16 +366,8 @@ def render(res, tools, freqs, mid):
              "Noise floor: the runs alone varied by up to +-%.0f%%." %
              ("/".join("%.1f" % s for s in env["alone_secs"].values()), 100 * env["noise"]))
     L.append("")
-    L.append("| workload | Hz | " + " | ".join(tools) + " |")
-    L.append("|---|---:|" + "---:|" * len(tools))
-    for w in WORKLOADS:
-        for f in freqs:
-            cells = []
-            for t in tools:
-                k = "%s/%s/%d" % (w, t, f)
-                cells.append("%s (%s)" % (fmt(res["overhead"].get(k), ".3f", "x"),
-                                          fmt(res["wall"].get(k), ".2f", "x")))
-            L.append("| %s | %d | %s |" % (w, f, " | ".join(cells)))
+    freq_table(L, tools, freqs, lambda k: "%s (%s)" % (
+        fmt(res["overhead"].get(k), ".3f", "x"), fmt(res["wall"].get(k), ".2f", "x")))
     L.append("")
     L.append("**CPU cost**, less sensitive to other load on the machine: the workload's "
              "own CPU time under the recorder / alone (the sampling interrupt and BPF "
@@ -374,17 +376,9 @@ def render(res, tools, freqs, mid):
              "this is the process start). Noise floor of the CPU times alone: +-%.0f%%." %
              (100 * env["cpu_noise"]))
     L.append("")
-    L.append("| workload | Hz | " + " | ".join(tools) + " |")
-    L.append("|---|---:|" + "---:|" * len(tools))
-    for w in WORKLOADS:
-        for f in freqs:
-            cells = []
-            for t in tools:
-                k = "%s/%s/%d" % (w, t, f)
-                cells.append("%s (%s ms)" % (fmt(res["cpu"].get(k), ".3f", "x"),
-                                             fmt(1000 * res["rec_cpu"][k] if k in res["rec_cpu"]
-                                                 else None, ".0f")))
-            L.append("| %s | %d | %s |" % (w, f, " | ".join(cells)))
+    freq_table(L, tools, freqs, lambda k: "%s (%s ms)" % (
+        fmt(res["cpu"].get(k), ".3f", "x"),
+        fmt(1000 * res["rec_cpu"][k] if k in res["rec_cpu"] else None, ".0f")))
     L.append("")
     L.append("**File size** at %d Hz: bytes per sample of the whole file, and the "
              "marginal bytes per extra sample (slope from %d to %d Hz, fixed costs "
