@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The writer's per-chunk dedup table: maps an encoded table entry (a stack
+ * or a thread payload) to its index in the chunk. Keys are not copied: an
+ * entry names the payload's offset in the chunk buffer, which holds the
+ * bytes anyway, so dedup costs 24 bytes per distinct entry.
+ */
+#ifndef TREC_DEDUP_H
+#define TREC_DEDUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct trec_dedup_slot {
+	uint64_t hash;
+	uint32_t off, len; /* payload in the chunk buffer */
+	uint32_t idx;      /* 0: empty slot, else index + 1 */
+};
+
+struct trec_dedup {
+	struct trec_dedup_slot *slots;
+	uint32_t cap;   /* power of two */
+	uint32_t count; /* entries, = next index */
+};
+
+uint64_t trec_hash(const void *p, size_t len);
+/* Index of the entry equal to key, or -1. base is the chunk buffer. */
+int64_t trec_dedup_find(const struct trec_dedup *d, const uint8_t *base,
+			const void *key, uint32_t len, uint64_t hash);
+/* Adds an entry (known absent); returns its index or -ENOMEM. */
+int64_t trec_dedup_add(struct trec_dedup *d, uint64_t hash, uint32_t off, uint32_t len);
+/* Forgets every entry (a new chunk begins); keeps the memory. */
+void trec_dedup_reset(struct trec_dedup *d);
+void trec_dedup_free(struct trec_dedup *d);
+
+#endif /* TREC_DEDUP_H */
