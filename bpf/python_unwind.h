@@ -143,11 +143,12 @@ static __always_inline __u32 trec_py_code_id(const struct trec_py_proc_info *inf
 }
 
 /*
- * The program body. Returns the unwinder to tail-call next:
+ * The program body (bpf/python_prog.h wraps it). Returns the unwinder to
+ * tail-call next:
  * NATIVE when a run of interpreter frames is done (or Python failed),
  * PYTHON when the frame budget ran out mid-run, STOP when the trace is full.
  */
-static __always_inline int trec_unwind_python(struct trec_per_cpu_record *rec)
+static __always_inline int trec_python_walk(struct trec_per_cpu_record *rec)
 {
 	const struct trec_py_proc_info *info;
 	__u32 pid = rec->trace.pid;

@@ -283,8 +283,9 @@ static int insert(struct trec_pycode_cache *c, const struct key *k)
 	return 0;
 }
 
-int trec_pycode_cache_note(struct trec_pycode_cache *c, struct trec_writer *w, uint32_t pid,
-			   const struct trec_py_process *proc, uint64_t addr, uint32_t object_id)
+int trec_pycode_cache_note(struct trec_pycode_cache *c, trec_pycode_write_fn write, void *ctx,
+			   uint32_t pid, const struct trec_py_process *proc, uint64_t addr,
+			   uint32_t object_id)
 {
 	struct key k = { addr, pid, object_id };
 	struct trec_pycode_owned code;
@@ -330,7 +331,7 @@ int trec_pycode_cache_note(struct trec_pycode_cache *c, struct trec_writer *w, u
 	blob.subtype = TREC_PYCODE_SUBTYPE_V1;
 	blob.len = (uint32_t)len;
 	blob.data = buf;
-	err = trec_write_blob(w, TREC_REC_PYCODE, &blob);
+	err = write(ctx, TREC_REC_PYCODE, &blob);
 	free(buf);
 	return err ? err : 1;
 }

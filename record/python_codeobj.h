@@ -35,6 +35,10 @@ struct trec_pycode_cache;
 struct trec_pycode_cache *trec_pycode_cache_new(void);
 void trec_pycode_cache_free(struct trec_pycode_cache *c);
 
+/* Where PYCODE records go (trecord: the locked output writer). */
+typedef int (*trec_pycode_write_fn)(void *ctx, enum trec_record_type type,
+				    const struct trec_blob *b);
+
 /*
  * For a Python frame (file_id = addr, low 32 bits of addr_or_line =
  * object_id) in a sample of pid: reads and writes the PYCODE record unless
@@ -42,8 +46,9 @@ void trec_pycode_cache_free(struct trec_pycode_cache *c);
  * negative errno when the object could not be described; -ESTALE when the
  * object at addr is not the one the sample saw (its id differs).
  */
-int trec_pycode_cache_note(struct trec_pycode_cache *c, struct trec_writer *w, uint32_t pid,
-			   const struct trec_py_process *proc, uint64_t addr, uint32_t object_id);
+int trec_pycode_cache_note(struct trec_pycode_cache *c, trec_pycode_write_fn write, void *ctx,
+			   uint32_t pid, const struct trec_py_process *proc, uint64_t addr,
+			   uint32_t object_id);
 
 /* Forgets a pid (exit, exec): its addresses may be reused by a new one. */
 void trec_pycode_cache_forget_pid(struct trec_pycode_cache *c, uint32_t pid);

@@ -17,7 +17,7 @@ int unwind_python(struct bpf_perf_event_data *ctx)
 
 	if (!rec)
 		return 0;
-	bpf_tail_call(ctx, &unwinder_progs, trec_unwind_python(rec));
+	bpf_tail_call(ctx, &unwinder_progs, trec_python_walk(rec));
 	return 0;
 }
 

@@ -33,7 +33,10 @@ SHIM_DEFINE_LOOKUP()
 
 #include "python_codeobj.h"
 #include "python_detect.h"
+#include "python_elf.h"
 #include "python_frames.h"
+#include "python_procmaps.h"
+#include "python_sync.h"
 #include "python_check.h"
 
 #define ROUNDS 15
@@ -145,7 +148,7 @@ static void walk(struct trec_per_cpu_record *rec, int pid, struct stack *s)
 	rec->state.error_metric = -1;
 	s->handoffs = 0;
 	for (int calls = 0; calls < 64; calls++) {
-		int next = trec_unwind_python(rec);
+		int next = trec_python_walk(rec);
 
 		if (next == TREC_PROG_UNWIND_STOP)
 			break;
@@ -157,20 +160,104 @@ static void walk(struct trec_per_cpu_record *rec, int pid, struct stack *s)
 	}
 }
 
-static void symbolize(const struct trec_per_cpu_record *rec, int pid,
-		      const struct trec_py_process *proc, struct trec_pyframes *store,
-		      struct stack *s)
+/* ---- trecord's side, through record/python_sync.c ---------------------- */
+
+struct fake_maps {
+	struct trec_offset_range range;
+	uint64_t range_file_id;
+	struct trec_py_proc_info info;
+	int ranges, procs, dels, blob_errors;
+	struct trec_pyframes *store; /* where PYCODE records go: treport's store */
+};
+
+static int fake_set_range(void *ctx, uint64_t file_id, const struct trec_offset_range *r)
 {
+	struct fake_maps *m = ctx;
+
+	m->range = *r;
+	m->range_file_id = file_id;
+	m->ranges++;
+	return 0;
+}
+
+static int fake_set_proc(void *ctx, uint32_t pid, const struct trec_py_proc_info *info)
+{
+	struct fake_maps *m = ctx;
+
+	m->info = *info;
+	m->procs++;
+	return 0;
+}
+
+static void fake_del_proc(void *ctx, uint32_t pid)
+{
+	((struct fake_maps *)ctx)->dels++;
+}
+
+static int fake_write_blob(void *ctx, enum trec_record_type type, const struct trec_blob *b)
+{
+	struct fake_maps *m = ctx;
+
+	if (type != TREC_REC_PYCODE || trec_pyframes_add(m->store, b))
+		m->blob_errors++;
+	return 0;
+}
+
+static const struct trec_py_sync_ops fake_ops = {
+	fake_set_range, fake_set_proc, fake_del_proc, fake_write_blob,
+};
+
+struct sync_walk {
+	struct trec_py_sync *sync;
+	int pid;
+};
+
+/* What pid sync does: every executable file mapping, with its bias. */
+static int sync_mapping(void *ctx, const struct trec_py_mapping *m)
+{
+	struct sync_walk *w = ctx;
+	struct trec_pyelf e;
+	uint64_t vaddr;
+	char path[4200];
+
+	if (!m->exec)
+		return 0;
+	trec_py_proc_path(w->pid, m->path, path, sizeof(path));
+	if (trec_pyelf_open(&e, path))
+		return 0;
+	if (!trec_pyelf_vaddr_of_offset(&e, m->pgoff, &vaddr))
+		/* Any id that is stable per mapped file will do here. */
+		trec_py_sync_mapping(w->sync, (uint32_t)w->pid, (uint64_t)m->start >> 21 ^ vaddr, path,
+				     m->start - vaddr);
+	trec_pyelf_close(&e);
+	return 0;
+}
+
+/* Distinct code objects the walks saw: what trecord must describe. */
+static uint64_t seen_code[256];
+static size_t num_seen;
+
+static void see(uint64_t addr)
+{
+	for (size_t i = 0; i < num_seen; i++)
+		if (seen_code[i] == addr)
+			return;
+	if (num_seen < 256)
+		seen_code[num_seen++] = addr;
+}
+
+/* The trace, named: trecord writes PYCODE records, treport looks them up. */
+static void symbolize(const struct trec_per_cpu_record *rec, int pid, struct trec_py_sync *sync,
+		      struct trec_pyframes *store, struct stack *s)
+{
+	trec_py_sync_trace(sync, (uint32_t)pid, rec->trace.frames, rec->trace.num_frames);
 	s->n = 0;
 	s->errors = 0;
 	for (unsigned i = 0; i < rec->trace.num_frames && s->n < MAX_FRAMES; i++) {
 		const struct trec_frame *f = &rec->trace.frames[i];
 		struct trec_rec_frame rf = { f->file_id, f->addr_or_line, f->kind, f->flags };
 		struct pyframe *p = &s->f[s->n++];
-		struct trec_pycode_owned code;
 		struct trec_pyframe_sym sym;
-		uint8_t *buf;
-		size_t len;
 
 		memset(p, 0, sizeof(*p));
 		if (f->kind != TREC_FRAME_PYTHON) {
@@ -179,19 +266,7 @@ static void symbolize(const struct trec_per_cpu_record *rec, int pid,
 			s->errors++;
 			continue;
 		}
-		/* The record side: read the object, encode a PYCODE payload. */
-		if (!trec_py_read_code(pid, proc, f->file_id, &code)) {
-			if (!trec_pycode_encode(&code.c, &buf, &len)) {
-				struct trec_blob b = { f->file_id, TREC_PYCODE_SUBTYPE_V1,
-						       (uint32_t)len, buf };
-
-				if (trec_pyframes_add(store, &b))
-					s->errors++;
-				free(buf);
-			}
-			trec_pycode_owned_free(&code);
-		}
-		/* The report side. */
+		see(f->file_id);
 		if (trec_pyframes_lookup(store, (uint32_t)pid, &rf, &sym)) {
 			snprintf(p->func, sizeof(p->func), "<unknown code>");
 			s->errors++;
@@ -258,12 +333,15 @@ static int run_one(const char *interp, const char *script)
 	struct stack want_main, want_worker, got;
 	struct trec_py_process *proc = calloc(1, sizeof(*proc));
 	struct trec_pyframes *store = trec_pyframes_new();
+	struct fake_maps maps = { .store = store };
+	struct trec_py_sync *sync = trec_py_sync_new(&fake_ops, &maps, false);
+	struct trec_py_sync_stats st;
 	int leaf[16], nleaf = leaf_lines(script, leaf, 16);
 	int good_main = 0, good_worker = 0, walks_main = 0, walks_worker = 0, handoffs = 0;
 	int ret = 0, out_fd = -1;
 	pid_t pid;
 
-	if (!proc || !store || !mkdtemp(dir)) {
+	if (!proc || !store || !sync || !mkdtemp(dir)) {
 		CHECK(0, "%s: test setup", interp);
 		goto out_free;
 	}
@@ -279,6 +357,15 @@ static int run_one(const char *interp, const char *script)
 	CHECK(1, "%s: detect CPython %u.%u.%u in %s (bias %#llx, tsd %+d*%u)", interp,
 	      proc->offsets.major, proc->offsets.minor, proc->offsets.micro, proc->path,
 	      (unsigned long long)proc->bias, proc->tsd.offset, proc->tsd.multiplier);
+	{
+		struct sync_walk w = { sync, pid };
+
+		trec_py_for_each_mapping(pid, sync_mapping, &w);
+	}
+	CHECK(maps.ranges == 1 && maps.procs == 1 && !memcmp(&maps.info, &proc->info, sizeof(maps.info)) &&
+	      maps.range.lower1 == proc->offsets.eval_start && maps.range.upper1 == proc->offsets.eval_end &&
+	      maps.range.program_index == TREC_PROG_UNWIND_PYTHON,
+	      "%s: pid sync sets interpreter_offsets and py_procs once, as the probe computes them", interp);
 	snprintf(path, sizeof(path), "%s/main.txt", dir);
 	if (read_oracle(path, &want_main)) {
 		CHECK(0, "%s: read main thread reference", interp);
@@ -291,7 +378,8 @@ static int run_one(const char *interp, const char *script)
 	}
 
 	shim.pid = pid;
-	shim.info = proc->info;
+	shim.info = maps.info;
+	num_seen = 0;
 	srand((unsigned)pid);
 	for (int round = 0; round < ROUNDS; round++) {
 		int tids[MAX_THREADS], ntids, stopped = 0;
@@ -321,7 +409,7 @@ static int run_one(const char *interp, const char *script)
 			walk(&rec, pid, &got);
 			if (tids[i] == pid)
 				handoffs = got.handoffs;
-			symbolize(&rec, pid, proc, store, &got);
+			symbolize(&rec, pid, sync, store, &got);
 			if (tids[i] == pid)
 				walks_main++, good_main += matches(&got, want, leaf, nleaf);
 			else
@@ -348,6 +436,13 @@ static int run_one(const char *interp, const char *script)
 	CHECK(shim.metrics[TREC_METRIC_PYTHON_ERRORS] == 0, "%s: no python unwinder errors (%llu)",
 	      interp, (unsigned long long)shim.metrics[TREC_METRIC_PYTHON_ERRORS]);
 	memset(shim.metrics, 0, sizeof(shim.metrics));
+	trec_py_sync_get_stats(sync, &st);
+	CHECK(st.code_written == num_seen && !st.code_unreadable && !st.code_stale &&
+	      !maps.blob_errors,
+	      "%s: one PYCODE record per code object (%llu written, %zu seen)", interp,
+	      (unsigned long long)st.code_written, num_seen);
+	trec_py_sync_remove(sync, (uint32_t)pid);
+	CHECK(maps.dels == 1, "%s: exit removes the pid's py_procs entry", interp);
 out_kill:
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
@@ -357,6 +452,7 @@ out_dir:
 	if (system(path))
 		printf("warning: could not remove %s\n", dir);
 out_free:
+	trec_py_sync_free(sync);
 	trec_pyframes_free(store);
 	free(proc);
 	return ret;
