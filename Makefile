@@ -11,7 +11,7 @@
 
 # Debian packages every target needs (build, tests, demo, bench).
 DEB_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev libdw-dev \
-	libzstd-dev zlib1g-dev pkg-config libprotobuf-c-dev protobuf-c-compiler \
+	libzstd-dev zlib1g-dev pkg-config libprotobuf-c-dev protobuf-c-compiler libiberty-dev \
 	gdb linux-perf golang-go elfutils binutils g++ python3 make
 
 SAN ?= 0
@@ -38,8 +38,8 @@ LDFLAGS += $(SANFLAGS)
 
 LIBS_FORMAT := -lzstd -lz
 LIBS_RECORD := -lbpf -lelf -ldw -lzstd -lz -lpthread
-LIBS_REPORT := -ldw -lelf -lprotobuf-c -lzstd -lz -lpthread
-LIBS_ALL := -lbpf -ldw -lelf -lprotobuf-c -lzstd -lz -lpthread -lm
+LIBS_REPORT := -ldw -lelf -lprotobuf-c -liberty -lzstd -lz -lpthread
+LIBS_ALL := -lbpf -ldw -lelf -lprotobuf-c -liberty -lzstd -lz -lpthread -lm
 
 ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
@@ -105,10 +105,13 @@ $(B)/report/%.pb-c.o: build/%.pb-c.c
 	$(CC) $(CFLAGS) -Wno-error -c $< -o $@
 
 $(B)/libtrecformat.a: $(FORMAT_OBJS)
+	@mkdir -p $(dir $@)
 	rm -f $@; ar rcs $@ $^
 $(B)/librecord.a: $(RECORD_OBJS)
+	@mkdir -p $(dir $@)
 	rm -f $@; ar rcs $@ $^
 $(B)/libreport.a: $(REPORT_OBJS)
+	@mkdir -p $(dir $@)
 	rm -f $@; ar rcs $@ $^
 
 $(B)/trecord: $(B)/record/main.o $(B)/librecord.a $(B)/libtrecformat.a

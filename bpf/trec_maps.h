@@ -99,9 +99,11 @@ struct {
 	__type(value, struct trec_delta_page_value);
 } stack_delta_pages SEC(".maps");
 
+/* Mmapable so trecord stores a file's deltas without a syscall each. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, TREC_MAX_STACK_DELTAS);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct trec_stack_delta);
 } stack_deltas SEC(".maps");
@@ -120,6 +122,15 @@ struct {
 	__type(key, __u64);
 	__type(value, struct trec_offset_range);
 } interpreter_offsets SEC(".maps");
+
+/* Processes trecord follows when not recording everything (-p, -- cmd):
+ * tgid -> 1. Children of followed processes are added on fork in BPF. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} followed_pids SEC(".maps");
 
 /* The tail-call loop: slot = enum trec_unwinder. */
 struct {

@@ -89,6 +89,8 @@ enum trec_pid_event_type {
 	TREC_PID_EV_MMAP = 5, /* new executable mapping (userspace-generated) */
 };
 
+#define TREC_PID_EV_FILENAME_LEN 128
+
 struct trec_pid_event_msg {
 	__u32 msg_type; /* TREC_MSG_PID_EVENT */
 	__u32 type;     /* enum trec_pid_event_type */
@@ -98,7 +100,20 @@ struct trec_pid_event_msg {
 	__u32 parent_pid; /* fork: parent tgid */
 	__s32 exit_code;  /* exit: task->exit_code */
 	char comm[TREC_COMM_LEN];
+	/* exec: the new image's path as given to execve (truncated), else "" */
+	char filename[TREC_PID_EV_FILENAME_LEN];
 };
+
+/* ---- pid reports (pid_events, inhibit_events) --------------------------- */
+
+/* Why BPF asked userspace to sync a pid: the pid_events value. */
+enum trec_report_reason {
+	TREC_REPORT_NEW_PID = 1,    /* no synced marker for this pid */
+	TREC_REPORT_UNKNOWN_PC = 2, /* pc outside every known mapping (dlopen) */
+};
+
+/* inhibit_events key of the "pids to sync" wake-up on report_events. */
+#define TREC_EVENT_PID_REPORT 0
 
 /* ---- pid/page LPM trie ------------------------------------------------- */
 

@@ -50,11 +50,6 @@ void trec_buf_put(struct trec_buf *b, const void *p, size_t n)
 	b->len += n;
 }
 
-void trec_buf_u8(struct trec_buf *b, uint8_t v)
-{
-	trec_buf_put(b, &v, 1);
-}
-
 size_t trec_varint_len(uint64_t v)
 {
 	size_t n = 1;
@@ -64,30 +59,6 @@ size_t trec_varint_len(uint64_t v)
 		n++;
 	}
 	return n;
-}
-
-size_t trec_varint_encode(uint8_t *p, uint64_t v)
-{
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		p[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	p[n++] = (uint8_t)v;
-	return n;
-}
-
-void trec_buf_varint(struct trec_buf *b, uint64_t v)
-{
-	uint8_t tmp[10];
-
-	trec_buf_put(b, tmp, trec_varint_encode(tmp, v));
-}
-
-void trec_buf_zigzag(struct trec_buf *b, int64_t v)
-{
-	trec_buf_varint(b, trec_zigzag_enc(v));
 }
 
 void trec_buf_bytes(struct trec_buf *b, const void *p, size_t n)
@@ -101,7 +72,7 @@ void trec_buf_str(struct trec_buf *b, const char *s)
 	trec_buf_bytes(b, s, s ? strlen(s) : 0);
 }
 
-uint8_t trec_cur_u8(struct trec_cur *c)
+uint8_t trec_cur_u8_slow(struct trec_cur *c)
 {
 	if (c->bad || c->p >= c->end) {
 		cur_fail(c);
@@ -110,20 +81,23 @@ uint8_t trec_cur_u8(struct trec_cur *c)
 	return *c->p++;
 }
 
-uint64_t trec_cur_varint(struct trec_cur *c)
+uint64_t trec_cur_varint_slow(struct trec_cur *c)
 {
+	const uint8_t *p = c->p;
+	size_t left = trec_cur_left(c), max = left < 10 ? left : 10;
 	uint64_t v = 0;
 
-	for (int shift = 0; shift < 64; shift += 7) {
-		if (c->bad || c->p >= c->end)
-			break;
-		uint8_t byte = *c->p++;
+	for (size_t i = 0; i < max && !c->bad; i++) {
+		uint8_t byte = p[i];
+
 		/* The 10th byte may only carry bit 63. */
-		if (shift == 63 && byte > 1)
+		if (i == 9 && byte > 1)
 			break;
-		v |= (uint64_t)(byte & 0x7f) << shift;
-		if (!(byte & 0x80))
+		v |= (uint64_t)(byte & 0x7f) << (7 * i);
+		if (!(byte & 0x80)) {
+			c->p = p + i + 1;
 			return v;
+		}
 	}
 	cur_fail(c);
 	return 0;

@@ -24,17 +24,25 @@ void trec_buf_free(struct trec_buf *b);
 /* Makes room for n more bytes; 0 or -ENOMEM (also sets b->oom). */
 int trec_buf_reserve(struct trec_buf *b, size_t n);
 void trec_buf_put(struct trec_buf *b, const void *p, size_t n);
-void trec_buf_u8(struct trec_buf *b, uint8_t v);
-void trec_buf_varint(struct trec_buf *b, uint64_t v);
-void trec_buf_zigzag(struct trec_buf *b, int64_t v);
 /* varint length + bytes; s may be NULL (empty). */
 void trec_buf_bytes(struct trec_buf *b, const void *p, size_t n);
 void trec_buf_str(struct trec_buf *b, const char *s);
 
 /* Bytes of the varint encoding of v (1..10). */
 size_t trec_varint_len(uint64_t v);
+
 /* Encodes v at p (room for 10 bytes); returns bytes written. */
-size_t trec_varint_encode(uint8_t *p, uint64_t v);
+static inline size_t trec_varint_encode(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
 
 static inline uint64_t trec_zigzag_enc(int64_t v)
 {
@@ -43,6 +51,24 @@ static inline uint64_t trec_zigzag_enc(int64_t v)
 static inline int64_t trec_zigzag_dec(uint64_t v)
 {
 	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* The per-field appenders are inline: a stack is ~100 of them per sample. */
+static inline void trec_buf_u8(struct trec_buf *b, uint8_t v)
+{
+	if (b->cap - b->len >= 1 || !trec_buf_reserve(b, 1))
+		b->data[b->len++] = v;
+}
+
+static inline void trec_buf_varint(struct trec_buf *b, uint64_t v)
+{
+	if (b->cap - b->len >= 10 || !trec_buf_reserve(b, 10))
+		b->len += trec_varint_encode(b->data + b->len, v);
+}
+
+static inline void trec_buf_zigzag(struct trec_buf *b, int64_t v)
+{
+	trec_buf_varint(b, trec_zigzag_enc(v));
 }
 
 struct trec_cur {
@@ -55,8 +81,24 @@ static inline size_t trec_cur_left(const struct trec_cur *c)
 	return (size_t)(c->end - c->p);
 }
 
-uint8_t trec_cur_u8(struct trec_cur *c);
-uint64_t trec_cur_varint(struct trec_cur *c);
+uint8_t trec_cur_u8_slow(struct trec_cur *c);
+uint64_t trec_cur_varint_slow(struct trec_cur *c);
+
+/* Fast paths inline (one-byte values are most fields); the rest in encode.c. */
+static inline uint8_t trec_cur_u8(struct trec_cur *c)
+{
+	if (!c->bad && c->p < c->end)
+		return *c->p++;
+	return trec_cur_u8_slow(c);
+}
+
+static inline uint64_t trec_cur_varint(struct trec_cur *c)
+{
+	if (!c->bad && c->p < c->end && *c->p < 0x80)
+		return *c->p++;
+	return trec_cur_varint_slow(c);
+}
+
 /* A varint that must fit 32 bits. */
 uint32_t trec_cur_varint32(struct trec_cur *c);
 int64_t trec_cur_zigzag(struct trec_cur *c);

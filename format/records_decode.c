@@ -207,14 +207,15 @@ static void dec_blob(struct trec_cur *c, struct trec_blob *b)
 /* Frames of one list; out may be NULL to only validate. */
 static void dec_frames(struct trec_cur *c, uint32_t n, struct trec_rec_frame *out)
 {
-	uint64_t addr = 0;
+	uint64_t file_id = 0, addr = 0;
 
 	for (uint32_t i = 0; i < n && !c->bad; i++) {
 		struct trec_rec_frame f;
 
 		f.kind = trec_cur_u8(c);
 		f.flags = trec_cur_u8(c);
-		f.file_id = trec_cur_varint(c);
+		file_id += (uint64_t)trec_cur_zigzag(c);
+		f.file_id = file_id;
 		addr += (uint64_t)trec_cur_zigzag(c);
 		f.addr = addr;
 		if (out)
@@ -287,7 +288,7 @@ static void dec_sample(struct trec_cur *c, const uint8_t *body, struct trec_chun
 		s->frames_cap = (size_t)nk + nu;
 	}
 	dec_frames(&sc, nk, s->frames);
-	dec_frames(&sc, nu, s->frames + nk);
+	dec_frames(&sc, nu, nu ? s->frames + nk : NULL); /* frames is NULL until used */
 	out->num_kernel_frames = nk;
 	out->kernel_frames = nk ? s->frames : NULL;
 	out->num_user_frames = nu;

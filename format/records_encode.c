@@ -165,15 +165,16 @@ int trec_enc_blob(struct trec_buf *b, const struct trec_blob *bl)
 
 static void put_frames(struct trec_buf *b, const struct trec_rec_frame *f, uint32_t n)
 {
-	uint64_t prev = 0;
+	uint64_t prev_file = 0, prev_addr = 0;
 
+	/* Neighbouring frames share files and are close: store differences. */
 	for (uint32_t i = 0; i < n; i++) {
 		trec_buf_u8(b, f[i].kind);
 		trec_buf_u8(b, f[i].flags);
-		trec_buf_varint(b, f[i].file_id);
-		/* Neighbouring frames are close: store the address difference. */
-		trec_buf_zigzag(b, (int64_t)(f[i].addr - prev));
-		prev = f[i].addr;
+		trec_buf_zigzag(b, (int64_t)(f[i].file_id - prev_file));
+		trec_buf_zigzag(b, (int64_t)(f[i].addr - prev_addr));
+		prev_file = f[i].file_id;
+		prev_addr = f[i].addr;
 	}
 }
 

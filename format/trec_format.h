@@ -48,8 +48,8 @@ struct trec_sample {
 	uint64_t time_ns; /* CLOCK_MONOTONIC, same clock as pid events */
 	uint32_t pid, tid, cpu;
 	uint32_t flags;   /* enum trec_trace_flags */
-	uint64_t weight;  /* number of samples this record stands for (>= 1) */
-	char comm[16];    /* NUL-terminated */
+	uint64_t weight;  /* number of samples this record stands for (>= 1; 0 is written as 1) */
+	char comm[16];    /* NUL-terminated; at most 15 bytes are stored */
 	/* Leaf first (innermost frame at index 0), like perf callchains. */
 	uint32_t num_kernel_frames;
 	const struct trec_rec_frame *kernel_frames;
@@ -220,6 +220,13 @@ int trec_write_summary(struct trec_writer *w, const struct trec_summary *s);
 /* type is TREC_REC_SYMTAB, TREC_REC_PYCODE or TREC_REC_BLOB. */
 int trec_write_blob(struct trec_writer *w, enum trec_record_type type,
 		    const struct trec_blob *b);
+
+/*
+ * The trec_write_* calls return 0, -EINVAL for input over a FORMAT.md §7
+ * limit (nothing written, the writer stays usable), -E2BIG for a record
+ * over 64 MiB, or a write error (-ENOSPC, -EIO, ...) which is sticky: every
+ * later call, and trec_writer_close(), returns it again.
+ */
 
 /* Ends the current chunk: compress, checksum, write(2). Durable at close. */
 int trec_writer_flush(struct trec_writer *w);

@@ -51,6 +51,10 @@ struct trec_delta_store *trec_delta_store_new(const struct trec_delta_sink_ops *
 int trec_delta_store_load(struct trec_delta_store *s, uint64_t file_id,
 			  const struct trec_file_deltas *d);
 int trec_delta_store_has(const struct trec_delta_store *s, uint64_t file_id);
+/* Lowers the capacities (0 keeps one), to test -ENOSPC without filling
+ * the real maps. Call before the first load. */
+void trec_delta_store_set_limits(struct trec_delta_store *s, uint32_t max_deltas,
+				 uint32_t max_infos, uint32_t max_pages);
 /* Usage, for the summary and for bounded-growth tests. */
 void trec_delta_store_usage(const struct trec_delta_store *s, uint32_t *deltas_used,
 			    uint32_t *infos_used, uint32_t *pages_used, uint32_t *files);

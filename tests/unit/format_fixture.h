@@ -19,7 +19,7 @@
 /* One PASS:/FAIL: line per check (tests/run.sh counts them). */
 static int fx_failures;
 
-static int fx_check(int ok, const char *name)
+static inline int fx_check(int ok, const char *name)
 {
 	printf("%s: %s\n", ok ? "PASS" : "FAIL", name);
 	fflush(stdout);
@@ -78,7 +78,7 @@ static uint8_t fx_build_id64[64];
 static struct trec_record fx_recs[64];
 static unsigned fx_nrecs;
 
-static struct trec_record *fx_add(enum trec_record_type t)
+static inline struct trec_record *fx_add(enum trec_record_type t)
 {
 	struct trec_record *r = &fx_recs[fx_nrecs++];
 
@@ -87,7 +87,7 @@ static struct trec_record *fx_add(enum trec_record_type t)
 	return r;
 }
 
-static void fx_sample(uint64_t t, uint32_t pid, uint32_t tid, const char *comm,
+static inline void fx_sample(uint64_t t, uint32_t pid, uint32_t tid, const char *comm,
 		      uint32_t nk, uint32_t nu, uint64_t weight)
 {
 	struct trec_sample *s = &fx_add(TREC_REC_SAMPLE)->u.sample;
@@ -106,7 +106,7 @@ static void fx_sample(uint64_t t, uint32_t pid, uint32_t tid, const char *comm,
 }
 
 /* Builds fx_recs: every record type, several samples sharing stacks. */
-static void fx_init(void)
+static inline void fx_init(void)
 {
 	struct trec_record *r;
 
@@ -191,7 +191,7 @@ static void fx_init(void)
 }
 
 /* Writes fx_recs[from, to); 0 or the first writer error. */
-static int fx_write(struct trec_writer *w, unsigned from, unsigned to)
+static inline int fx_write(struct trec_writer *w, unsigned from, unsigned to)
 {
 	for (unsigned i = from; i < to; i++) {
 		const struct trec_record *r = &fx_recs[i];
@@ -214,17 +214,17 @@ static int fx_write(struct trec_writer *w, unsigned from, unsigned to)
 	return 0;
 }
 
-static int fx_str_eq(const char *a, const char *b)
+static inline int fx_str_eq(const char *a, const char *b)
 {
 	return strcmp(a ? a : "", b ? b : "") == 0;
 }
 
-static int fx_bytes_eq(const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen)
+static inline int fx_bytes_eq(const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen)
 {
 	return alen == blen && (!alen || memcmp(a, b, alen) == 0);
 }
 
-static int fx_frames_eq(const struct trec_rec_frame *a, const struct trec_rec_frame *b, uint32_t n)
+static inline int fx_frames_eq(const struct trec_rec_frame *a, const struct trec_rec_frame *b, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++)
 		if (a[i].file_id != b[i].file_id || a[i].addr != b[i].addr ||
@@ -242,7 +242,7 @@ static int fx_frames_eq(const struct trec_rec_frame *a, const struct trec_rec_fr
 	} while (0)
 
 /* 1 if got equals the expected record e in every field; else why is set. */
-static int fx_equal(const struct trec_record *e, const struct trec_record *got,
+static inline int fx_equal(const struct trec_record *e, const struct trec_record *got,
 		    char *why, size_t whylen)
 {
 	FX_CHECK(e->type == got->type);
@@ -354,7 +354,7 @@ static int fx_equal(const struct trec_record *e, const struct trec_record *got,
 }
 
 /* Writes fx_recs to an in-memory file; returns a malloc'd copy of its bytes. */
-static uint8_t *fx_write_mem(const struct trec_writer_opts *opts, size_t *len)
+static inline uint8_t *fx_write_mem(const struct trec_writer_opts *opts, size_t *len)
 {
 	struct trec_header h;
 	struct trec_writer *w;

@@ -570,6 +570,22 @@ static void test_crafted_chunks(void)
 	fx_check(read_summary_ok(&f, 1),
 		 "unknown chunk type, unknown record types and appended fields are skipped");
 
+	/* The first sample of a reader has an empty stack (clang UBSan: NULL + 0). */
+	craft_header(&f, 1, 0, 256);
+	body.n = body.recs = 0;
+	p.n = 0;
+	bb_vars(&p, 0, 3);
+	bb_rec(&body, SPEC_REC_THREAD, &p);
+	p.n = 0;
+	bb_vars(&p, 0, 2);
+	bb_rec(&body, SPEC_REC_STACK, &p);
+	p.n = 0;
+	bb_vars(&p, 0, 5);
+	bb_var(&p, 1);
+	bb_rec(&body, TREC_REC_SAMPLE, &p);
+	craft_chunk(&f, &body, body.recs);
+	fx_check(read_summary_ok(&f, 1), "a first sample with no frames at all is read");
+
 	/* Chunk lengths over the limits, with a valid header CRC. */
 	craft_header(&f, 1, 0, 256);
 	summary_body(&body, NULL, 0);

@@ -179,6 +179,23 @@ static void test_validation(void)
 	fx_check(trec_write_blob(w, TREC_REC_SAMPLE, &b) == -EINVAL, "blob type checked");
 	s.num_user_frames = 4096;
 	fx_check(trec_write_sample(w, &s) == 0, "4096 frames accepted");
+
+	size_t big = (64u << 20) + 1;
+	char *str = malloc((1u << 20) + 2);
+	uint8_t *data = calloc(1, big);
+	if (str && data) {
+		memset(str, 'x', (1u << 20) + 1);
+		str[(1u << 20) + 1] = 0;
+		struct trec_meta_entry me = { "k", str };
+		struct trec_meta meta = { 1, &me };
+		fx_check(trec_write_meta(w, &meta) == -EINVAL, "string over 1 MiB refused");
+		str[1u << 20] = 0;
+		fx_check(trec_write_meta(w, &meta) == 0, "string of 1 MiB accepted");
+		struct trec_blob huge = { .len = (uint32_t)big, .data = data };
+		fx_check(trec_write_blob(w, TREC_REC_BLOB, &huge) == -E2BIG, "record over 64 MiB: -E2BIG");
+	}
+	free(str);
+	free(data);
 	fx_check(trec_writer_close(w) == 0, "invalid input does not poison the writer");
 }
 

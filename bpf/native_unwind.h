@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The native unwinder: one frame at a time, from the stack deltas userspace
+ * derived from .eh_frame (layout and lookup rule in trec_types.h).
+ *
+ *   get_stack_delta()        pc -> the unwind_info/command governing it
+ *   trec_unwind_one_frame()  cursor of a frame -> cursor of its caller
+ *                            (per architecture: native_unwind_<arch>.h)
+ *
+ * Depends only on the maps of trec_maps.h and standard helper names, so
+ * the offline harness can run it as userspace C.
+ */
+#ifndef TREC_NATIVE_UNWIND_H
+#define TREC_NATIVE_UNWIND_H
+
+#include "tracemgmt.h"
+
+#define TREC_MIN_USER_PC 0x1000ULL
+
+static __always_inline int read_user_u64(__u64 *dst, __u64 addr)
+{
+	return bpf_probe_read_user(dst, sizeof(*dst), (const void *)(unsigned long)addr);
+}
+
+/*
+ * Finds the delta for the cursor's pc: the last delta at or before the
+ * address (pc - 1 for return addresses, which may point past a call that
+ * ends a function). *unwind_info gets its index or command.
+ */
+static __always_inline int get_stack_delta(struct trec_unwind_state *st, __u16 *unwind_info)
+{
+	__u64 addr = st->text_offset - (st->return_address ? 1 : 0);
+	struct trec_delta_page_key key = {
+		.file_id = st->text_file_id,
+		.page = addr & ~TREC_DELTA_PAGE_MASK,
+	};
+	struct trec_delta_page_value *page;
+	struct trec_stack_delta *d;
+	__u32 lo, hi, idx;
+	__u16 low = addr & TREC_DELTA_PAGE_MASK;
+
+	page = bpf_map_lookup_elem(&stack_delta_pages, &key);
+	if (!page)
+		return set_error(st, TREC_ERR_NATIVE_NO_PAGE_INFO, TREC_METRIC_NATIVE_NO_PAGE_INFO);
+	lo = page->first_delta;
+	hi = lo + page->num_deltas;
+	if (hi < lo || hi > TREC_MAX_STACK_DELTAS)
+		return set_error(st, TREC_ERR_NATIVE_STACK_DELTA_INVALID,
+				 TREC_METRIC_NATIVE_DELTA_INVALID);
+
+	/* lo ends at the first delta above addr. 16 halvings cover the at most
+	 * 2^16 - 1 deltas a 64 KiB page can hold besides offset 0's. */
+	for (int i = 0; i < TREC_MAX_DELTA_SEARCH_STEPS && lo < hi; i++) {
+		__u32 mid = lo + ((hi - lo) >> 1);
+
+		d = bpf_map_lookup_elem(&stack_deltas, &mid);
+		if (!d)
+			return set_error(st, TREC_ERR_NATIVE_STACK_DELTA_INVALID,
+					 TREC_METRIC_NATIVE_DELTA_INVALID);
+		if (d->addr_low <= low)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < hi)
+		return set_error(st, TREC_ERR_NATIVE_EXCEEDED_DELTA_LOOKUP_ITERATIONS,
+				 TREC_METRIC_NATIVE_DELTA_LOOKUP_ITERATIONS);
+	/* The governing delta is the one before; when that is below the page's
+	 * first delta it is the last delta of an earlier page (trecord keeps
+	 * deltas[first - 1] meaningful for exactly this). */
+	if (lo == 0)
+		return set_error(st, TREC_ERR_NATIVE_STACK_DELTA_INVALID,
+				 TREC_METRIC_NATIVE_DELTA_INVALID);
+	idx = lo - 1;
+	d = bpf_map_lookup_elem(&stack_deltas, &idx);
+	if (!d)
+		return set_error(st, TREC_ERR_NATIVE_STACK_DELTA_INVALID,
+				 TREC_METRIC_NATIVE_DELTA_INVALID);
+	*unwind_info = d->unwind_info;
+	return 0;
+}
+
+/* A return address must look like user text before it is resolved. */
+static __always_inline int check_user_pc(struct trec_unwind_state *st, __u64 pc)
+{
+	if (pc == 0)
+		return set_error(st, TREC_ERR_NATIVE_ZERO_PC, TREC_METRIC_NATIVE_ZERO_PC);
+	if (pc < TREC_MIN_USER_PC)
+		return set_error(st, TREC_ERR_NATIVE_SMALL_PC, TREC_METRIC_NATIVE_SMALL_PC);
+	if (pc >> 63)
+		return set_error(st, TREC_ERR_NATIVE_KERNEL_ADDRESS,
+				 TREC_METRIC_NATIVE_KERNEL_ADDRESS);
+	return 0;
+}
+
+/* The interned rule for an index, or an error. */
+static __always_inline struct trec_unwind_info *get_unwind_info(struct trec_unwind_state *st,
+								 __u16 idx)
+{
+	__u32 key = idx;
+	struct trec_unwind_info *ui = bpf_map_lookup_elem(&unwind_info_array, &key);
+
+	if (!ui)
+		set_error(st, TREC_ERR_NATIVE_BAD_UNWIND_INFO, TREC_METRIC_NATIVE_BAD_UNWIND_INFO);
+	return ui;
+}
+
+#if defined(__TARGET_ARCH_x86) || (!defined(__TARGET_ARCH_arm64) && defined(__x86_64__))
+#include "native_unwind_x86.h"
+#else
+#error "native unwinder: only x86-64 is implemented"
+#endif
+
+#endif /* TREC_NATIVE_UNWIND_H */

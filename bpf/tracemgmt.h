@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers that manage the per-CPU trace record: reset, frame pushes, error
+ * and metric accounting, the tail-call budget, pid reports and the final
+ * send to the ring buffer.
+ *
+ * Uses only maps from trec_maps.h and standard BPF helper names, so the
+ * offline harness can compile it as userspace C (-DTREC_TESTING_OFFLINE)
+ * with its own definitions of the helpers.
+ */
+#ifndef TREC_TRACEMGMT_H
+#define TREC_TRACEMGMT_H
+
+#include "trec_maps.h"
+
+/* Load-time knobs (.rodata). The offline shim may define TREC_RODATA to
+ * make them plain globals it can set. */
+#ifndef TREC_RODATA
+#define TREC_RODATA(type, name, value) const volatile type name = value
+#endif
+
+/* Hides a value from the optimizer so a following mask is kept: clang
+ * otherwise drops it after a bounds check on another register copy, and
+ * the verifier then sees an unbounded index. */
+#define TREC_BARRIER_VAR(x) asm volatile("" : "+r"(x))
+
+/* The kernel allows 33 tail calls; stopping at 29 leaves room to send. */
+#define TREC_MAX_TAIL_CALLS 29
+
+static __always_inline struct trec_per_cpu_record *get_per_cpu_record(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&per_cpu_records, &zero);
+}
+
+static __always_inline void increment_metric(__u32 id)
+{
+	__u64 *v = bpf_map_lookup_elem(&metrics, &id);
+
+	if (v)
+		__sync_fetch_and_add(v, 1);
+}
+
+/* Records the first error of a trace; the abort frame and metric follow
+ * when the trace is sent. Returns -1 so callers can `return set_error()`. */
+static __always_inline int set_error(struct trec_unwind_state *st, __u32 err, __s32 metric)
+{
+	if (st->unwind_error == TREC_ERR_OK) {
+		st->unwind_error = err;
+		st->error_metric = metric;
+	}
+	return -1;
+}
+
+/* Starts a new trace. Only the header and cursor are cleared: frames past
+ * num_frames are never sent. */
+static __always_inline void trace_reset(struct trec_per_cpu_record *rec)
+{
+	struct trec_trace *t = &rec->trace;
+	struct trec_unwind_state *st = &rec->state;
+
+	t->msg_type = TREC_MSG_TRACE;
+	t->pid = 0;
+	t->tid = 0;
+	t->cpu = 0;
+	t->ktime_ns = 0;
+	t->kernel_stack_id = -1;
+	t->num_frames = 0;
+	t->flags = 0;
+	__builtin_memset(st, 0, sizeof(*st));
+	st->error_metric = -1;
+	rec->tail_calls = 0;
+	rec->unwinders_done = 0;
+	rec->python_frame = 0;
+}
+
+/*
+ * Appends a frame. At most TREC_MAX_NON_ERROR_FRAMES frames are pushed
+ * this way, so the abort frame always fits. On overflow the trace ends
+ * with STACK_LENGTH_EXCEEDED.
+ */
+static __always_inline int push_frame(struct trec_per_cpu_record *rec, __u64 file_id,
+				      __u64 addr, __u8 kind, __u8 flags)
+{
+	__u32 n = rec->trace.num_frames;
+	struct trec_frame *f;
+
+	if (n >= TREC_MAX_NON_ERROR_FRAMES)
+		return set_error(&rec->state, TREC_ERR_STACK_LENGTH_EXCEEDED,
+				 TREC_METRIC_STACK_LENGTH_EXCEEDED);
+	TREC_BARRIER_VAR(n);
+	f = &rec->trace.frames[n & (TREC_MAX_FRAMES - 1)];
+	f->file_id = file_id;
+	f->addr_or_line = addr;
+	f->kind = kind;
+	f->flags = flags;
+	rec->trace.num_frames = n + 1;
+	return 0;
+}
+
+static __always_inline int push_native_frame(struct trec_per_cpu_record *rec)
+{
+	struct trec_unwind_state *st = &rec->state;
+
+	return push_frame(rec, st->text_file_id, st->text_offset, TREC_FRAME_NATIVE,
+			  st->return_address ? TREC_FRAME_F_RETURN_ADDRESS : 0);
+}
+
+/* A frame for a pc no mapping explains: the raw runtime address. */
+static __always_inline int push_absolute_frame(struct trec_per_cpu_record *rec, __u64 pc)
+{
+	__u8 flags = TREC_FRAME_F_ABSOLUTE;
+
+	if (rec->state.return_address)
+		flags |= TREC_FRAME_F_RETURN_ADDRESS;
+	return push_frame(rec, 0, pc, TREC_FRAME_NATIVE, flags);
+}
+
+/* The final error frame; uses the slot push_frame() keeps free. */
+static __always_inline void push_abort_frame(struct trec_per_cpu_record *rec, __u32 err)
+{
+	__u32 n = rec->trace.num_frames;
+	struct trec_frame *f;
+
+	if (n >= TREC_MAX_FRAMES)
+		return;
+	TREC_BARRIER_VAR(n);
+	f = &rec->trace.frames[n & (TREC_MAX_FRAMES - 1)];
+	f->file_id = 0;
+	f->addr_or_line = err;
+	f->kind = TREC_FRAME_UNKNOWN;
+	f->flags = TREC_FRAME_F_ERROR;
+	rec->trace.num_frames = n + 1;
+}
+
+static __always_inline int unwinder_is_done(const struct trec_per_cpu_record *rec, int prog)
+{
+	return (rec->unwinders_done >> prog) & 1;
+}
+
+static __always_inline void unwinder_mark_done(struct trec_per_cpu_record *rec, int prog)
+{
+	rec->unwinders_done |= 1U << prog;
+}
+
+TREC_RODATA(__u64, report_interval_ns, 250000000ULL);
+
+/*
+ * Asks userspace to (re)sync a pid: an entry in pid_events, at most one per
+ * pid per report_interval_ns, and one wake-up on report_events that stays
+ * latched in inhibit_events until userspace has drained pid_events.
+ */
+static __always_inline void report_pid(void *ctx, __u64 pid_tgid, __u32 reason)
+{
+	__u32 pid = pid_tgid >> 32;
+	__u64 now = bpf_ktime_get_ns();
+	__u64 *last = bpf_map_lookup_elem(&reported_pids, &pid);
+	__u32 ev = TREC_EVENT_PID_REPORT;
+	__u8 one = 1;
+
+	if (last && now - *last < report_interval_ns)
+		return;
+	bpf_map_update_elem(&reported_pids, &pid, &now, BPF_ANY);
+	if (bpf_map_update_elem(&pid_events, &pid_tgid, &reason, BPF_ANY)) {
+		increment_metric(TREC_METRIC_PID_REPORT_FAILED);
+		return;
+	}
+	increment_metric(TREC_METRIC_PID_REPORTED);
+	if (bpf_map_update_elem(&inhibit_events, &ev, &one, BPF_NOEXIST) == 0)
+		bpf_perf_event_output(ctx, &report_events, BPF_F_CURRENT_CPU, &pid, sizeof(pid));
+}
+
+/* Wake the reader only when this much is pending; it also polls on a timer. */
+#define TREC_RINGBUF_WAKEUP_BYTES (1U << 20)
+
+/* Sends the used part of the trace: header + num_frames frames. */
+static __always_inline void send_trace(struct trec_per_cpu_record *rec)
+{
+	__u64 n = rec->trace.num_frames;
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	/* Re-derive the bound: the verifier forgets it across stores. */
+	if (n > TREC_MAX_FRAMES)
+		n = TREC_MAX_FRAMES;
+	TREC_BARRIER_VAR(n);
+	n &= 2 * TREC_MAX_FRAMES - 1;
+	if (n > TREC_MAX_FRAMES)
+		n = TREC_MAX_FRAMES;
+	if (bpf_ringbuf_query(&trace_events, BPF_RB_AVAIL_DATA) >= TREC_RINGBUF_WAKEUP_BYTES)
+		flags = BPF_RB_FORCE_WAKEUP;
+	if (bpf_ringbuf_output(&trace_events, &rec->trace,
+			       TREC_TRACE_HEADER_SIZE + n * sizeof(struct trec_frame), flags))
+		increment_metric(TREC_METRIC_TRACES_LOST_RINGBUF);
+	else
+		increment_metric(TREC_METRIC_TRACES_SENT);
+}
+
+/* Ends a trace: abort frame and metric for the error, if any, then send. */
+static __always_inline void finish_trace(struct trec_per_cpu_record *rec)
+{
+	struct trec_unwind_state *st = &rec->state;
+
+	if (st->unwind_error == TREC_ERR_OK && rec->trace.num_frames == 0)
+		set_error(st, TREC_ERR_EMPTY_STACK, -1);
+	if (st->unwind_error != TREC_ERR_OK)
+		push_abort_frame(rec, st->unwind_error);
+	if (st->error_metric >= 0)
+		increment_metric(st->error_metric);
+	send_trace(rec);
+}
+
+/*
+ * Continues with program `next`. Past the budget the trace is ended with
+ * MAX_TAIL_CALLS; if the tail call itself fails, also ended here, so a
+ * partial stack is always sent.
+ */
+static __always_inline void tail_call(void *ctx, struct trec_per_cpu_record *rec, int next)
+{
+	if (next != TREC_PROG_UNWIND_STOP) {
+		if (rec->tail_calls >= TREC_MAX_TAIL_CALLS) {
+			set_error(&rec->state, TREC_ERR_MAX_TAIL_CALLS, TREC_METRIC_MAX_TAIL_CALLS);
+			next = TREC_PROG_UNWIND_STOP;
+		} else {
+			rec->tail_calls++;
+			bpf_tail_call(ctx, &unwinder_progs, next);
+			increment_metric(TREC_METRIC_TAIL_CALL_FAILED);
+		}
+	}
+	finish_trace(rec);
+}
+
+/*
+ * Resolves pc through the LPM trie: file id, bias and ELF vaddr into the
+ * cursor. Returns the unwinder for the mapping, or -1 if no mapping of the
+ * pid contains pc.
+ */
+static __always_inline int resolve_text(struct trec_unwind_state *st, __u32 pid, __u64 pc)
+{
+	struct trec_pid_page_key key = {
+		.prefix_len = 96,
+		.pid_be = __builtin_bswap32(pid),
+		.page_be = __builtin_bswap64(pc),
+	};
+	struct trec_pid_page_value *v = bpf_map_lookup_elem(&pid_page_to_mapping_info, &key);
+	__u64 bias;
+
+	if (!v)
+		return -1;
+	bias = v->bias_and_unwinder & TREC_BIAS_MASK;
+	st->text_file_id = v->file_id;
+	st->text_bias = bias;
+	st->text_offset = pc - bias;
+	return v->bias_and_unwinder >> TREC_UNWINDER_SHIFT;
+}
+
+/* The pid's "synced" marker {96, pid, 0}. */
+static __always_inline int pid_is_synced(__u32 pid)
+{
+	struct trec_pid_page_key key = {
+		.prefix_len = 96,
+		.pid_be = __builtin_bswap32(pid),
+		.page_be = 0,
+	};
+
+	return bpf_map_lookup_elem(&pid_page_to_mapping_info, &key) != 0;
+}
+
+/* Which program unwinds the frame at the cursor: an interpreter when its
+ * loop contains the pc and it has not finished its part of the stack. */
+static __always_inline int next_unwinder(struct trec_per_cpu_record *rec, int mapped)
+{
+	struct trec_unwind_state *st = &rec->state;
+	struct trec_offset_range *r;
+	__u64 off = st->text_offset;
+	int prog;
+
+	/* Mappings name their own unwinder (e.g. a JIT region); anything
+	 * unexpected falls back to native. */
+	if (mapped > TREC_PROG_UNWIND_NATIVE && mapped < TREC_PROG_COUNT)
+		return mapped;
+	r = bpf_map_lookup_elem(&interpreter_offsets, &st->text_file_id);
+	if (!r)
+		return TREC_PROG_UNWIND_NATIVE;
+	if (!((off >= r->lower1 && off < r->upper1) || (off >= r->lower2 && off < r->upper2)))
+		return TREC_PROG_UNWIND_NATIVE;
+	prog = r->program_index;
+	if (prog <= TREC_PROG_UNWIND_NATIVE || prog >= TREC_PROG_COUNT ||
+	    unwinder_is_done(rec, prog))
+		return TREC_PROG_UNWIND_NATIVE;
+	return prog;
+}
+
+#endif /* TREC_TRACEMGMT_H */

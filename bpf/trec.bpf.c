@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * trec's BPF side: a cpu-clock sampler that unwinds user stacks without
+ * frame pointers, and the process tracking tracepoints.
+ *
+ *   trec_sample         perf_event entry: header, kernel stack id, user
+ *                       registers, pid check, leaf mapping; tail-calls on
+ *   trec_unwind_native  up to TREC_NATIVE_FRAMES_PER_PROG frames per call
+ *   trec_unwind_stop    ends a trace (for unwinders that hand back)
+ *   trec_sched_*        fork/exec/exit/comm -> pid events in the same ring
+ *
+ * Offline (-DTREC_TESTING_OFFLINE) only the unwinding part is compiled:
+ * the harness provides the helpers and maps through a shim it includes
+ * first, and enters through collect_trace() with registers of its own.
+ */
+#ifndef TREC_TESTING_OFFLINE
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#endif
+
+#include "native_unwind.h"
+
+/*
+ * Frames per invocation of trec_unwind_native. With the 29-call budget
+ * (one taken by the entry) 28 * 10 = 280 > TREC_MAX_FRAMES, so a full
+ * trace never runs out of tail calls, and the verifier stays well under
+ * its instruction budget.
+ */
+#define TREC_NATIVE_FRAMES_PER_PROG 10
+
+/* Set by trecord: follow every process (-a) or only followed_pids. */
+TREC_RODATA(bool, follow_all, true);
+
+/* The frame at the cursor is pushed; the cursor moves to its caller and
+ * the caller's mapping is resolved. Returns the program for the caller, or
+ * TREC_PROG_UNWIND_STOP when the trace is complete or failed. */
+static __always_inline int unwind_native_step(void *ctx, struct trec_per_cpu_record *rec)
+{
+	struct trec_unwind_state *st = &rec->state;
+	bool stop;
+	int mapped;
+
+	if (push_native_frame(rec))
+		return TREC_PROG_UNWIND_STOP;
+	increment_metric(TREC_METRIC_NATIVE_FRAMES);
+	if (trec_unwind_one_frame(st, &stop) || stop)
+		return TREC_PROG_UNWIND_STOP;
+
+	mapped = resolve_text(st, rec->trace.pid, st->pc);
+	if (mapped < 0) {
+		/* Known pid, unknown pc: most likely a dlopen since the last
+		 * sync. Keep the raw pc and ask for a resync. */
+		report_pid(ctx, ((__u64)rec->trace.pid << 32) | rec->trace.tid,
+			   TREC_REPORT_UNKNOWN_PC);
+		push_absolute_frame(rec, st->pc);
+		set_error(st, TREC_ERR_NATIVE_LOOKUP_TEXT_SECTION, TREC_METRIC_UNKNOWN_PC);
+		return TREC_PROG_UNWIND_STOP;
+	}
+	return next_unwinder(rec, mapped);
+}
+
+SEC("perf_event")
+int trec_unwind_native(void *ctx)
+{
+	struct trec_per_cpu_record *rec = get_per_cpu_record();
+	int next = TREC_PROG_UNWIND_STOP;
+
+	if (!rec)
+		return 0;
+	for (int i = 0; i < TREC_NATIVE_FRAMES_PER_PROG; i++) {
+		next = unwind_native_step(ctx, rec);
+		if (next != TREC_PROG_UNWIND_NATIVE)
+			break;
+	}
+	tail_call(ctx, rec, next);
+	return 0;
+}
+
+SEC("perf_event")
+int trec_unwind_stop(void *ctx)
+{
+	struct trec_per_cpu_record *rec = get_per_cpu_record();
+
+	if (rec)
+		finish_trace(rec);
+	return 0;
+}
+
+/*
+ * Starts the user part of a trace whose header is filled and whose cursor
+ * holds the leaf registers: checks that the pid is synced, resolves the
+ * leaf pc and hands over to its unwinder.
+ */
+static __always_inline int collect_trace(void *ctx, struct trec_per_cpu_record *rec)
+{
+	struct trec_unwind_state *st = &rec->state;
+	__u64 pid_tgid = ((__u64)rec->trace.pid << 32) | rec->trace.tid;
+	int mapped;
+
+	if (!pid_is_synced(rec->trace.pid)) {
+		/* Never drop the sample: its leaf pc is still worth a frame. */
+		increment_metric(TREC_METRIC_PID_UNKNOWN);
+		report_pid(ctx, pid_tgid, TREC_REPORT_NEW_PID);
+		push_absolute_frame(rec, st->pc);
+		set_error(st, TREC_ERR_NO_PID_INFO, -1);
+		finish_trace(rec);
+		return 0;
+	}
+	mapped = resolve_text(st, rec->trace.pid, st->pc);
+	if (mapped < 0) {
+		report_pid(ctx, pid_tgid, TREC_REPORT_UNKNOWN_PC);
+		push_absolute_frame(rec, st->pc);
+		set_error(st, TREC_ERR_NATIVE_LOOKUP_TEXT_SECTION, TREC_METRIC_UNKNOWN_PC);
+		finish_trace(rec);
+		return 0;
+	}
+	tail_call(ctx, rec, next_unwinder(rec, mapped));
+	return 0;
+}
+
+#ifndef TREC_TESTING_OFFLINE
+
+#if defined(__TARGET_ARCH_x86)
+#include "user_regs_x86.h"
+#endif
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+static __always_inline int is_followed(__u32 tgid)
+{
+	return follow_all || bpf_map_lookup_elem(&followed_pids, &tgid);
+}
+
+SEC("perf_event")
+int trec_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct trec_per_cpu_record *rec;
+	struct trec_trace *t;
+	int mode;
+
+	if (!is_followed(pid_tgid >> 32))
+		return 0;
+	rec = get_per_cpu_record();
+	if (!rec)
+		return 0;
+	increment_metric(TREC_METRIC_SAMPLES);
+	trace_reset(rec);
+	t = &rec->trace;
+	t->pid = pid_tgid >> 32;
+	t->tid = (__u32)pid_tgid;
+	t->cpu = bpf_get_smp_processor_id();
+	t->ktime_ns = bpf_ktime_get_ns();
+	bpf_get_current_comm(t->comm, sizeof(t->comm));
+
+	if (!regs_user_mode(TREC_CTX_REG(ctx, cs))) {
+		t->flags |= TREC_TRACE_F_KERNEL_MODE;
+		t->kernel_stack_id = bpf_get_stackid(ctx, &kernel_stackmap, 0);
+		if (t->kernel_stack_id < 0)
+			increment_metric(TREC_METRIC_KERNEL_STACK_FAILED);
+	}
+
+	/* Kernel threads and the idle task have no user stack: the kernel
+	 * stack is the whole sample. */
+	if (!task->mm) {
+		send_trace(rec);
+		return 0;
+	}
+	mode = get_user_regs(ctx, task, &rec->state);
+	if (mode < 0) {
+		set_error(&rec->state, TREC_ERR_NATIVE_NO_USER_REGS, TREC_METRIC_NO_USER_REGS);
+		finish_trace(rec);
+		return 0;
+	}
+	return collect_trace(ctx, rec);
+}
+
+/* ---- process tracking ---------------------------------------------------- */
+
+static __always_inline void send_pid_event(__u32 type, struct task_struct *task,
+					   __u32 parent_pid, __s32 exit_code,
+					   const char *filename)
+{
+	struct trec_pid_event_msg *m;
+
+	m = bpf_ringbuf_reserve(&trace_events, sizeof(*m), 0);
+	if (!m) {
+		increment_metric(TREC_METRIC_PID_EVENTS_LOST);
+		return;
+	}
+	m->msg_type = TREC_MSG_PID_EVENT;
+	m->type = type;
+	m->ktime_ns = bpf_ktime_get_ns();
+	m->pid = task->tgid;
+	m->tid = task->pid;
+	m->parent_pid = parent_pid;
+	m->exit_code = exit_code;
+	bpf_probe_read_kernel_str(m->comm, sizeof(m->comm), task->comm);
+	m->filename[0] = 0;
+	if (filename)
+		bpf_probe_read_kernel_str(m->filename, sizeof(m->filename), filename);
+	/* Wake the reader now: a new image must be synced while it runs. */
+	bpf_ringbuf_submit(m, BPF_RB_FORCE_WAKEUP);
+	increment_metric(TREC_METRIC_PID_EVENTS_SENT);
+}
+
+/* The pid's mappings are stale: unknown until userspace syncs it again. */
+static __always_inline void forget_pid(__u32 pid)
+{
+	struct trec_pid_page_key marker = {
+		.prefix_len = 96,
+		.pid_be = __builtin_bswap32(pid),
+		.page_be = 0,
+	};
+
+	bpf_map_delete_elem(&pid_page_to_mapping_info, &marker);
+	bpf_map_delete_elem(&reported_pids, &pid);
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(trec_sched_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u8 one = 1;
+
+	/* A new thread is not a new process. */
+	if (ctgid != (__u32)child->pid)
+		return 0;
+	if (!follow_all) {
+		if (!bpf_map_lookup_elem(&followed_pids, &ptgid))
+			return 0;
+		bpf_map_update_elem(&followed_pids, &ctgid, &one, BPF_ANY);
+	}
+	send_pid_event(TREC_PID_EV_FORK, child, ptgid, 0, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(trec_sched_exec, struct task_struct *task, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = task->tgid;
+
+	if (!is_followed(tgid))
+		return 0;
+	forget_pid(tgid);
+	send_pid_event(TREC_PID_EV_EXEC, task, 0, 0, bprm->filename);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(trec_sched_exit, struct task_struct *task, bool group_dead)
+{
+	__u32 tgid = task->tgid;
+
+	/* Only the last thread's exit ends the process. */
+	if (!group_dead || !is_followed(tgid))
+		return 0;
+	forget_pid(tgid);
+	send_pid_event(TREC_PID_EV_EXIT, task, 0, task->exit_code, 0);
+	if (!follow_all)
+		bpf_map_delete_elem(&followed_pids, &tgid);
+	return 0;
+}
+
+SEC("tp_btf/task_rename")
+int BPF_PROG(trec_task_rename, struct task_struct *task, const char *comm)
+{
+	struct trec_pid_event_msg *m;
+
+	/* exec renames too; its exec event already carries the new comm. */
+	if (BPF_CORE_READ_BITFIELD_PROBED(task, in_execve) || !is_followed(task->tgid))
+		return 0;
+	m = bpf_ringbuf_reserve(&trace_events, sizeof(*m), 0);
+	if (!m) {
+		increment_metric(TREC_METRIC_PID_EVENTS_LOST);
+		return 0;
+	}
+	m->msg_type = TREC_MSG_PID_EVENT;
+	m->type = TREC_PID_EV_COMM;
+	m->ktime_ns = bpf_ktime_get_ns();
+	m->pid = task->tgid;
+	m->tid = task->pid;
+	m->parent_pid = 0;
+	m->exit_code = 0;
+	bpf_probe_read_kernel_str(m->comm, sizeof(m->comm), comm);
+	m->filename[0] = 0;
+	bpf_ringbuf_submit(m, 0);
+	increment_metric(TREC_METRIC_PID_EVENTS_SENT);
+	return 0;
+}
+
+#endif /* !TREC_TESTING_OFFLINE */

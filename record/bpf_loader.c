@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "bpf_loader.h"
+#include "trec.skel.h"
+#include "trec_types.h"
+
+static bool libbpf_verbose;
+
+static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!libbpf_verbose || level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int needs_root(char *err, size_t errlen, int e)
+{
+	snprintf(err, errlen,
+		 "needs root (CAP_BPF and CAP_PERFMON) to load BPF programs: %s",
+		 strerror(-e));
+	return e;
+}
+
+int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
+		  char *err, size_t errlen)
+{
+	struct trec_bpf *s;
+	int e, key, fd;
+
+	memset(l, 0, sizeof(*l));
+	libbpf_verbose = o->verbose;
+	libbpf_set_print(print_libbpf);
+	l->num_cpus = libbpf_num_possible_cpus();
+	if (l->num_cpus <= 0) {
+		snprintf(err, errlen, "cannot count CPUs: %s", strerror(-l->num_cpus));
+		return l->num_cpus ? l->num_cpus : -EINVAL;
+	}
+
+	s = trec_bpf__open();
+	if (!s) {
+		e = -errno;
+		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-e));
+		return e;
+	}
+	l->skel = s;
+	s->rodata->follow_all = o->follow_all;
+	if (o->report_interval_ns)
+		s->rodata->report_interval_ns = o->report_interval_ns;
+
+	e = trec_bpf__load(s);
+	if (e) {
+		if (e == -EPERM || e == -EACCES)
+			return needs_root(err, errlen, e);
+		snprintf(err, errlen, "loading the BPF programs failed: %s%s", strerror(-e),
+			 o->verbose ? "" : " (run with -v for the verifier log)");
+		return e;
+	}
+
+	fd = bpf_map__fd(s->maps.unwinder_progs);
+	key = TREC_PROG_UNWIND_NATIVE;
+	e = bpf_map_update_elem(fd, &key, &(int){bpf_program__fd(s->progs.trec_unwind_native)}, 0);
+	key = TREC_PROG_UNWIND_STOP;
+	if (!e)
+		e = bpf_map_update_elem(fd, &key, &(int){bpf_program__fd(s->progs.trec_unwind_stop)}, 0);
+	if (e) {
+		e = -errno;
+		snprintf(err, errlen, "cannot fill the unwinder program array: %s", strerror(-e));
+		return e;
+	}
+	return 0;
+}
+
+int trec_bpf_attach_tracking(struct trec_bpf_loader *l, char *err, size_t errlen)
+{
+	struct trec_bpf *s = l->skel;
+	struct {
+		struct bpf_program *prog;
+		struct bpf_link **link;
+		bool optional;
+	} tps[] = {
+		{ s->progs.trec_sched_fork, &s->links.trec_sched_fork, false },
+		{ s->progs.trec_sched_exec, &s->links.trec_sched_exec, false },
+		{ s->progs.trec_sched_exit, &s->links.trec_sched_exit, false },
+		{ s->progs.trec_task_rename, &s->links.trec_task_rename, true },
+	};
+
+	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++) {
+		*tps[i].link = bpf_program__attach(tps[i].prog);
+		if (*tps[i].link)
+			continue;
+		if (tps[i].optional)
+			continue; /* comm changes are nice to have */
+		int e = -errno;
+
+		snprintf(err, errlen, "cannot attach %s: %s", bpf_program__name(tps[i].prog),
+			 strerror(-e));
+		return e;
+	}
+	return 0;
+}
+
+static int read_max_sample_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+int trec_bpf_check_freq(unsigned freq_hz, char *err, size_t errlen)
+{
+	int max_rate = read_max_sample_rate();
+
+	if (max_rate > 0 && freq_hz > (unsigned)max_rate) {
+		snprintf(err, errlen,
+			 "-F %u is above kernel.perf_event_max_sample_rate (%d); lower -F or raise the sysctl",
+			 freq_hz, max_rate);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int trec_bpf_attach_sampling(struct trec_bpf_loader *l, unsigned freq_hz,
+			     char *err, size_t errlen)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_freq = freq_hz,
+		.freq = 1,
+	};
+	int e = trec_bpf_check_freq(freq_hz, err, errlen);
+
+	if (e)
+		return e;
+	l->perf_links = calloc(l->num_cpus, sizeof(*l->perf_links));
+	if (!l->perf_links) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (int cpu = 0; cpu < l->num_cpus; cpu++) {
+		int fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		struct bpf_link *link;
+
+		if (fd < 0) {
+			if (errno == ENODEV)
+				continue; /* offline CPU */
+			e = -errno;
+			if (e == -EACCES || e == -EPERM)
+				return needs_root(err, errlen, e);
+			snprintf(err, errlen, "cannot open a cpu-clock event on CPU %d: %s", cpu,
+				 strerror(-e));
+			return e;
+		}
+		link = bpf_program__attach_perf_event(l->skel->progs.trec_sample, fd);
+		if (!link) {
+			e = -errno;
+			close(fd);
+			snprintf(err, errlen, "cannot attach the sampler on CPU %d: %s", cpu,
+				 strerror(-e));
+			return e;
+		}
+		l->perf_links[l->num_perf_links++] = link; /* the link owns fd */
+	}
+	if (!l->num_perf_links) {
+		snprintf(err, errlen, "no online CPU to sample");
+		return -ENODEV;
+	}
+	return 0;
+}
+
+void trec_bpf_detach_sampling(struct trec_bpf_loader *l)
+{
+	for (int i = 0; i < l->num_perf_links; i++)
+		bpf_link__destroy(l->perf_links[i]);
+	free(l->perf_links);
+	l->perf_links = NULL;
+	l->num_perf_links = 0;
+}
+
+void trec_bpf_destroy(struct trec_bpf_loader *l)
+{
+	trec_bpf_detach_sampling(l);
+	if (l->skel)
+		trec_bpf__destroy(l->skel);
+	l->skel = NULL;
+}
+
+int trec_bpf_map_fd(const struct trec_bpf_loader *l, const char *name)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(l->skel->obj, name);
+
+	return m ? bpf_map__fd(m) : -ENOENT;
+}
+
+int trec_bpf_sum_percpu(const struct trec_bpf_loader *l, int map_fd, uint64_t *out, size_t n)
+{
+	uint64_t *vals = calloc(l->num_cpus, sizeof(*vals));
+
+	if (!vals)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < n; k++) {
+		out[k] = 0;
+		if (bpf_map_lookup_elem(map_fd, &k, vals))
+			continue;
+		for (int c = 0; c < l->num_cpus; c++)
+			out[k] += vals[c];
+	}
+	free(vals);
+	return 0;
+}
+
+void trec_bpf_print_prog_stats(const struct trec_bpf_loader *l, FILE *out)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, l->skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+			continue;
+		fprintf(out, "trecord: prog %-18s %6u insns verified, %5u xlated",
+			bpf_program__name(p), info.verified_insns, info.xlated_prog_len / 8);
+		if (info.run_cnt)
+			fprintf(out, ", %llu runs, %llu ns/run",
+				(unsigned long long)info.run_cnt,
+				(unsigned long long)(info.run_time_ns / info.run_cnt));
+		fputc('\n', out);
+	}
+}

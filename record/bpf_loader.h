@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Loading and attaching trec's BPF programs: the sampler on a cpu-clock
+ * perf event per CPU, the unwinders in the tail-call array, and the
+ * process-tracking tracepoints. Errors come back as one message for the
+ * user.
+ */
+#ifndef TREC_BPF_LOADER_H
+#define TREC_BPF_LOADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct trec_bpf;        /* the skeleton */
+struct bpf_link;
+
+struct trec_bpf_loader {
+	struct trec_bpf *skel;
+	struct bpf_link **perf_links;
+	int num_perf_links;
+	int num_cpus;        /* possible CPUs (per-CPU map values) */
+};
+
+struct trec_bpf_opts {
+	bool follow_all;          /* -a: sample every process */
+	uint64_t report_interval_ns;
+	bool verbose;             /* libbpf messages and verifier stats */
+};
+
+/* Opens, configures and loads the object; fills the prog array. 0 or a
+ * negative errno with a message in err. */
+int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
+		  char *err, size_t errlen);
+/* Attaches the tracepoints. */
+int trec_bpf_attach_tracking(struct trec_bpf_loader *l, char *err, size_t errlen);
+/* Whether the kernel accepts freq_hz (perf_event_max_sample_rate). */
+int trec_bpf_check_freq(unsigned freq_hz, char *err, size_t errlen);
+/* Starts sampling at freq_hz on every online CPU. */
+int trec_bpf_attach_sampling(struct trec_bpf_loader *l, unsigned freq_hz,
+			     char *err, size_t errlen);
+/* Stops sampling (tracepoints stay). */
+void trec_bpf_detach_sampling(struct trec_bpf_loader *l);
+void trec_bpf_destroy(struct trec_bpf_loader *l);
+
+/* Map fds by name, for the rest of trecord. */
+int trec_bpf_map_fd(const struct trec_bpf_loader *l, const char *name);
+
+/* Sums a per-CPU u64 array map into out[0..n). 0 or a negative errno. */
+int trec_bpf_sum_percpu(const struct trec_bpf_loader *l, int map_fd, uint64_t *out, size_t n);
+
+/* Prints verified instruction counts and run-time stats per program. */
+void trec_bpf_print_prog_stats(const struct trec_bpf_loader *l, FILE *out);
+
+#endif /* TREC_BPF_LOADER_H */

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+static const char usage[] =
+	"usage: trecord [options] [--] command [args...]\n"
+	"       trecord [options] -p PID[,PID...]\n"
+	"       trecord [options] -a\n"
+	"\n"
+	"Samples CPU stacks (user and kernel) with eBPF, unwinding programs built\n"
+	"without frame pointers, and writes a recording for treport.\n"
+	"\n"
+	"  -F, --freq HZ        samples per second per CPU, 1.." "50000 (default 99)\n"
+	"  -p, --pid PID[,PID]  record these running processes (and their new children)\n"
+	"  -a, --all-cpus       record every process on every CPU\n"
+	"  -o, --output FILE    output file (default trec.tr); an existing FILE is\n"
+	"                       kept as FILE.old\n"
+	"  -f, --force          overwrite FILE instead of keeping FILE.old\n"
+	"  -d, --duration SECS  stop after SECS seconds\n"
+	"  -q, --quiet          no summary line\n"
+	"  -v, --verbose        log process syncs and BPF program statistics\n"
+	"  -h, --help           this help\n"
+	"  -V, --version        print the version\n"
+	"\n"
+	"With a command, trecord starts it, records it and its children, and exits\n"
+	"with its exit status. Otherwise it records until Ctrl-C (or --duration,\n"
+	"or until every -p process has exited). Needs root (CAP_BPF, CAP_PERFMON).\n";
+
+static int bad(FILE *err, const char *fmt, const char *arg)
+{
+	fputs("trecord: ", err);
+	fprintf(err, fmt, arg);
+	fputs(" (see trecord --help)\n", err);
+	return TREC_CLI_ERROR;
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *v)
+{
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	if (errno || *end || *v > max)
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_pids(const char *arg, struct trec_options *o, FILE *err)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+	int rc = 0;
+
+	if (!copy)
+		return bad(err, "out of memory parsing -p %s", arg);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned long pid;
+		uint32_t *np;
+
+		if (parse_uint(tok, INT_MAX, &pid) || pid == 0) {
+			rc = bad(err, "-p: not a process id: '%s'", tok);
+			break;
+		}
+		np = realloc(o->pids, (o->num_pids + 1) * sizeof(*np));
+		if (!np) {
+			rc = bad(err, "out of memory parsing -p %s", arg);
+			break;
+		}
+		o->pids = np;
+		o->pids[o->num_pids++] = pid;
+	}
+	if (!rc && !o->num_pids)
+		rc = bad(err, "-p: no process id in '%s'", arg);
+	free(copy);
+	return rc;
+}
+
+int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out, FILE *err)
+{
+	static const struct option longopts[] = {
+		{ "freq", required_argument, NULL, 'F' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long v;
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->freq_hz = TREC_DEFAULT_FREQ;
+	o->output = TREC_DEFAULT_OUTPUT;
+	o->argc = argc;
+	o->argv = argv;
+	opterr = 0;
+	optind = 1;
+	/* "+": stop at the first non-option, which starts the command. */
+	while ((c = getopt_long(argc, argv, "+:F:p:ao:fd:qvhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			if (parse_uint(optarg, ULONG_MAX, &v) || v < 1 || v > TREC_MAX_FREQ)
+				return bad(err, "-F must be a frequency from 1 to 50000 Hz, not '%s'",
+					   optarg);
+			o->freq_hz = v;
+			break;
+		case 'p':
+			if (parse_pids(optarg, o, err))
+				return TREC_CLI_ERROR;
+			break;
+		case 'a':
+			o->all = true;
+			break;
+		case 'o':
+			if (!*optarg)
+				return bad(err, "-o needs a file name%s", "");
+			o->output = optarg;
+			break;
+		case 'f':
+			o->force = true;
+			break;
+		case 'd':
+			errno = 0;
+			o->duration_s = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->duration_s > 0) ||
+			    !isfinite(o->duration_s) || o->duration_s > 1e9)
+				return bad(err, "--duration must be a positive number of seconds, not '%s'",
+					   optarg);
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			fputs(usage, out);
+			return TREC_CLI_EXIT_OK;
+		case 'V':
+			fprintf(out, "trecord %s\n", TREC_VERSION);
+			return TREC_CLI_EXIT_OK;
+		case ':':
+			return bad(err, "option '%s' needs an argument", argv[optind - 1]);
+		default:
+			return bad(err, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		o->cmd = argv + optind;
+
+	if (o->num_pids && o->cmd)
+		return bad(err, "give either -p or a command, not both%s", "");
+	if (o->num_pids && o->all)
+		return bad(err, "-a already records every process; drop -p%s", "");
+	if (!o->num_pids && !o->all && !o->cmd)
+		return bad(err, "nothing to record: give a command, -p PID or -a%s", "");
+	for (size_t i = 0; i < o->num_pids; i++) {
+		if (kill((pid_t)o->pids[i], 0) && errno == ESRCH) {
+			char buf[16];
+
+			snprintf(buf, sizeof(buf), "%u", o->pids[i]);
+			fprintf(err, "trecord: no such process: %s\n", buf);
+			return TREC_CLI_ERROR;
+		}
+	}
+	return TREC_CLI_RUN;
+}
+
+void trec_options_free(struct trec_options *o)
+{
+	free(o->pids);
+	o->pids = NULL;
+	o->num_pids = 0;
+}

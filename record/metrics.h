@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The METRICS record: the BPF counters (summed over CPUs, ids of
+ * enum trec_metric) and trecord's own counters (ids from 1000).
+ */
+#ifndef TREC_METRICS_H
+#define TREC_METRICS_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include "trec_errors.h"
+
+/* X(name, description); id = 1000 + position. Never reorder. */
+#define TRECORD_METRIC_LIST(X)                                                  \
+	X(QUEUE_DROPPED_TRACES, "traces dropped: writer queue full")            \
+	X(QUEUE_DROPPED_EVENTS, "pid events dropped: writer queue full")       \
+	X(BAD_MESSAGES, "malformed ring buffer messages")                       \
+	X(SAMPLES_WRITTEN, "sample records written")                            \
+	X(SAMPLES_UNKNOWN_PID, "samples of a pid not synced yet")              \
+	X(SAMPLES_UNKNOWN_PC, "samples with a pc outside known mappings")      \
+	X(KERNEL_STACKS_MISSING, "kernel stack ids not found in the map")       \
+	X(PID_EVENTS_WRITTEN, "pid event records written")                      \
+	X(PID_SYNCS, "process syncs")                                           \
+	X(PID_SYNCS_GONE, "syncs of processes that had already exited")         \
+	X(PID_SYNCS_CHANGED, "syncs that found new mappings")                   \
+	X(PIDS_TRACKED, "processes with mappings in the LPM trie now")         \
+	X(FILES, "distinct mapped files")                                       \
+	X(FILES_WITH_DELTAS, "files whose stack deltas are loaded")            \
+	X(DELTA_FAILURES, "files whose stack deltas could not be loaded")      \
+	X(LPM_ENTRIES, "LPM trie entries now")                                  \
+	X(LPM_FAILURES, "LPM trie updates that failed")                         \
+	X(STACK_DELTAS_USED, "stack_deltas entries used")                       \
+	X(UNWIND_INFOS_USED, "unwind_info_array entries used")                  \
+	X(DELTA_PAGES_USED, "stack_delta_pages entries used")
+
+#define TRECORD_METRIC_BASE 1000
+enum trecord_metric {
+#define TREC_X(name, desc) TRECORD_METRIC_##name,
+	TRECORD_METRIC_LIST(TREC_X)
+#undef TREC_X
+	TRECORD_METRIC_COUNT
+};
+
+struct trecord_counters {
+	_Atomic uint64_t v[TRECORD_METRIC_COUNT];
+};
+
+static inline void trecord_count(struct trecord_counters *c, enum trecord_metric m, uint64_t n)
+{
+	atomic_fetch_add_explicit(&c->v[m], n, memory_order_relaxed);
+}
+
+static inline void trecord_set(struct trecord_counters *c, enum trecord_metric m, uint64_t n)
+{
+	atomic_store_explicit(&c->v[m], n, memory_order_relaxed);
+}
+
+struct trec_output;
+struct trec_bpf_loader;
+
+/* Sums the BPF counters into bpf[TREC_METRIC_COUNT]. */
+int trec_metrics_read_bpf(const struct trec_bpf_loader *l, uint64_t *bpf);
+/* Writes one METRICS record with both sets. */
+int trec_metrics_write(struct trec_output *o, const uint64_t *bpf,
+		       const struct trecord_counters *c, uint64_t time_ns);
+
+#endif /* TREC_METRICS_H */

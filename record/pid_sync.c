@@ -1,0 +1,580 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "file_id.h"
+#include "lpm.h"
+#include "pid_sync.h"
+#include "proc_maps.h"
+#include "u64map.h"
+
+struct lpm_entry {
+	struct trec_pid_page_key k;
+	struct trec_pid_page_value v;
+};
+
+/* What a snapshot is compared on to decide whether it changed. */
+struct map_sig {
+	uint64_t start, end, offset, file_id;
+};
+
+struct pid_state {
+	struct lpm_entry *ents; /* sorted by key */
+	size_t num_ents;
+	struct map_sig *sigs;
+	size_t num_sigs;
+};
+
+struct file_state {
+	bool written;      /* FILE record is in the recording */
+	bool deltas_tried; /* extraction attempted (loaded or failed) */
+};
+
+struct trec_pid_sync {
+	const struct trec_pid_sync_ops *ops;
+	void *ctx;
+	bool verbose;
+	struct trec_delta_store *store;
+	struct trec_file_cache *files;
+	struct trec_u64map pids;    /* pid -> struct pid_state */
+	struct trec_u64map fstates; /* file id -> struct file_state */
+	struct trec_file *vdso;
+	int vdso_fd;
+	bool vdso_tried;
+	struct trec_pid_sync_stats stats;
+};
+
+/* An opened mapping: the file, and a path through which it can be read. */
+struct opened {
+	struct trec_file *f;
+	char path[96];
+};
+
+void trec_lpm_key(struct trec_pid_page_key *k, uint32_t pid, uint64_t addr, uint32_t bits)
+{
+	k->prefix_len = 32 + bits;
+	k->pid_be = __builtin_bswap32(pid);
+	k->page_be = __builtin_bswap64(addr);
+}
+
+struct trec_pid_sync *trec_pid_sync_new(const struct trec_pid_sync_ops *ops, void *ctx,
+					const struct trec_delta_sink_ops *deltas, void *deltas_ctx,
+					bool verbose)
+{
+	struct trec_pid_sync *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->ops = ops;
+	s->ctx = ctx;
+	s->verbose = verbose;
+	s->vdso_fd = -1;
+	s->files = trec_file_cache_new();
+	if (deltas)
+		s->store = trec_delta_store_new(deltas, deltas_ctx);
+	if (!s->files || (deltas && !s->store)) {
+		trec_pid_sync_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void vlog(const struct trec_pid_sync *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void vlog(const struct trec_pid_sync *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!s->verbose)
+		return;
+	va_start(ap, fmt);
+	fputs("trecord: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+/* ---- files ------------------------------------------------------------ */
+
+/* The vdso is not a file: every 64-bit process on this kernel maps the
+ * same image as we do, so ours is copied into a memfd and treated as one. */
+static struct trec_file *vdso_file(struct trec_pid_sync *s, char *path, size_t pathlen)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	struct trec_proc_maps self;
+	uint64_t size = 0;
+	struct stat st;
+	int fd;
+
+	if (s->vdso_tried)
+		goto out;
+	s->vdso_tried = true;
+	if (!base || trec_proc_maps_read_pid(getpid(), &self))
+		return NULL;
+	for (size_t i = 0; i < self.n; i++)
+		if (self.v[i].start == base)
+			size = self.v[i].end - self.v[i].start;
+	trec_proc_maps_free(&self);
+	if (!size)
+		return NULL;
+	fd = memfd_create("trec-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (write(fd, (const void *)base, size) != (ssize_t)size || fstat(fd, &st) ||
+	    trec_file_cache_get(s->files, fd, &st, "[vdso]", &s->vdso)) {
+		close(fd);
+		s->vdso = NULL;
+		return NULL;
+	}
+	s->vdso_fd = fd;
+out:
+	if (s->vdso)
+		snprintf(path, pathlen, "/proc/self/fd/%d", s->vdso_fd);
+	return s->vdso;
+}
+
+static int open_mapping(uint32_t pid, const struct trec_proc_map *m, char *path, size_t pathlen)
+{
+	int fd;
+
+	/* map_files reaches the mapped inode even if it was deleted or lives
+	 * in another mount namespace; root/ is the fallback. */
+	snprintf(path, pathlen, "/proc/%u/map_files/%llx-%llx", pid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	snprintf(path, pathlen, "/proc/%u/root%s", pid, m->path);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* Strips the " (deleted)" /proc/PID/maps appends to unlinked files. */
+static void record_path(const char *in, char *out, size_t outlen)
+{
+	static const char del[] = " (deleted)";
+	size_t n = strlen(in);
+
+	if (n >= sizeof(del) - 1 && !strcmp(in + n - (sizeof(del) - 1), del))
+		n -= sizeof(del) - 1;
+	snprintf(out, outlen, "%.*s", (int)n, in);
+}
+
+static int resolve_file(struct trec_pid_sync *s, uint32_t pid, const struct trec_proc_map *m,
+			struct opened *o)
+{
+	char rpath[4096];
+	struct stat st;
+	int fd, err;
+
+	o->f = NULL;
+	if (!strcmp(m->path, "[vdso]")) {
+		o->f = vdso_file(s, o->path, sizeof(o->path));
+		return 0;
+	}
+	if (!m->inode || !m->path[0] || m->path[0] == '[')
+		return 0; /* anonymous: JIT code, or [vsyscall] */
+	fd = open_mapping(pid, m, o->path, sizeof(o->path));
+	if (fd < 0)
+		return -errno;
+	record_path(m->path, rpath, sizeof(rpath));
+	err = fstat(fd, &st) ? -errno : trec_file_cache_get(s->files, fd, &st, rpath, &o->f);
+	close(fd);
+	return err;
+}
+
+static struct file_state *file_state(struct trec_pid_sync *s, uint64_t file_id)
+{
+	struct file_state *fs = trec_u64map_get(&s->fstates, file_id);
+	int err;
+
+	if (fs)
+		return fs;
+	fs = calloc(1, sizeof(*fs));
+	if (!fs)
+		return NULL;
+	trec_u64map_put(&s->fstates, file_id, fs, &err);
+	if (err) {
+		free(fs);
+		return NULL;
+	}
+	s->stats.files++;
+	return fs;
+}
+
+static void write_file_record(struct trec_pid_sync *s, const struct trec_file *f)
+{
+	struct trec_file_info fi = {
+		.file_id = f->file_id,
+		.size = f->size,
+		.inode = f->inode,
+		.mtime_ns = f->mtime_ns,
+		.dev_major = f->dev_major,
+		.dev_minor = f->dev_minor,
+		.path = f->path,
+		.build_id_len = f->build_id_len,
+		.build_id = f->build_id,
+		.debuglink = f->debuglink,
+	};
+
+	if (s->ops->write_file)
+		s->ops->write_file(s->ctx, &fi);
+	/* The report cannot open [vdso]: embed its image. */
+	if (f == s->vdso && s->ops->write_blob) {
+		uint8_t *img = malloc(f->size);
+
+		if (img && pread(s->vdso_fd, img, f->size, 0) == (ssize_t)f->size) {
+			struct trec_blob b = {
+				.file_id = f->file_id,
+				.subtype = 1, /* the ELF image of a file not on disk */
+				.len = f->size,
+				.data = img,
+			};
+
+			s->ops->write_blob(s->ctx, TREC_REC_BLOB, &b);
+		}
+		free(img);
+	}
+}
+
+static void load_deltas(struct trec_pid_sync *s, const struct trec_file *f, const char *path)
+{
+	struct trec_file_deltas d = { 0 };
+	uint64_t t0 = s->ops->now_ns(s->ctx), t1 = t0;
+	int err;
+
+	err = trec_deltas_extract(path, &d);
+	if (!err) {
+		t1 = s->ops->now_ns(s->ctx);
+		err = trec_delta_store_load(s->store, f->file_id, &d);
+	}
+	if (err) {
+		s->stats.delta_failures++;
+		vlog(s, "no stack deltas for %s: %s", f->path, strerror(-err));
+	} else {
+		s->stats.files_with_deltas++;
+		vlog(s, "stack deltas for %s: %zu (extracted in %.1f ms, loaded in %.1f ms)",
+		     f->path, d.num, (t1 - t0) / 1e6, (s->ops->now_ns(s->ctx) - t1) / 1e6);
+	}
+	trec_file_deltas_free(&d);
+}
+
+/* First sight of a file in this recording: its FILE record and deltas. */
+static void note_file(struct trec_pid_sync *s, const struct opened *o)
+{
+	struct file_state *fs = file_state(s, o->f->file_id);
+
+	if (!fs)
+		return;
+	if (!fs->written) {
+		write_file_record(s, o->f);
+		fs->written = true;
+	}
+	if (!fs->deltas_tried && s->store && o->f->is_elf &&
+	    !trec_delta_store_has(s->store, o->f->file_id)) {
+		fs->deltas_tried = true;
+		load_deltas(s, o->f, o->path);
+	}
+}
+
+/* ---- LPM entries ------------------------------------------------------- */
+
+static int key_cmp(const struct trec_pid_page_key *a, const struct trec_pid_page_key *b)
+{
+	uint64_t pa = __builtin_bswap64(a->page_be), pb = __builtin_bswap64(b->page_be);
+
+	if (pa != pb)
+		return pa < pb ? -1 : 1;
+	return (a->prefix_len > b->prefix_len) - (a->prefix_len < b->prefix_len);
+}
+
+static int ent_cmp(const void *a, const void *b)
+{
+	return key_cmp(&((const struct lpm_entry *)a)->k, &((const struct lpm_entry *)b)->k);
+}
+
+struct vec {
+	void *v;
+	size_t n, cap, elem;
+};
+
+static void *vec_push(struct vec *x)
+{
+	if (x->n == x->cap) {
+		size_t nc = x->cap ? 2 * x->cap : 32;
+		void *nv = realloc(x->v, nc * x->elem);
+
+		if (!nv)
+			return NULL;
+		x->v = nv;
+		x->cap = nc;
+	}
+	return (char *)x->v + x->elem * x->n++;
+}
+
+static int add_prefixes(struct vec *ents, uint32_t pid, const struct trec_proc_map *m,
+			uint64_t file_id, uint64_t bias)
+{
+	struct trec_lpm_prefix pre[TREC_LPM_MAX_PREFIXES];
+	size_t n = trec_lpm_split(m->start, m->end, pre);
+
+	for (size_t i = 0; i < n; i++) {
+		struct lpm_entry *e = vec_push(ents);
+
+		if (!e)
+			return -ENOMEM;
+		trec_lpm_key(&e->k, pid, pre[i].addr, pre[i].bits);
+		e->v.file_id = file_id;
+		e->v.bias_and_unwinder = bias |
+			((uint64_t)TREC_PROG_UNWIND_NATIVE << TREC_UNWINDER_SHIFT);
+	}
+	return 0;
+}
+
+/* Writes the entries that are new or changed, then removes the stale
+ * ones: the old and new ranges overlap, so the pid never has a hole. */
+static void apply_entries(struct trec_pid_sync *s, struct pid_state *old,
+			  const struct lpm_entry *nw, size_t n)
+{
+	size_t i = 0, j = 0;
+
+	for (i = 0; i < n; i++) {
+		while (j < old->num_ents && key_cmp(&old->ents[j].k, &nw[i].k) < 0)
+			j++;
+		if (j < old->num_ents && !key_cmp(&old->ents[j].k, &nw[i].k) &&
+		    !memcmp(&old->ents[j].v, &nw[i].v, sizeof(nw[i].v)))
+			continue;
+		if (s->ops->lpm_update(s->ctx, &nw[i].k, &nw[i].v))
+			s->stats.lpm_failures++;
+	}
+	for (i = 0, j = 0; j < old->num_ents; j++) {
+		while (i < n && key_cmp(&nw[i].k, &old->ents[j].k) < 0)
+			i++;
+		if (i < n && !key_cmp(&nw[i].k, &old->ents[j].k))
+			continue;
+		s->ops->lpm_delete(s->ctx, &old->ents[j].k);
+	}
+}
+
+static void write_marker(struct trec_pid_sync *s, uint32_t pid)
+{
+	struct trec_pid_page_key k;
+	struct trec_pid_page_value v = { 0, 0 };
+
+	trec_lpm_key(&k, pid, 0, 64);
+	if (s->ops->lpm_update(s->ctx, &k, &v))
+		s->stats.lpm_failures++;
+}
+
+static bool sigs_equal(const struct pid_state *ps, const struct map_sig *sigs, size_t n)
+{
+	return ps->num_sigs == n && (!n || !memcmp(ps->sigs, sigs, n * sizeof(*sigs)));
+}
+
+/* ---- sync --------------------------------------------------------------- */
+
+static void free_pid_state(struct pid_state *ps)
+{
+	if (!ps)
+		return;
+	free(ps->ents);
+	free(ps->sigs);
+	free(ps);
+}
+
+int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid)
+{
+	struct vec ents = { .elem = sizeof(struct lpm_entry) };
+	struct vec snap = { .elem = sizeof(struct trec_mapping) };
+	struct vec sigs = { .elem = sizeof(struct map_sig) };
+	struct trec_proc_maps maps;
+	struct pid_state empty = { 0 }, *ps;
+	bool changed;
+	int err;
+
+	uint64_t t0 = s->ops->now_ns(s->ctx);
+
+	err = trec_proc_maps_read_pid(pid, &maps);
+	if (err) {
+		s->stats.sync_gone++;
+		return err == -ENOENT || err == -ESRCH ? -ESRCH : err;
+	}
+	s->stats.syncs++;
+
+	for (size_t i = 0; i < maps.n; i++) {
+		const struct trec_proc_map *m = &maps.v[i];
+		struct opened o = { 0 };
+		uint64_t file_id = 0, bias = 0, vaddr;
+		struct trec_mapping *tm;
+		struct map_sig *sg;
+
+		if (!(m->prot & PROT_EXEC))
+			continue;
+		if (resolve_file(s, pid, m, &o))
+			vlog(s, "pid %u: cannot open %s", pid, m->path);
+		if (o.f) {
+			trec_file_vaddr_of_offset(o.f, m->offset, &vaddr);
+			bias = m->start - vaddr;
+			file_id = o.f->file_id;
+			if (bias & ~TREC_BIAS_MASK) {
+				/* Does not fit the LPM value; frames stay raw pcs. */
+				vlog(s, "pid %u: %s: bias %#llx not representable", pid, m->path,
+				     (unsigned long long)bias);
+				file_id = bias = 0;
+			} else {
+				note_file(s, &o);
+			}
+		}
+		err = add_prefixes(&ents, pid, m, file_id, bias);
+		tm = vec_push(&snap);
+		sg = vec_push(&sigs);
+		if (err || !tm || !sg) {
+			err = -ENOMEM;
+			goto out;
+		}
+		*tm = (struct trec_mapping){
+			.start = m->start,
+			.end = m->end,
+			.file_offset = m->offset,
+			.file_id = file_id,
+			.bias = bias,
+			.inode = m->inode,
+			.mtime_ns = o.f ? o.f->mtime_ns : 0,
+			.dev_major = m->dev_major,
+			.dev_minor = m->dev_minor,
+			.prot = m->prot,
+			.path = m->path,
+			.build_id_len = o.f && file_id ? o.f->build_id_len : 0,
+			.build_id = o.f && file_id ? o.f->build_id : NULL,
+		};
+		*sg = (struct map_sig){ m->start, m->end, m->offset, file_id };
+	}
+
+	if (ents.n)
+		qsort(ents.v, ents.n, sizeof(struct lpm_entry), ent_cmp);
+	ps = trec_u64map_get(&s->pids, pid);
+	apply_entries(s, ps ? ps : &empty, ents.v, ents.n);
+	write_marker(s, pid);
+
+	changed = !ps || !sigs_equal(ps, sigs.v, sigs.n);
+	if (changed) {
+		struct trec_mapping_snapshot sn = {
+			.time_ns = s->ops->now_ns(s->ctx),
+			.pid = pid,
+			.num_mappings = snap.n,
+			.mappings = snap.v,
+		};
+
+		s->stats.sync_changed++;
+		if (s->ops->write_mappings)
+			s->ops->write_mappings(s->ctx, &sn);
+		/* Still loading libraries: let the next unknown pc report at once. */
+		if (s->ops->report_reset)
+			s->ops->report_reset(s->ctx, pid);
+	}
+
+	if (!ps) {
+		ps = calloc(1, sizeof(*ps));
+		if (!ps) {
+			err = -ENOMEM;
+			goto out;
+		}
+		trec_u64map_put(&s->pids, pid, ps, &err);
+		if (err) {
+			free(ps);
+			goto out;
+		}
+	}
+	s->stats.lpm_entries += ents.n;
+	s->stats.lpm_entries -= ps->num_ents;
+	free(ps->ents);
+	free(ps->sigs);
+	ps->ents = ents.v;
+	ps->num_ents = ents.n;
+	ps->sigs = sigs.v;
+	ps->num_sigs = sigs.n;
+	ents.v = sigs.v = NULL;
+	err = 0;
+	vlog(s, "pid %u: synced %zu mappings, %zu LPM entries%s in %.1f ms", pid, snap.n,
+	     ps->num_ents, changed ? "" : " (unchanged)", (s->ops->now_ns(s->ctx) - t0) / 1e6);
+out:
+	free(ents.v);
+	free(sigs.v);
+	free(snap.v);
+	trec_proc_maps_free(&maps);
+	return err;
+}
+
+void trec_pid_sync_remove(struct trec_pid_sync *s, uint32_t pid)
+{
+	struct pid_state *ps = trec_u64map_del(&s->pids, pid);
+	struct trec_pid_page_key k;
+
+	if (!ps)
+		return;
+	trec_lpm_key(&k, pid, 0, 64);
+	s->ops->lpm_delete(s->ctx, &k);
+	for (size_t i = 0; i < ps->num_ents; i++)
+		s->ops->lpm_delete(s->ctx, &ps->ents[i].k);
+	s->stats.lpm_entries -= ps->num_ents;
+	free_pid_state(ps);
+}
+
+void trec_pid_sync_sweep(struct trec_pid_sync *s)
+{
+	uint32_t dead[256];
+	size_t n = 0;
+	uint64_t pid;
+	void *v;
+
+	for (size_t i = 0; n < 256 && trec_u64map_next(&s->pids, &i, &pid, &v);)
+		if (kill((pid_t)pid, 0) && errno == ESRCH)
+			dead[n++] = pid;
+	for (size_t i = 0; i < n; i++)
+		trec_pid_sync_remove(s, dead[i]);
+}
+
+bool trec_pid_sync_known(const struct trec_pid_sync *s, uint32_t pid)
+{
+	return trec_u64map_get(&s->pids, pid) != NULL;
+}
+
+void trec_pid_sync_get_stats(const struct trec_pid_sync *s, struct trec_pid_sync_stats *st,
+			     uint32_t *deltas_used, uint32_t *infos_used, uint32_t *pages_used)
+{
+	uint32_t files;
+
+	*st = s->stats;
+	st->pids = s->pids.n;
+	*deltas_used = *infos_used = *pages_used = 0;
+	if (s->store)
+		trec_delta_store_usage(s->store, deltas_used, infos_used, pages_used, &files);
+}
+
+void trec_pid_sync_free(struct trec_pid_sync *s)
+{
+	uint64_t k;
+	void *v;
+
+	if (!s)
+		return;
+	for (size_t i = 0; trec_u64map_next(&s->pids, &i, &k, &v);)
+		free_pid_state(v);
+	trec_u64map_free(&s->pids);
+	for (size_t i = 0; trec_u64map_next(&s->fstates, &i, &k, &v);)
+		free(v);
+	trec_u64map_free(&s->fstates);
+	trec_file_cache_free(s->files);
+	if (s->store)
+		trec_delta_store_free(s->store);
+	if (s->vdso_fd >= 0)
+		close(s->vdso_fd);
+	free(s);
+}

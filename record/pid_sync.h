@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Process sync: makes a pid's executable mappings known to the BPF
+ * unwinder and to the recording.
+ *
+ * For each executable mapping of /proc/PID/maps: the file's id, its bias
+ * (runtime address - ELF vaddr), its stack deltas (loaded once per file,
+ * shared by all pids), and the LPM prefixes covering the range. The pid's
+ * "synced" marker goes in last. A resync (exec, dlopen) writes the new
+ * prefixes before removing stale ones, so lookups never see a gap.
+ *
+ * Everything it writes goes through ops, so tests can run it against
+ * plain tables instead of BPF maps.
+ */
+#ifndef TREC_PID_SYNC_H
+#define TREC_PID_SYNC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "trec_format.h"
+#include <linux/types.h>
+#include "trec_types.h"
+#include "unwind_tables.h"
+
+struct trec_pid_sync_ops {
+	/* pid_page_to_mapping_info */
+	int (*lpm_update)(void *ctx, const struct trec_pid_page_key *k,
+			  const struct trec_pid_page_value *v);
+	int (*lpm_delete)(void *ctx, const struct trec_pid_page_key *k);
+	/* reported_pids: forget the rate limit after a sync that found news */
+	void (*report_reset)(void *ctx, uint32_t pid);
+	/* Records for the recording (may be NULL in tests). */
+	int (*write_file)(void *ctx, const struct trec_file_info *f);
+	int (*write_mappings)(void *ctx, const struct trec_mapping_snapshot *m);
+	int (*write_blob)(void *ctx, enum trec_record_type type, const struct trec_blob *b);
+	/* Timestamps on the recording's clock (CLOCK_MONOTONIC ns). */
+	uint64_t (*now_ns)(void *ctx);
+};
+
+struct trec_pid_sync_stats {
+	uint64_t syncs, sync_gone, sync_changed;
+	uint64_t files, files_with_deltas, delta_failures;
+	uint64_t lpm_entries, lpm_failures;
+	uint64_t pids;
+};
+
+struct trec_pid_sync;
+
+/* deltas: the sink for the delta store (BPF maps), or NULL to skip deltas. */
+struct trec_pid_sync *trec_pid_sync_new(const struct trec_pid_sync_ops *ops, void *ctx,
+					const struct trec_delta_sink_ops *deltas, void *deltas_ctx,
+					bool verbose);
+/* Syncs pid. 0; -ESRCH if the process is gone; other negative errno. */
+int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid);
+/* The process ended: remove its prefixes and marker. */
+void trec_pid_sync_remove(struct trec_pid_sync *s, uint32_t pid);
+/* Removes every tracked pid that no longer exists. */
+void trec_pid_sync_sweep(struct trec_pid_sync *s);
+bool trec_pid_sync_known(const struct trec_pid_sync *s, uint32_t pid);
+void trec_pid_sync_get_stats(const struct trec_pid_sync *s, struct trec_pid_sync_stats *st,
+			     uint32_t *deltas_used, uint32_t *infos_used, uint32_t *pages_used);
+void trec_pid_sync_free(struct trec_pid_sync *s);
+
+/* The LPM key for an aligned block, and the pid marker. */
+void trec_lpm_key(struct trec_pid_page_key *k, uint32_t pid, uint64_t addr, uint32_t bits);
+
+#endif /* TREC_PID_SYNC_H */

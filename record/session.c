@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "kallsyms.h"
+#include "session.h"
+
+#define FLUSH_INTERVAL_NS 1000000000ULL     /* a SIGKILL loses at most ~1 s */
+#define METRICS_INTERVAL_NS 10000000000ULL
+#define QUEUE_MAX_MSGS (1 << 16)
+#define QUEUE_MAX_BYTES (64u << 20)
+#define CHILD_TERM_GRACE_NS 2000000000ULL
+
+uint64_t trec_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void die_msg(const char *msg)
+{
+	fprintf(stderr, "trecord: %s\n", msg);
+}
+
+/* ---- records written once ------------------------------------------------ */
+
+static char *join_args(char *const *argv, int argc)
+{
+	size_t len = 1;
+	char *s;
+
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+static int write_meta(struct trec_session *s)
+{
+	const struct trec_options *o = s->opt;
+	char freq[16], period[24], ncpu[16], pids[256] = "";
+	struct trec_meta_entry e[16];
+	struct trec_meta m = { .entries = e };
+	char host[256] = "", *cmdline, *command = NULL;
+	struct utsname u;
+	struct trec_writer *w;
+	int cmd_argc = 0, rc;
+
+	uname(&u);
+	gethostname(host, sizeof(host) - 1);
+	snprintf(freq, sizeof(freq), "%u", o->freq_hz);
+	snprintf(period, sizeof(period), "%llu", 1000000000ULL / o->freq_hz);
+	snprintf(ncpu, sizeof(ncpu), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+	for (size_t i = 0; i < o->num_pids; i++)
+		snprintf(pids + strlen(pids), sizeof(pids) - strlen(pids), "%s%u", i ? "," : "",
+			 o->pids[i]);
+	if (o->cmd)
+		while (o->cmd[cmd_argc])
+			cmd_argc++;
+	cmdline = join_args(o->argv, o->argc);
+	if (o->cmd)
+		command = join_args(o->cmd, cmd_argc);
+	if (!cmdline || (o->cmd && !command)) {
+		free(cmdline);
+		free(command);
+		return -ENOMEM;
+	}
+
+#define META(k, v) (e[m.num_entries++] = (struct trec_meta_entry){ k, v })
+	META("trec_version", TREC_VERSION);
+	META("cmdline", cmdline);
+	META("mode", o->cmd ? (o->all ? "command+all" : "command") : o->all ? "all" : "pid");
+	META("command", command ? command : "");
+	META("pids", pids);
+	META("freq_hz", freq);
+	META("sample_period_ns", period);
+	META("event", "cpu-clock");
+	META("hostname", host);
+	META("kernel_release", u.release);
+	META("machine", u.machine);
+	META("nr_cpus", ncpu);
+	META("clock", "CLOCK_MONOTONIC");
+#undef META
+	w = trec_output_lock(&s->out);
+	rc = w ? trec_output_unlock(&s->out, trec_write_meta(w, &m)) : trec_output_error(&s->out);
+	free(cmdline);
+	free(command);
+	return rc;
+}
+
+static void load_ksyms(struct trec_session *s)
+{
+	int err = trec_kallsyms_load(&s->ksyms);
+
+	s->ksyms_time_ns = trec_now_ns();
+	if (!err)
+		err = trec_ksym_subset_init(&s->ksyms_used, &s->ksyms);
+	if (err && !s->opt->quiet)
+		fprintf(stderr, "trecord: warning: no kernel symbols (/proc/kallsyms: %s)\n",
+			err == -EPERM ? "addresses hidden by kptr_restrict" : strerror(-err));
+}
+
+static void write_metrics(struct trec_session *s, uint64_t *bpf)
+{
+	uint64_t local[TREC_METRIC_COUNT];
+
+	if (!bpf)
+		bpf = local;
+	if (trec_metrics_read_bpf(&s->bpf, bpf))
+		memset(bpf, 0, sizeof(uint64_t) * TREC_METRIC_COUNT);
+	trec_metrics_write(&s->out, bpf, &s->cnt, trec_now_ns());
+}
+
+/* ---- setup ----------------------------------------------------------------- */
+
+static int follow(struct trec_session *s, uint32_t pid)
+{
+	uint8_t one = 1;
+
+	return bpf_map_update_elem(s->followed_fd, &pid, &one, BPF_ANY) ? -errno : 0;
+}
+
+static int setup(struct trec_session *s, const sigset_t *child_mask)
+{
+	const struct trec_options *o = s->opt;
+	struct trec_bpf_opts bo = {
+		.follow_all = o->all,
+		.verbose = o->verbose,
+	};
+	char msg[512];
+	int err;
+
+	err = trec_bpf_load(&s->bpf, &bo, msg, sizeof(msg));
+	if (!err)
+		err = trec_bpf_check_freq(o->freq_hz, msg, sizeof(msg));
+	if (err)
+		goto fail;
+	s->fds = (struct trec_map_fds){
+		.lpm = trec_bpf_map_fd(&s->bpf, "pid_page_to_mapping_info"),
+		.reported = trec_bpf_map_fd(&s->bpf, "reported_pids"),
+		.pages = trec_bpf_map_fd(&s->bpf, "stack_delta_pages"),
+		.deltas = trec_bpf_map_fd(&s->bpf, "stack_deltas"),
+		.infos = trec_bpf_map_fd(&s->bpf, "unwind_info_array"),
+	};
+	trec_map_fds_mmap_deltas(&s->fds);
+	s->stackmap_fd = trec_bpf_map_fd(&s->bpf, "kernel_stackmap");
+	s->pid_events_fd = trec_bpf_map_fd(&s->bpf, "pid_events");
+	s->inhibit_fd = trec_bpf_map_fd(&s->bpf, "inhibit_events");
+	s->followed_fd = trec_bpf_map_fd(&s->bpf, "followed_pids");
+
+	err = trec_output_open(&s->out, o->output, o->force, msg, sizeof(msg));
+	if (err)
+		goto fail;
+	err = write_meta(s);
+	if (err) {
+		snprintf(msg, sizeof(msg), "writing %s failed: %s", o->output, strerror(-err));
+		goto fail;
+	}
+	load_ksyms(s);
+
+	if (trec_msg_queue_init(&s->queue, QUEUE_MAX_MSGS, QUEUE_MAX_BYTES) ||
+	    trec_msg_queue_init(&s->syncq, QUEUE_MAX_MSGS, QUEUE_MAX_BYTES)) {
+		err = -ENOMEM;
+		snprintf(msg, sizeof(msg), "out of memory");
+		goto fail;
+	}
+
+	/* Fork before any thread exists; the child waits for trec_workload_start. */
+	if (o->cmd) {
+		err = trec_workload_fork(&s->wl, o->cmd, child_mask);
+		if (err) {
+			snprintf(msg, sizeof(msg), "cannot start %s: %s", o->cmd[0], strerror(-err));
+			goto fail;
+		}
+		s->have_child = true;
+		err = follow(s, s->wl.pid);
+		if (err) {
+			snprintf(msg, sizeof(msg), "cannot follow pid %d: %s", s->wl.pid,
+				 strerror(-err));
+			goto fail;
+		}
+	}
+	for (size_t i = 0; i < o->num_pids; i++) {
+		err = follow(s, o->pids[i]);
+		if (err) {
+			snprintf(msg, sizeof(msg), "cannot follow pid %u: %s", o->pids[i],
+				 strerror(-err));
+			goto fail;
+		}
+	}
+
+	err = trec_ring_thread_start(s);
+	if (!err)
+		err = trec_writer_thread_start(s);
+	if (!err)
+		err = trec_sync_thread_start(s);
+	if (err) {
+		snprintf(msg, sizeof(msg), "cannot start the reader threads: %s", strerror(-err));
+		goto fail;
+	}
+	for (size_t i = 0; i < o->num_pids; i++)
+		trec_sync_request(s, TREC_SYNC_PID, o->pids[i]);
+
+	err = trec_bpf_attach_tracking(&s->bpf, msg, sizeof(msg));
+	if (!err)
+		err = trec_bpf_attach_sampling(&s->bpf, o->freq_hz, msg, sizeof(msg));
+	if (err)
+		goto fail;
+	s->start_ns = trec_now_ns();
+	return 0;
+fail:
+	die_msg(msg);
+	return err ? err : -EINVAL;
+}
+
+/* ---- the recording loop ----------------------------------------------------- */
+
+static bool any_alive(const struct trec_options *o)
+{
+	for (size_t i = 0; i < o->num_pids; i++)
+		if (!kill((pid_t)o->pids[i], 0) || errno != ESRCH)
+			return true;
+	return false;
+}
+
+static void reap_child(struct trec_session *s, int flags)
+{
+	int st;
+
+	if (!s->have_child || s->child_done)
+		return;
+	if (waitpid(s->wl.pid, &st, flags) == s->wl.pid) {
+		s->child_done = true;
+		s->child_status = st;
+	}
+}
+
+/* Runs until the command exits, a signal, --duration, or a write error.
+ * Returns the signal that stopped it, or 0. */
+static int record_loop(struct trec_session *s, const sigset_t *wait_mask)
+{
+	const struct trec_options *o = s->opt;
+	uint64_t deadline = o->duration_s > 0 ? s->start_ns + (uint64_t)(o->duration_s * 1e9) : 0;
+	uint64_t next_flush = s->start_ns + FLUSH_INTERVAL_NS;
+	uint64_t next_metrics = s->start_ns + METRICS_INTERVAL_NS;
+
+	for (;;) {
+		struct timespec ts = { 0, 100 * 1000000L };
+		uint64_t now;
+		int sig = sigtimedwait(wait_mask, NULL, &ts);
+
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
+			return sig;
+		reap_child(s, WNOHANG);
+		if (s->child_done)
+			return 0;
+		now = trec_now_ns();
+		if (deadline && now >= deadline)
+			return 0;
+		if (o->num_pids && !any_alive(o))
+			return 0;
+		if (trec_output_error(&s->out))
+			return 0;
+		if (now >= next_flush) {
+			struct trec_writer *w = trec_output_lock(&s->out);
+
+			if (w)
+				trec_output_unlock(&s->out, trec_writer_flush(w));
+			next_flush = now + FLUSH_INTERVAL_NS;
+		}
+		if (now >= next_metrics) {
+			write_metrics(s, NULL);
+			next_metrics = now + METRICS_INTERVAL_NS;
+		}
+	}
+}
+
+/* The command outlived the recording (signal to trecord, --duration,
+ * write error): end it like perf does, SIGTERM then SIGKILL. */
+static void end_child(struct trec_session *s)
+{
+	uint64_t until;
+
+	reap_child(s, WNOHANG);
+	if (!s->have_child || s->child_done)
+		return;
+	kill(s->wl.pid, SIGTERM);
+	until = trec_now_ns() + CHILD_TERM_GRACE_NS;
+	while (!s->child_done && trec_now_ns() < until) {
+		usleep(10000);
+		reap_child(s, WNOHANG);
+	}
+	if (!s->child_done) {
+		kill(s->wl.pid, SIGKILL);
+		reap_child(s, 0);
+	}
+}
+
+static void stop_threads(struct trec_session *s)
+{
+	atomic_store(&s->stop_ring, true);
+	if (s->ring_started)
+		pthread_join(s->ring_thread, NULL);
+	else
+		trec_msg_queue_close(&s->queue);
+	if (s->writer_started)
+		pthread_join(s->writer_thread, NULL);
+	atomic_store(&s->stop_sync, true);
+	if (s->sync_started)
+		pthread_join(s->sync_thread, NULL);
+	s->ring_started = s->writer_started = s->sync_started = false;
+}
+
+static void teardown(struct trec_session *s)
+{
+	stop_threads(s);
+	trec_consumer_free(s);
+	trec_syncer_free(s);
+	trec_ksym_subset_free(&s->ksyms_used);
+	trec_kallsyms_free(&s->ksyms);
+	trec_map_fds_unmap_deltas(&s->fds);
+	trec_bpf_destroy(&s->bpf);
+	if (s->queue.ring)
+		trec_msg_queue_destroy(&s->queue);
+	if (s->syncq.ring)
+		trec_msg_queue_destroy(&s->syncq);
+	trec_workload_close(&s->wl);
+}
+
+static void print_summary(struct trec_session *s, const uint64_t *bpf, uint64_t bytes)
+{
+	uint64_t samples = atomic_load(&s->cnt.v[TRECORD_METRIC_SAMPLES_WRITTEN]);
+	uint64_t lost = bpf[TREC_METRIC_TRACES_LOST_RINGBUF] +
+			atomic_load(&s->cnt.v[TRECORD_METRIC_QUEUE_DROPPED_TRACES]);
+	uint64_t ev_lost = bpf[TREC_METRIC_PID_EVENTS_LOST] +
+			   atomic_load(&s->cnt.v[TRECORD_METRIC_QUEUE_DROPPED_EVENTS]);
+
+	fprintf(stderr, "[ trecord: %llu samples (%llu lost), %zu pids",
+		(unsigned long long)samples, (unsigned long long)lost, s->seen_pids.n);
+	if (ev_lost)
+		fprintf(stderr, ", %llu process events lost", (unsigned long long)ev_lost);
+	fprintf(stderr, ", wrote %s (%llu bytes) ]\n", s->opt->output, (unsigned long long)bytes);
+}
+
+int trec_record(const struct trec_options *opt)
+{
+	struct trec_session s = {
+		.opt = opt,
+		.wl = { .pid = -1, .go_fd = -1, .err_fd = -1 },
+		.sync_efd = -1,
+		.sync_epfd = -1,
+	};
+	uint64_t bpf[TREC_METRIC_COUNT] = { 0 };
+	sigset_t mask, orig;
+	int err, sig = 0, rc = 0;
+	struct stat st;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	/* Blocked everywhere (threads inherit it); the main loop takes them
+	 * with sigtimedwait. The command gets the original mask back. */
+	pthread_sigmask(SIG_BLOCK, &mask, &orig);
+
+	err = setup(&s, &orig);
+	if (err)
+		goto abort;
+	if (s.have_child) {
+		err = trec_workload_start(&s.wl);
+		if (err) {
+			fprintf(stderr, "trecord: cannot run %s: %s\n", opt->cmd[0], strerror(-err));
+			rc = 127;
+		}
+	}
+	if (!rc)
+		sig = record_loop(&s, &mask);
+
+	trec_bpf_detach_sampling(&s.bpf);
+	end_child(&s);
+	stop_threads(&s);
+	write_metrics(&s, bpf);
+	if (s.start_ns) {
+		struct trec_summary sum = {
+			.start_ns = s.start_ns,
+			.end_ns = trec_now_ns(),
+			.samples = atomic_load(&s.cnt.v[TRECORD_METRIC_SAMPLES_WRITTEN]),
+			.lost = bpf[TREC_METRIC_TRACES_LOST_RINGBUF] +
+				atomic_load(&s.cnt.v[TRECORD_METRIC_QUEUE_DROPPED_TRACES]),
+			.exit_status = s.child_done ? s.child_status : -1,
+		};
+		struct trec_writer *w = trec_output_lock(&s.out);
+
+		if (w)
+			trec_output_unlock(&s.out, trec_write_summary(w, &sum));
+	}
+	if (opt->verbose)
+		trec_bpf_print_prog_stats(&s.bpf, stderr);
+	err = trec_output_close(&s.out);
+	if (err) {
+		fprintf(stderr, "trecord: writing %s failed: %s\n", opt->output, strerror(-err));
+		rc = 1;
+	} else if (!rc && !opt->quiet) {
+		print_summary(&s, bpf, stat(opt->output, &st) ? 0 : (uint64_t)st.st_size);
+	}
+	if (!rc && s.child_done)
+		rc = trec_workload_exit_code(s.child_status);
+	(void)sig;
+	teardown(&s);
+	return rc;
+
+abort:
+	/* Nothing was recorded: do not leave an empty recording behind. */
+	teardown(&s);
+	if (s.out.w) {
+		trec_output_close(&s.out);
+		unlink(opt->output);
+	}
+	if (s.have_child)
+		reap_child(&s, 0);
+	return 1;
+}

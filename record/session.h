@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One recording: BPF programs, output, and the three worker threads.
+ *
+ *   ring thread   drains the BPF ring buffer into `queue` (never blocks;
+ *                 drops and counts when the queue is full)
+ *   writer thread turns queued traces and pid events into records
+ *                 (consumer.c); forwards exec/exit to the sync thread
+ *   sync thread   syncs processes: reported pids, execs, exits (syncer.c)
+ *   main thread   signals, the command, periodic flush and metrics
+ */
+#ifndef TREC_SESSION_H
+#define TREC_SESSION_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "bpf_loader.h"
+#include "cli.h"
+#include "kallsyms.h"
+#include "map_sinks.h"
+#include "metrics.h"
+#include "msg_queue.h"
+#include "output.h"
+#include "pid_sync.h"
+#include "u64map.h"
+#include "workload.h"
+
+struct ring_buffer;
+struct perf_buffer;
+
+/* Requests to the sync thread. */
+enum trec_sync_req_kind {
+	TREC_SYNC_PID = 1,    /* (re)read the pid's mappings */
+	TREC_SYNC_REMOVE = 2, /* the pid exited */
+};
+
+struct trec_sync_req {
+	uint32_t kind;
+	uint32_t pid;
+};
+
+struct trec_session {
+	const struct trec_options *opt;
+	struct trec_bpf_loader bpf;
+	struct trec_output out;
+	struct trec_map_fds fds;
+	int stackmap_fd, pid_events_fd, inhibit_fd, followed_fd;
+
+	struct ring_buffer *rb;
+	struct perf_buffer *pb;
+	struct trec_msg_queue queue;  /* ring -> writer */
+	struct trec_msg_queue syncq;  /* writer, main -> sync */
+	struct trec_pid_sync *sync;
+	int sync_efd, sync_epfd; /* wake-ups of the sync thread */
+
+	pthread_t ring_thread, writer_thread, sync_thread;
+	bool ring_started, writer_started, sync_started;
+	atomic_bool stop_ring, stop_sync;
+	struct trecord_counters cnt;
+
+	/* writer thread only (after setup) */
+	struct trec_u64map kstacks;   /* kernel stack id -> struct trec_kstack */
+	struct trec_u64map seen_pids; /* pids with samples */
+	struct trec_kallsyms ksyms;   /* snapshot from the start */
+	struct trec_ksym_subset ksyms_used;
+	uint64_t ksyms_time_ns, ksyms_written_ns;
+
+	uint64_t start_ns;
+	struct trec_workload wl;
+	bool have_child, child_done;
+	int child_status;
+};
+
+uint64_t trec_now_ns(void);
+
+/* consumer.c */
+int trec_ring_thread_start(struct trec_session *s);
+int trec_writer_thread_start(struct trec_session *s);
+void trec_consumer_free(struct trec_session *s);
+
+/* syncer.c */
+int trec_sync_thread_start(struct trec_session *s);
+int trec_sync_request(struct trec_session *s, uint32_t kind, uint32_t pid);
+void trec_syncer_free(struct trec_session *s);
+
+/* session.c: runs a whole recording; returns trecord's exit code. */
+int trec_record(const struct trec_options *opt);
+
+#endif /* TREC_SESSION_H */

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The sync thread: owns pid_sync (and so the LPM trie and the stack-delta
+ * maps). Work comes from three places: pids BPF reported (pid_events, with
+ * a wake-up on report_events), exec/exit events forwarded by the writer,
+ * and the -p pids at start. A periodic sweep drops pids whose exit was
+ * missed, so the trie cannot grow without bound.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "session.h"
+#include "trec_types.h"
+
+#define SWEEP_INTERVAL_NS (5ULL * 1000000000ULL)
+#define REPORT_BATCH 1024
+
+int trec_sync_request(struct trec_session *s, uint32_t kind, uint32_t pid)
+{
+	struct trec_sync_req r = { kind, pid };
+	uint64_t one = 1;
+	int err = trec_msg_queue_push(&s->syncq, &r, sizeof(r));
+
+	/* An exec'd image must be synced while it runs: wake the thread. */
+	if (!err && s->sync_efd >= 0 && write(s->sync_efd, &one, sizeof(one)) < 0)
+		err = -errno;
+	return err;
+}
+
+static void on_report(void *ctx, int cpu, void *data, __u32 size)
+{
+	/* Only a wake-up: the pids themselves are in pid_events. */
+}
+
+static void sync_pid(struct trec_session *s, uint32_t pid)
+{
+	trec_pid_sync_pid(s->sync, pid);
+}
+
+/* Re-arms the notification first, so a report that lands while we drain
+ * wakes us again instead of being latched away. */
+static void drain_reports(struct trec_session *s)
+{
+	uint32_t ev = TREC_EVENT_PID_REPORT;
+	uint64_t keys[REPORT_BATCH];
+	size_t n;
+
+	bpf_map_delete_elem(s->inhibit_fd, &ev);
+	do {
+		n = 0;
+		while (n < REPORT_BATCH &&
+		       !bpf_map_get_next_key(s->pid_events_fd, n ? &keys[n - 1] : NULL, &keys[n]))
+			n++;
+		for (size_t i = 0; i < n; i++)
+			bpf_map_delete_elem(s->pid_events_fd, &keys[i]);
+		for (size_t i = 0; i < n; i++) {
+			uint32_t pid = keys[i] >> 32;
+			bool dup = false;
+
+			/* Several threads of one process may have reported. */
+			for (size_t j = 0; j < i && !dup; j++)
+				dup = keys[j] >> 32 == pid;
+			if (!dup)
+				sync_pid(s, pid);
+		}
+	} while (n == REPORT_BATCH);
+}
+
+static void drain_requests(struct trec_session *s)
+{
+	struct trec_msg *m;
+	bool closed;
+
+	while ((m = trec_msg_queue_pop(&s->syncq, 0, &closed))) {
+		struct trec_sync_req r;
+
+		memcpy(&r, m->data, sizeof(r));
+		free(m);
+		if (r.kind == TREC_SYNC_PID)
+			sync_pid(s, r.pid);
+		else if (r.kind == TREC_SYNC_REMOVE)
+			trec_pid_sync_remove(s->sync, r.pid);
+	}
+}
+
+static void publish_stats(struct trec_session *s)
+{
+	struct trec_pid_sync_stats st;
+	uint32_t deltas, infos, pages;
+
+	trec_pid_sync_get_stats(s->sync, &st, &deltas, &infos, &pages);
+	trecord_set(&s->cnt, TRECORD_METRIC_PID_SYNCS, st.syncs);
+	trecord_set(&s->cnt, TRECORD_METRIC_PID_SYNCS_GONE, st.sync_gone);
+	trecord_set(&s->cnt, TRECORD_METRIC_PID_SYNCS_CHANGED, st.sync_changed);
+	trecord_set(&s->cnt, TRECORD_METRIC_PIDS_TRACKED, st.pids);
+	trecord_set(&s->cnt, TRECORD_METRIC_FILES, st.files);
+	trecord_set(&s->cnt, TRECORD_METRIC_FILES_WITH_DELTAS, st.files_with_deltas);
+	trecord_set(&s->cnt, TRECORD_METRIC_DELTA_FAILURES, st.delta_failures);
+	trecord_set(&s->cnt, TRECORD_METRIC_LPM_ENTRIES, st.lpm_entries);
+	trecord_set(&s->cnt, TRECORD_METRIC_LPM_FAILURES, st.lpm_failures);
+	trecord_set(&s->cnt, TRECORD_METRIC_STACK_DELTAS_USED, deltas);
+	trecord_set(&s->cnt, TRECORD_METRIC_UNWIND_INFOS_USED, infos);
+	trecord_set(&s->cnt, TRECORD_METRIC_DELTA_PAGES_USED, pages);
+}
+
+static void *sync_main(void *arg)
+{
+	struct trec_session *s = arg;
+	uint64_t last_sweep = trec_now_ns();
+
+	while (!atomic_load(&s->stop_sync)) {
+		struct epoll_event evs[2];
+		int n = epoll_wait(s->sync_epfd, evs, 2, 50);
+		uint64_t v;
+
+		for (int i = 0; i < n; i++) {
+			if (evs[i].data.fd == s->sync_efd) {
+				if (read(s->sync_efd, &v, sizeof(v)) < 0)
+					continue;
+			} else {
+				perf_buffer__consume(s->pb);
+			}
+		}
+		drain_requests(s);
+		drain_reports(s);
+		if (trec_now_ns() - last_sweep > SWEEP_INTERVAL_NS) {
+			trec_pid_sync_sweep(s->sync);
+			last_sweep = trec_now_ns();
+		}
+		publish_stats(s);
+	}
+	publish_stats(s);
+	return NULL;
+}
+
+/* ---- pid_sync's destinations ------------------------------------------- */
+
+static int lpm_update(void *ctx, const struct trec_pid_page_key *k,
+		      const struct trec_pid_page_value *v)
+{
+	struct trec_session *s = ctx;
+
+	return trec_bpf_lpm_update(&s->fds, k, v);
+}
+
+static int lpm_delete(void *ctx, const struct trec_pid_page_key *k)
+{
+	struct trec_session *s = ctx;
+
+	return trec_bpf_lpm_delete(&s->fds, k);
+}
+
+static void report_reset(void *ctx, uint32_t pid)
+{
+	struct trec_session *s = ctx;
+
+	trec_bpf_report_reset(&s->fds, pid);
+}
+
+static int write_file(void *ctx, const struct trec_file_info *f)
+{
+	struct trec_session *s = ctx;
+	struct trec_writer *w = trec_output_lock(&s->out);
+
+	return w ? trec_output_unlock(&s->out, trec_write_file(w, f)) : -EIO;
+}
+
+static int write_mappings(void *ctx, const struct trec_mapping_snapshot *m)
+{
+	struct trec_session *s = ctx;
+	struct trec_writer *w = trec_output_lock(&s->out);
+
+	return w ? trec_output_unlock(&s->out, trec_write_mappings(w, m)) : -EIO;
+}
+
+static int write_blob(void *ctx, enum trec_record_type type, const struct trec_blob *b)
+{
+	struct trec_session *s = ctx;
+	struct trec_writer *w = trec_output_lock(&s->out);
+
+	return w ? trec_output_unlock(&s->out, trec_write_blob(w, type, b)) : -EIO;
+}
+
+static uint64_t now_ns(void *ctx)
+{
+	return trec_now_ns();
+}
+
+static const struct trec_pid_sync_ops sync_ops = {
+	.lpm_update = lpm_update,
+	.lpm_delete = lpm_delete,
+	.report_reset = report_reset,
+	.write_file = write_file,
+	.write_mappings = write_mappings,
+	.write_blob = write_blob,
+	.now_ns = now_ns,
+};
+
+void trec_syncer_free(struct trec_session *s)
+{
+	if (s->pb)
+		perf_buffer__free(s->pb);
+	if (s->sync_efd >= 0)
+		close(s->sync_efd);
+	if (s->sync_epfd >= 0)
+		close(s->sync_epfd);
+	trec_pid_sync_free(s->sync);
+	s->pb = NULL;
+	s->sync = NULL;
+	s->sync_efd = s->sync_epfd = -1;
+}
+
+int trec_sync_thread_start(struct trec_session *s)
+{
+	s->sync = trec_pid_sync_new(&sync_ops, s, &trec_bpf_delta_sink, &s->fds,
+				    s->opt->verbose);
+	if (!s->sync)
+		return -ENOMEM;
+	s->pb = perf_buffer__new(trec_bpf_map_fd(&s->bpf, "report_events"), 1, on_report, NULL,
+				 s, NULL);
+	if (!s->pb)
+		return -errno;
+	s->sync_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	s->sync_epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->sync_efd < 0 || s->sync_epfd < 0)
+		return -errno;
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = s->sync_efd };
+
+	if (epoll_ctl(s->sync_epfd, EPOLL_CTL_ADD, s->sync_efd, &ev))
+		return -errno;
+	ev.data.fd = perf_buffer__epoll_fd(s->pb);
+	if (epoll_ctl(s->sync_epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+		return -errno;
+	if (pthread_create(&s->sync_thread, NULL, sync_main, s))
+		return -EAGAIN;
+	s->sync_started = true;
+	return 0;
+}

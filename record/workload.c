@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "workload.h"
+
+static void child(int go_rd, int err_wr, char *const argv[], const sigset_t *mask)
+{
+	char c;
+	int e;
+
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	/* Nothing of trecord's (BPF fds, the output) leaks into the command. */
+	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+	if (read(go_rd, &c, 1) != 1)
+		_exit(127); /* trecord gave up before starting us */
+	execvp(argv[0], argv);
+	e = errno;
+	if (write(err_wr, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+int trec_workload_fork(struct trec_workload *w, char *const argv[], const sigset_t *child_mask)
+{
+	int go[2], er[2];
+
+	w->pid = -1;
+	w->go_fd = w->err_fd = -1;
+	if (pipe2(go, O_CLOEXEC))
+		return -errno;
+	if (pipe2(er, O_CLOEXEC)) {
+		int e = -errno;
+
+		close(go[0]);
+		close(go[1]);
+		return e;
+	}
+	w->pid = fork();
+	if (w->pid < 0) {
+		int e = -errno;
+
+		close(go[0]);
+		close(go[1]);
+		close(er[0]);
+		close(er[1]);
+		return e;
+	}
+	if (w->pid == 0)
+		child(go[0], er[1], argv, child_mask);
+	close(go[0]);
+	close(er[1]);
+	w->go_fd = go[1];
+	w->err_fd = er[0];
+	return 0;
+}
+
+int trec_workload_start(struct trec_workload *w)
+{
+	int e = 0;
+	ssize_t r;
+
+	if (write(w->go_fd, "g", 1) != 1)
+		return -errno;
+	close(w->go_fd);
+	w->go_fd = -1;
+	/* EOF: the exec succeeded and closed the CLOEXEC write end. */
+	do
+		r = read(w->err_fd, &e, sizeof(e));
+	while (r < 0 && errno == EINTR);
+	close(w->err_fd);
+	w->err_fd = -1;
+	return r == sizeof(e) ? -e : 0;
+}
+
+void trec_workload_close(struct trec_workload *w)
+{
+	if (w->go_fd >= 0)
+		close(w->go_fd);
+	if (w->err_fd >= 0)
+		close(w->err_fd);
+	w->go_fd = w->err_fd = -1;
+}
+
+int trec_workload_exit_code(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return 1;
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+/*
+ * treport: reads trecord recordings, symbolizes their stacks offline and
+ * writes a summary, folded stacks, perf script text, pprof or --info.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "load.h"
+#include "output.h"
+
+static FILE *open_output(const struct rp_options *o)
+{
+	if (!o->out_path) {
+		if (o->output == RP_OUT_PPROF && isatty(STDOUT_FILENO)) {
+			fprintf(stderr, "treport: --pprof writes binary data: give -o FILE\n");
+			return NULL;
+		}
+		return stdout;
+	}
+	FILE *f = fopen(o->out_path, o->output == RP_OUT_PPROF ? "wb" : "w");
+	if (!f)
+		fprintf(stderr, "treport: cannot write %s: %s\n", o->out_path, strerror(errno));
+	return f;
+}
+
+int main(int argc, char **argv)
+{
+	struct rp_options o;
+	int rc = rp_options_parse(argc, argv, &o);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+
+	struct rp_model m;
+	rp_model_init(&m);
+	/* per-sample times are needed for perf script order and --time */
+	m.keep_events = o.output == RP_OUT_PERF_SCRIPT || o.time_set;
+	int status = 0;
+	for (int i = 0; i < o.ninputs; i++)
+		if (rp_load_file(&m, o.inputs[i], &o) < 0)
+			status = 1;
+	if (status) {
+		rp_model_free(&m);
+		return status;
+	}
+	if (o.time_set)
+		rp_model_filter_time(&m, o.time_start_ns, o.time_end_ns);
+
+	struct rp_symopts so = {
+		.demangle = !o.no_demangle,
+		.inline_frames = !o.no_inline,
+		.symfs = o.symfs,
+		.debug_dirs = o.debug_dirs,
+	};
+	struct rp_symbolizer *s = rp_symbolizer_new(&m, &so);
+	struct rp_report r = { &m, s, &o };
+	FILE *out = open_output(&o);
+	if (!out) {
+		status = 1;
+		goto cleanup;
+	}
+	switch (o.output) {
+	case RP_OUT_SUMMARY: status = rp_output_summary(&r, out); break;
+	case RP_OUT_FOLDED: status = rp_output_folded(&r, out); break;
+	case RP_OUT_PERF_SCRIPT: status = rp_output_perf_script(&r, out); break;
+	case RP_OUT_PPROF: status = rp_output_pprof(&r, out); break;
+	case RP_OUT_INFO: status = rp_output_info(&r, out); break;
+	}
+	status = status ? 1 : 0;
+	/* a full disk or closed pipe must not look like success */
+	if (fflush(out) != 0 || ferror(out)) {
+		fprintf(stderr, "treport: writing %s failed: %s\n", o.out_path ? o.out_path : "stdout",
+			strerror(errno));
+		status = 1;
+	}
+	if (out != stdout && fclose(out) != 0 && !status) {
+		fprintf(stderr, "treport: closing %s failed: %s\n", o.out_path, strerror(errno));
+		status = 1;
+	}
+cleanup:
+	rp_symbolizer_free(s);
+	rp_model_free(&m);
+	return status;
+}

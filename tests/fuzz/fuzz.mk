@@ -1,0 +1,35 @@
+# Reader fuzzing (included by the top-level Makefile).
+#
+#   make fuzz                  fuzz the reader for FUZZ_SECONDS (default 300)
+#   build/fuzz_reader          the libFuzzer binary (ASan + UBSan), built by make test-build
+#   build/fuzz-corpus/         seed corpus written with libtrecformat (tests/fuzz/make_corpus.c)
+#
+# The fuzz build compiles format/*.c itself with clang's fuzzer
+# instrumentation, independent of the plain and sanitizer builds.
+
+FUZZ_SECONDS ?= 300
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Iformat -Ibpf -Itests/unit \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_OPTS := -timeout=10 -rss_limit_mb=2048 -max_len=65536 -dict=tests/fuzz/trec.dict
+
+build/fuzz_reader: tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(wildcard format/*.h)
+	@mkdir -p build
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(LIBS_FORMAT)
+
+build/fuzz_make_corpus: tests/fuzz/make_corpus.c tests/unit/format_fixture.h $(FORMAT_SRCS) $(wildcard format/*.h)
+	@mkdir -p build
+	$(CC) -O1 -g -std=gnu11 -D_GNU_SOURCE -Iformat -Ibpf -Itests/unit -o $@ \
+		tests/fuzz/make_corpus.c $(FORMAT_SRCS) $(LIBS_FORMAT)
+
+build/fuzz-corpus/.stamp: build/fuzz_make_corpus
+	rm -rf build/fuzz-corpus; mkdir -p build/fuzz-corpus
+	build/fuzz_make_corpus build/fuzz-corpus
+	touch $@
+
+TEST_EXTRA_TARGETS += build/fuzz_reader build/fuzz-corpus/.stamp
+
+# New inputs go to build/fuzz-work (kept between runs); crashes to build/.
+fuzz: deps build/fuzz_reader build/fuzz-corpus/.stamp
+	mkdir -p build/fuzz-work
+	build/fuzz_reader $(FUZZ_OPTS) -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=build/ \
+		build/fuzz-work build/fuzz-corpus

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The offline unwinder harness: runs the real BPF unwinder (bpf/trec.bpf.c
+ * compiled as userspace C through bpf/testing_shim.h) on a captured thread
+ * state, against maps filled by the real delta store.
+ */
+#ifndef TREC_HARNESS_H
+#define TREC_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include "trec_types.h"
+
+struct fake_sink;
+
+/* A captured memory range (the thread's stack). */
+struct harness_mem {
+	uint64_t start;
+	size_t len;
+	uint8_t *bytes;
+};
+
+/* One pid_page_to_mapping_info entry; addr holds the prefix bits only. */
+struct harness_lpm_entry {
+	uint32_t prefix_len; /* 32 + address bits */
+	uint32_t pid;
+	uint64_t addr;
+	struct trec_pid_page_value v;
+};
+
+struct harness_env {
+	/* Inputs: the maps (filled by the delta store and harness_lpm_*). */
+	struct fake_sink *sink;
+	struct harness_lpm_entry *lpm;
+	size_t num_lpm, cap_lpm;
+	const struct harness_mem *mem;
+	size_t num_mem;
+	/* Outputs. */
+	struct trec_trace trace; /* the last trace the program sent */
+	int traces_sent;
+	uint64_t metrics[TREC_METRIC_COUNT];
+	unsigned tail_calls;
+	unsigned memory_faults; /* bpf_probe_read_user outside mem */
+};
+
+struct harness_regs {
+	uint64_t rip, rsp, rbp, rax, r9, r11, r15;
+};
+
+/* Runs the program for one sample of (pid, tid) with these registers.
+ * 0 if a trace was sent (into e->trace), -1 if not. */
+int harness_unwind(struct harness_env *e, const struct harness_regs *r, uint32_t pid,
+		   uint32_t tid);
+
+/* The BPF get_stack_delta() for a leaf pc at ELF vaddr in file_id: 0 and
+ * *info, or the enum trec_error it failed with. */
+int harness_stack_delta(struct harness_env *e, uint64_t file_id, uint64_t vaddr, uint16_t *info);
+
+/* Adds the LPM entries of one mapping [start, end) and the pid marker. */
+int harness_lpm_add_mapping(struct harness_env *e, uint32_t pid, uint64_t start, uint64_t end,
+			    uint64_t file_id, uint64_t bias);
+int harness_lpm_add_marker(struct harness_env *e, uint32_t pid);
+
+#endif /* TREC_HARNESS_H */

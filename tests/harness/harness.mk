@@ -1,0 +1,26 @@
+# Included by the top-level Makefile: the offline unwinder harness and the
+# test workloads it (and the unit tests) unwind.
+#
+# The harness compiles the real BPF program (bpf/trec.bpf.c) as userspace
+# C; until that file exists only the workloads are built and the harness
+# tests skip.
+
+TEST_EXTRA_TARGETS += workloads
+
+.PHONY: workloads harness
+workloads:
+	$(MAKE) -s -C tests/workloads OUT=$(CURDIR)/build/workloads
+
+HARNESS_SRCS := $(wildcard tests/harness/*.c)
+HARNESS_PROG := $(wildcard bpf/trec.bpf.c)
+ifneq ($(HARNESS_PROG),)
+TEST_EXTRA_TARGETS += harness
+endif
+harness: $(B)/harness/trec-harness
+
+# The BPF code defines helpers and knobs it does not use offline.
+$(B)/harness/trec-harness: $(HARNESS_SRCS) $(wildcard tests/harness/*.h) \
+		tests/unit/fake_delta_sink.h $(BPF_HDRS) $(HARNESS_PROG) $(B)/librecord.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wno-unused-function -Itests/harness $(LDFLAGS) -o $@ \
+		$(HARNESS_SRCS) $(B)/librecord.a -ldw -lelf

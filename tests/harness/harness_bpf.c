@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The BPF program as userspace C: bpf/trec.bpf.c compiled against
+ * bpf/testing_shim.h, and the helper definitions the shim declares.
+ *  - maps: bpf_map_lookup_elem dispatches on the map's address; the delta
+ *    maps read the fake sink the real delta store wrote, the LPM trie is
+ *    emulated by trying prefix lengths 96 down to 32;
+ *  - bpf_probe_read_user reads the captured stack;
+ *  - bpf_tail_call longjmps back to harness_unwind, which runs the program
+ *    in the slot (the kernel's "never returns"), up to the kernel's 33;
+ *  - bpf_ringbuf_output copies the trace out.
+ */
+#define TREC_TESTING_OFFLINE 1
+#include "testing_shim.h"
+#include "trec.bpf.c"
+
+#include <endian.h>
+#include <stdlib.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <time.h>
+#include "harness.h"
+#include "../unit/fake_delta_sink.h"
+
+#define KERNEL_MAX_TAIL_CALLS 33
+
+static struct harness_env *env;
+static struct trec_per_cpu_record record;
+static jmp_buf tail_call_jmp;
+
+static void *lpm_lookup(const struct trec_pid_page_key *k)
+{
+	uint32_t pid = be32toh(k->pid_be);
+	uint64_t addr = be64toh(k->page_be);
+	if (k->prefix_len > 96)
+		return NULL;
+	for (int plen = (int)k->prefix_len; plen >= 32; plen--) {
+		int bits = plen - 32;
+		uint64_t mask = bits == 0 ? 0 : ~0ULL << (64 - bits);
+		for (size_t i = 0; i < env->num_lpm; i++) {
+			struct harness_lpm_entry *e = &env->lpm[i];
+			if (e->prefix_len == (uint32_t)plen && e->pid == pid && e->addr == (addr & mask))
+				return &e->v;
+		}
+	}
+	return NULL;
+}
+
+static void *bpf_map_lookup_elem(void *map, const void *key)
+{
+	uint32_t idx = *(const uint32_t *)key;
+
+	if (map == &per_cpu_records)
+		return idx == 0 ? &record : NULL;
+	if (map == &metrics)
+		return idx < TREC_METRIC_COUNT ? &env->metrics[idx] : NULL;
+	if (map == &pid_page_to_mapping_info)
+		return lpm_lookup(key);
+	if (map == &stack_delta_pages) {
+		struct fake_page *p = fake_page_find(env->sink, key, 0);
+		return p ? &p->v : NULL;
+	}
+	if (map == &stack_deltas)
+		return idx < env->sink->max_deltas ? &env->sink->deltas[idx] : NULL;
+	if (map == &unwind_info_array)
+		return idx < TREC_MAX_UNWIND_INFOS ? &env->sink->infos[idx] : NULL;
+	/* interpreter_offsets, reported_pids, ...: empty here. */
+	return NULL;
+}
+
+static long bpf_map_update_elem(void *map, const void *key, const void *value, __u64 flags)
+{
+	(void)map, (void)key, (void)value, (void)flags;
+	return 0; /* pid reports and rate limits: accepted, nothing to keep */
+}
+
+static long bpf_map_delete_elem(void *map, const void *key)
+{
+	(void)map, (void)key;
+	return 0;
+}
+
+static long bpf_probe_read_user(void *dst, __u32 size, const void *unsafe_ptr)
+{
+	uint64_t a = (uint64_t)(uintptr_t)unsafe_ptr;
+	for (size_t i = 0; i < env->num_mem; i++) {
+		const struct harness_mem *m = &env->mem[i];
+		if (a >= m->start && a - m->start <= m->len && size <= m->len - (a - m->start)) {
+			memcpy(dst, m->bytes + (a - m->start), size);
+			return 0;
+		}
+	}
+	env->memory_faults++;
+	memset(dst, 0, size); /* like the kernel helper on a fault */
+	return -EFAULT;
+}
+
+static __u64 bpf_ktime_get_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+static long bpf_tail_call(void *ctx, void *prog_array_map, __u32 index)
+{
+	(void)ctx;
+	if (prog_array_map != &unwinder_progs || index >= TREC_PROG_COUNT ||
+	    index == TREC_PROG_UNWIND_PYTHON || env->tail_calls >= KERNEL_MAX_TAIL_CALLS)
+		return -ENOENT; /* an empty slot, or the kernel's limit */
+	env->tail_calls++;
+	longjmp(tail_call_jmp, (int)index + 1);
+}
+
+static long bpf_ringbuf_output(void *ringbuf, void *data, __u64 size, __u64 flags)
+{
+	(void)flags;
+	if (ringbuf != &trace_events || size > sizeof(env->trace))
+		return -EINVAL;
+	memset(&env->trace, 0, sizeof(env->trace));
+	memcpy(&env->trace, data, size);
+	env->traces_sent++;
+	return 0;
+}
+
+static __u64 bpf_ringbuf_query(void *ringbuf, __u64 flags)
+{
+	(void)ringbuf, (void)flags;
+	return 0;
+}
+
+static long bpf_perf_event_output(void *ctx, void *map, __u64 flags, void *data, __u64 size)
+{
+	(void)ctx, (void)map, (void)flags, (void)data, (void)size;
+	return 0;
+}
+
+int harness_unwind(struct harness_env *e, const struct harness_regs *r, uint32_t pid,
+		   uint32_t tid)
+{
+	env = e;
+	e->traces_sent = 0;
+	e->tail_calls = 0;
+	trace_reset(&record);
+	record.trace.pid = pid;
+	record.trace.tid = tid;
+	struct trec_unwind_state *st = &record.state;
+	st->pc = r->rip;
+	st->sp = r->rsp;
+	st->fp = r->rbp;
+	st->rax = r->rax;
+	st->r9 = r->r9;
+	st->r11 = r->r11;
+	st->r15 = r->r15;
+
+	int slot = setjmp(tail_call_jmp);
+	if (slot == 0)
+		collect_trace(NULL, &record);
+	else if (slot - 1 == TREC_PROG_UNWIND_NATIVE)
+		trec_unwind_native(NULL);
+	else if (slot - 1 == TREC_PROG_UNWIND_STOP)
+		trec_unwind_stop(NULL);
+	return e->traces_sent == 1 ? 0 : -1;
+}
+
+int harness_stack_delta(struct harness_env *e, uint64_t file_id, uint64_t vaddr, uint16_t *info)
+{
+	struct trec_unwind_state st;
+
+	env = e;
+	memset(&st, 0, sizeof(st));
+	st.error_metric = -1;
+	st.text_file_id = file_id;
+	st.text_offset = vaddr;
+	return get_stack_delta(&st, info) ? (int)st.unwind_error : 0;
+}
+
+static int lpm_push(struct harness_env *e, const struct harness_lpm_entry *x)
+{
+	if (e->num_lpm == e->cap_lpm) {
+		size_t cap = e->cap_lpm ? 2 * e->cap_lpm : 64;
+		struct harness_lpm_entry *v = realloc(e->lpm, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		e->lpm = v;
+		e->cap_lpm = cap;
+	}
+	e->lpm[e->num_lpm++] = *x;
+	return 0;
+}
+
+int harness_lpm_add_marker(struct harness_env *e, uint32_t pid)
+{
+	struct harness_lpm_entry m = { .prefix_len = 96, .pid = pid, .addr = 0 };
+	return lpm_push(e, &m);
+}
+
+/* Greedy aligned blocks: the largest power of two that both aligns with
+ * cur and fits in [cur, end). */
+int harness_lpm_add_mapping(struct harness_env *e, uint32_t pid, uint64_t start, uint64_t end,
+			    uint64_t file_id, uint64_t bias)
+{
+	for (uint64_t cur = start; cur < end;) {
+		unsigned bits = cur ? (unsigned)__builtin_ctzll(cur) : 63;
+		while (bits > 0 && (1ULL << bits) > end - cur)
+			bits--;
+		struct harness_lpm_entry x = {
+			.prefix_len = 32 + (64 - bits),
+			.pid = pid,
+			.addr = cur,
+			.v = { .file_id = file_id,
+			       .bias_and_unwinder = (bias & TREC_BIAS_MASK) |
+						    ((uint64_t)TREC_PROG_UNWIND_NATIVE << TREC_UNWINDER_SHIFT) },
+		};
+		int err = lpm_push(e, &x);
+		if (err)
+			return err;
+		cur += 1ULL << bits;
+	}
+	return 0;
+}

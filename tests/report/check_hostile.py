@@ -1,0 +1,152 @@
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+import trlib as t
+
+t.build_workloads()
+d = t.tmpdir()
+busy = os.path.join(t.WORKLOADS, "busy")
+syms = {name: start for start, size, name in t.text_symbols(busy)}
+spin = syms["spin.constprop.0"] + 0x10
+
+
+def rep(*args):
+    return t.treport(*args, check_rc=False)
+
+
+def one_error(r):
+    """exactly one 'treport:' line on stderr, no sanitizer report"""
+    lines = [l for l in r.stderr.splitlines() if l.strip()]
+    return len([l for l in lines if l.startswith("treport:")]) >= 1 and \
+        not any("Sanitizer" in l or "runtime error" in l for l in lines)
+
+
+# ---- files that are not recordings ------------------------------------------
+r = rep(os.path.join(d, "missing.tr"))
+t.check(r.returncode != 0 and "No such file" in r.stderr and one_error(r), "missing file: clear error")
+r = rep(d)
+t.check(r.returncode != 0 and one_error(r), "directory: clear error")
+open(os.path.join(d, "empty.tr"), "w").close()
+r = rep(os.path.join(d, "empty.tr"))
+t.check(r.returncode != 0 and "not a trec recording" in r.stderr, "empty file: not a recording")
+with open(os.path.join(d, "random.tr"), "wb") as f:
+    f.write(os.urandom(4096))
+r = rep(os.path.join(d, "random.tr"))
+t.check(r.returncode != 0 and "not a trec recording" in r.stderr, "random bytes: not a recording")
+os.chmod(os.path.join(d, "random.tr"), 0)
+if os.geteuid() != 0:
+    r = rep(os.path.join(d, "random.tr"))
+    t.check(r.returncode != 0 and one_error(r), "unreadable file: clear error")
+
+# ---- a recording in three chunks, then cut and corrupted ---------------------
+spec = ["meta freq_hz 100", "file 0x1111 %s %s" % (busy, t.build_id(busy))]
+for chunk in range(3):
+    for i in range(10):
+        spec.append("sample %d 1 1 0 1 busy u:0x1111:0x%x" % (1000 + chunk * 100 + i, spin))
+    spec.append("flush")
+good = t.write_tr(os.path.join(d, "good.tr"), "\n".join(spec) + "\n")
+data = open(good, "rb").read()
+folded = lambda r: sum(t.parse_folded(r.stdout).values())
+r = rep(good, "--folded")
+t.check(r.returncode == 0 and folded(r) == 30, "three chunks: 30 samples")
+
+# Chunk starts: find them by cutting at every offset would be slow; use
+# --info's count and a cut in the last quarter instead.
+cut = os.path.join(d, "cut.tr")
+open(cut, "wb").write(data[: len(data) - 20])
+r = rep(cut, "--folded")
+t.check(r.returncode == 0 and "truncated" in r.stderr and folded(r) == 20,
+        "truncated: warning, the complete chunks reported", r.stderr)
+open(cut, "wb").write(data[:100])
+r = rep(cut, "--folded")
+t.check(r.returncode != 0 and "truncated" in r.stderr and "offset" in r.stderr,
+        "truncated header: error naming the offset", r.stderr)
+
+bad = os.path.join(d, "bad.tr")
+b = bytearray(data)
+mid = len(b) // 2  # inside the second chunk
+b[mid] ^= 0x55
+open(bad, "wb").write(bytes(b))
+r = rep(bad, "--folded")
+t.check(r.returncode != 0 and re.search(r"offset \d+", r.stderr) is not None and r.stdout == "",
+        "corrupt chunk: error with offset, non-zero exit", r.stderr)
+r = rep(bad, "--folded", "--force")
+t.check(r.returncode == 0 and folded(r) == 20 and "corrupt" in r.stderr,
+        "corrupt chunk --force: skipped with a warning, the rest reported", (r.returncode, r.stderr))
+
+# ---- hostile values inside valid records -------------------------------------
+spec = ["meta freq_hz 0", "meta freq_hz banana",
+        "file 0x1111 %s %s" % (busy, t.build_id(busy)),
+        "file 0x2222 %s 00112233445566778899aabbccddeeff00112233" % busy,  # wrong build-id
+        "file 0x3333 relative/path -",
+        # overlapping and empty mappings (the format cannot encode inverted ones)
+        "map 5 9 0x555555554000 0x555555556000 0x1000 0x1111 0x555555553000 5 %s" % busy,
+        "map 5 9 0x555555555000 0x555555557000 0 0x2222 0 5 overlap",
+        "map 5 9 0x9000 0x9000 0 0x1111 0 5 empty",
+        "maps",
+        "ksym 0xffffffff81000200 T b_func", "ksym 0xffffffff81000100 T a_func",
+        "ksym 0xffffffff81000100 T a_alias", "ksym 0 T zero", "ksyms 1",
+        "sample 10 9 9 0 0 busy u:0x1111:0x%x" % spin,                       # weight 0
+        "sample 11 9 9 0 18446744073709551615 busy u:0x1111:0x%x" % spin,    # huge weight
+        "sample 12 9 9 0 1 busy a:0x%x" % (0x555555553000 + spin),           # absolute pc in busy
+        "sample 13 9 9 0 1 busy u:0x2222:0x%x u:0x2222:0x%x:2" % (spin, spin), # mismatched build-id
+        "sample 14 9 9 0 1 busy u:0x7777:0x10 u:0x3333:0x20",                 # unknown file ids
+        "sample 15 9 9 0 1 busy e:9999 e:4003",                               # unknown error code
+        "sample 16 9 9 0 1 busy k:0xffffffff81000150 k:0xffffffff81000208:2 k:0x10 u:0x1111:0x%x" % spin,
+        "sample 17 9 9 0 1 busy k:0xffffffffffffffff",
+        "sample 18 9 9 0 1 - p:0x7f0000001000:0x500000007",                  # empty comm, python frame
+        "sample 19 9 9 0 1 busy u:0x1111:0xffffffffffffffff:2 u:0x1111:0 u:0x1111:1",
+        ]
+hostile = t.write_tr(os.path.join(d, "hostile.tr"), "\n".join(spec) + "\n")
+outs = {}
+for opt in ("--folded", "--perf-script", "--info", ""):
+    r = rep(hostile, *([opt] if opt else []))
+    outs[opt] = r
+    t.check(r.returncode == 0 and not any(x in r.stderr for x in ("Sanitizer", "runtime error")),
+            "hostile values: %s runs cleanly" % (opt or "summary"), r.stderr[-2000:])
+if t.have_go():
+    pb = os.path.join(d, "h.pb.gz")
+    r = rep(hostile, "--pprof", "-o", pb)
+    t.check(r.returncode == 0 and t.pprof_raw(pb), "hostile values: --pprof output decodes")
+f = t.parse_folded(outs["--folded"].stdout)
+err = outs["--folded"].stderr
+t.check(err.count("build-id") == 1 and "not using" in err,
+        "build-id mismatch: warned once", err)
+t.check("busy;[busy];[busy] 1" in outs["--folded"].stdout,
+        "build-id mismatch: frames stay unresolved, never named from the wrong file")
+t.check(any(k == "busy;spin.constprop.0" and v >= 2 for k, v in f.items()),
+        "absolute pc resolved through the mapping snapshot")
+t.check("busy;[error: 4003];[error: 9999]" not in f and
+        "busy;[error: NATIVE_STACK_DELTA_INVALID];[error: 9999] 1" in outs["--folded"].stdout,
+        "unknown error codes shown by number")
+t.check("busy;spin.constprop.0;[[kernel.kallsyms]];b_func;a_func 1" in outs["--folded"].stdout,
+        "unsorted ksyms sorted; address below every symbol unresolved")
+t.check(":9;[python 0x7f0000001000] 1" in outs["--folded"].stdout, "empty comm shown as :PID; python frame")
+t.check(f.get("busy;spin.constprop.0") == 0xffffffffffffffff, "huge weight saturates instead of wrapping")
+t.check("busy;[busy];[busy];[busy] 1" in outs["--folded"].stdout, "addresses outside every symbol: [dso]")
+t.check("freq_hz" in err and "not a frequency" in err, "bad META freq_hz: warning")
+
+# ---- bad options ----------------------------------------------------------------
+for args in (["--bogus", good], [good, "--pid", "abc"], [good, "--pid", "-1"], [good, "--tid", ""],
+             [good, "--time", "5"], [good, "--time", "2,1"], [good, "--time", "x,y"],
+             [good, "--top", "0"], [good, "--folded", "--pprof"], [good, "--user-only", "--kernel-only"],
+             [good, "-o"], [], [good, "--comm", "a_name_longer_than_15"]):
+    r = rep(*args)
+    lines = [l for l in r.stderr.splitlines() if l.startswith("treport:")]
+    t.check(r.returncode == 2 and len(lines) == 1 and r.stdout == "",
+            "bad option %s: one message, exit 2" % " ".join(a.replace(d, "D") for a in args), r.stderr)
+r = rep(good, "--folded", "-o", os.path.join(d, "no", "such", "dir"))
+t.check(r.returncode != 0 and "cannot write" in r.stderr, "unwritable -o: clear error")
+if os.path.exists("/dev/full"):
+    with open("/dev/full", "w") as full:
+        import subprocess
+        rr = subprocess.run([t.TREPORT, good, "--folded"], stdout=full, stderr=subprocess.PIPE, text=True)
+    t.check(rr.returncode != 0 and "failed" in rr.stderr, "full disk: write error reported")
+r = rep("--help")
+t.check(r.returncode == 0 and "--perf-script" in r.stdout, "--help")
+r = rep("--version")
+t.check(r.returncode == 0 and r.stdout.startswith("treport "), "--version")
+
+t.finish()
