@@ -9,10 +9,10 @@
 #ifndef TREC_PYTHON_TYPES_H
 #define TREC_PYTHON_TYPES_H
 
-/* Bytes BPF reads per _PyInterpreterFrame and per PyCodeObject int block;
- * every frame field offset + its size must fit, trecord checks. */
+/* Bytes BPF reads per _PyInterpreterFrame, and per PyCodeObject for its
+ * object id; every field used must fit, trecord checks. */
 #define TREC_PY_FRAME_READ 80
-#define TREC_PY_CODE_INTS_READ 32
+#define TREC_PY_CODE_READ 96
 
 /* Python frames walked per program run before the program tail-calls
  * itself to continue (verifier budget vs. tail-call budget). */
@@ -29,7 +29,11 @@ enum trec_py_entry_kind {
 	TREC_PY_ENTRY_OWNER_CSTACK = 2,
 };
 
-#define TREC_PY_OWNER_CSTACK 3 /* FRAME_OWNED_BY_CSTACK in 3.12 and 3.13 */
+#define TREC_PY_OWNER_CSTACK 3
+
+/* What the object id of a code object is computed from. */
+#define TREC_PY_ID_INTS 4
+#define TREC_PY_ID_PTRS 4 /* FRAME_OWNED_BY_CSTACK in 3.12 and 3.13 */
 
 /*
  * The thread-specific-data slot of a pthread key, as libc lays it out:
@@ -63,29 +67,38 @@ struct trec_py_proc_info {
 	__u8 entry_kind;      /* enum trec_py_entry_kind */
 	__u8 pad;
 
-	/* PyCodeObject: the object-id ints, relative to code_ints (one
-	 * TREC_PY_CODE_INTS_READ read), and the first code unit. */
-	__u16 code_ints;
-	__u8 code_argcount, code_kwonlyargcount, code_flags, code_firstlineno;
+	/* PyCodeObject: the fields of the object id, as offsets into the
+	 * TREC_PY_CODE_READ bytes read at code + code_window, and the first
+	 * code unit. */
+	__u16 code_window;
 	__u16 code_adaptive;  /* offsetof(PyCodeObject, co_code_adaptive) */
-	__u16 pad2;
+	__u8 code_ints[TREC_PY_ID_INTS]; /* argcount, kwonlyargcount, flags, firstlineno */
+	__u8 code_ptrs[TREC_PY_ID_PTRS]; /* filename, name, qualname, linetable */
 };
 
 /*
  * Object id of a code object: guards a code object address against reuse
- * between the sample and trecord's read of the object. Never 0, because 0
- * means "BPF could not read the code object". Spec: FORMAT.md, PYCODE.
+ * between the sample and trecord's read of the object. The ints alone are
+ * equal for every module's code (0, 0, 0, 1), hence the addresses of its
+ * name, file name and line table objects. Never 0, because 0 means "BPF
+ * could not read the code object". Spec: FORMAT.md, PYCODE.
  */
-static inline __u32 trec_py_object_id(__u32 argcount, __u32 kwonlyargcount,
-				      __u32 flags, __u32 firstlineno)
+static inline __u32 trec_py_object_id(const __u32 *ints, const __u64 *ptrs)
 {
-	__u32 h = argcount * 0x9e3779b1u;
+	__u64 h = 0;
 
-	h ^= kwonlyargcount * 0x85ebca77u;
-	h ^= flags * 0xc2b2ae3du;
-	h ^= firstlineno * 0x27d4eb2fu;
-	h ^= h >> 15;
-	return h ? h : 1;
+	for (int i = 0; i < TREC_PY_ID_INTS; i++) {
+		h ^= ints[i];
+		h *= 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+	}
+	for (int i = 0; i < TREC_PY_ID_PTRS; i++) {
+		h ^= ptrs[i];
+		h *= 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+	}
+	h ^= h >> 32;
+	return (__u32)h ? (__u32)h : 1;
 }
 
 #endif /* TREC_PYTHON_TYPES_H */

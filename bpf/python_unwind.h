@@ -12,53 +12,31 @@
  * _PyEval_EvalFrameDefault frame resumes the walk at rec->python_frame.
  * So native and Python frames interleave in their true order.
  *
- * Include after vmlinux.h, bpf_helpers.h, trec_maps.h and python_maps.h.
- * The offline test shim (tests/unit/python_bpf_shim.h) defines
- * TREC_PY_FSBASE() and the helpers to compile this as userspace C.
+ * Included by bpf/python_prog.h. As userspace C (bpf/testing_shim.h,
+ * -DTREC_TESTING_OFFLINE) the includer may define TREC_PY_FSBASE() to
+ * give the sampled thread's fs base (tests/unit/test_python_walk.c).
  */
 #ifndef TREC_PYTHON_UNWIND_H
 #define TREC_PYTHON_UNWIND_H
 
 #include "python_maps.h"
+#include "tracemgmt.h"
 
 #ifndef TREC_PY_FSBASE
+#ifdef TREC_TESTING_OFFLINE
+/* The offline harness captures no thread pointer (and runs no Python). */
+#define TREC_PY_FSBASE() 0ULL
+#else
 /* The sampled thread's user fs base: glibc's thread pointer. */
 #define TREC_PY_FSBASE() (bpf_get_current_task_btf()->thread.fsbase)
 #endif
-
-static __always_inline void trec_py_metric(enum trec_metric id)
-{
-	__u32 key = id;
-	__u64 *v = bpf_map_lookup_elem(&metrics, &key);
-
-	if (v)
-		*v += 1;
-}
+#endif
 
 static __always_inline int trec_py_done(struct trec_per_cpu_record *rec)
 {
-	rec->unwinders_done |= 1u << TREC_PROG_UNWIND_PYTHON;
+	unwinder_mark_done(rec, TREC_PROG_UNWIND_PYTHON);
 	rec->python_frame = 0;
 	return TREC_PROG_UNWIND_NATIVE;
-}
-
-/* Appends a frame; on a full trace sets the abort error and returns -1. */
-static __always_inline int trec_py_push(struct trec_per_cpu_record *rec, __u64 file_id,
-					__u64 addr, __u8 kind, __u8 flags)
-{
-	__u32 n = rec->trace.num_frames;
-
-	if (n >= TREC_MAX_NON_ERROR_FRAMES) {
-		rec->state.unwind_error = TREC_ERR_STACK_LENGTH_EXCEEDED;
-		rec->state.error_metric = TREC_METRIC_STACK_LENGTH_EXCEEDED;
-		return -1;
-	}
-	rec->trace.frames[n].file_id = file_id;
-	rec->trace.frames[n].addr_or_line = addr;
-	rec->trace.frames[n].kind = kind;
-	rec->trace.frames[n].flags = flags;
-	rec->trace.num_frames = n + 1;
-	return 0;
 }
 
 /*
@@ -68,8 +46,8 @@ static __always_inline int trec_py_push(struct trec_per_cpu_record *rec, __u64 f
  */
 static __always_inline int trec_py_fail(struct trec_per_cpu_record *rec, enum trec_error err)
 {
-	trec_py_metric(TREC_METRIC_PYTHON_ERRORS);
-	if (trec_py_push(rec, 0, err, TREC_FRAME_UNKNOWN, TREC_FRAME_F_ERROR))
+	increment_metric(TREC_METRIC_PYTHON_ERRORS);
+	if (push_frame(rec, 0, err, TREC_FRAME_UNKNOWN, TREC_FRAME_F_ERROR))
 		return TREC_PROG_UNWIND_STOP;
 	return trec_py_done(rec);
 }
@@ -120,26 +98,32 @@ static __always_inline __u64 trec_py_word(const __u64 *w, __u16 off)
 	return w[i];
 }
 
-static __always_inline __u32 trec_py_int(const __u32 *w, __u8 off)
-{
-	__u32 i = off >> 2;
-
-	if (i >= TREC_PY_CODE_INTS_READ / 4)
-		i = 0;
-	return w[i];
-}
-
-/* Object id of the code object at code, or 0 if it cannot be read. */
+/* Object id of the code object at code, or 0 if it cannot be read. The
+ * window offsets are 4-aligned (ints) and 8-aligned (pointers), checked by
+ * trecord; the clamps keep the verifier's bounds. */
 static __always_inline __u32 trec_py_code_id(const struct trec_py_proc_info *info, __u64 code)
 {
-	__u32 ints[TREC_PY_CODE_INTS_READ / 4];
+	__u64 w[TREC_PY_CODE_READ / 8], ptrs[TREC_PY_ID_PTRS];
+	__u32 ints[TREC_PY_ID_INTS];
 
-	if (bpf_probe_read_user(ints, sizeof(ints), (void *)(code + info->code_ints)))
+	if (bpf_probe_read_user(w, sizeof(w), (void *)(code + info->code_window)))
 		return 0;
-	return trec_py_object_id(trec_py_int(ints, info->code_argcount),
-				 trec_py_int(ints, info->code_kwonlyargcount),
-				 trec_py_int(ints, info->code_flags),
-				 trec_py_int(ints, info->code_firstlineno));
+	for (int i = 0; i < TREC_PY_ID_INTS; i++) {
+		__u32 off = info->code_ints[i];
+		__u32 k = off >> 3;
+
+		if (k >= TREC_PY_CODE_READ / 8)
+			k = 0;
+		ints[i] = (__u32)(w[k] >> ((off & 4) * 8));
+	}
+	for (int i = 0; i < TREC_PY_ID_PTRS; i++) {
+		__u32 k = info->code_ptrs[i] >> 3;
+
+		if (k >= TREC_PY_CODE_READ / 8)
+			k = 0;
+		ptrs[i] = w[k];
+	}
+	return trec_py_object_id(ints, ptrs);
 }
 
 /*
@@ -192,10 +176,10 @@ static __always_inline int trec_python_walk(struct trec_per_cpu_record *rec)
 		/* Index of the code unit instr points at; a fresh frame's
 		 * prev_instr is one before the first (-1). */
 		lasti = (__u32)((__s64)(instr - code - info->code_adaptive) >> 1);
-		if (trec_py_push(rec, code, lasti << 32 | trec_py_code_id(info, code),
-				 TREC_FRAME_PYTHON, TREC_FRAME_F_PID_SPECIFIC))
+		if (push_frame(rec, code, lasti << 32 | trec_py_code_id(info, code),
+			       TREC_FRAME_PYTHON, TREC_FRAME_F_PID_SPECIFIC))
 			return TREC_PROG_UNWIND_STOP;
-		trec_py_metric(TREC_METRIC_PYTHON_FRAMES);
+		increment_metric(TREC_METRIC_PYTHON_FRAMES);
 
 		if (info->entry_kind == TREC_PY_ENTRY_IS_ENTRY && entry) {
 			rec->python_frame = prev;

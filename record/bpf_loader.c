@@ -70,6 +70,9 @@ int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 	key = TREC_PROG_UNWIND_STOP;
 	if (!e)
 		e = bpf_map_update_elem(fd, &key, &(int){bpf_program__fd(s->progs.trec_unwind_stop)}, 0);
+	key = TREC_PROG_UNWIND_PYTHON;
+	if (!e)
+		e = bpf_map_update_elem(fd, &key, &(int){bpf_program__fd(s->progs.trec_unwind_python)}, 0);
 	if (e) {
 		e = -errno;
 		snprintf(err, errlen, "cannot fill the unwinder program array: %s", strerror(-e));

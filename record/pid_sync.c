@@ -430,6 +430,8 @@ int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid)
 				file_id = bias = 0;
 			} else {
 				note_file(s, &o);
+				if (s->ops->exec_mapping)
+					s->ops->exec_mapping(s->ctx, pid, file_id, o.path, bias);
 			}
 		}
 		err = add_prefixes(&ents, pid, m, file_id, bias);

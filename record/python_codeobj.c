@@ -175,10 +175,20 @@ int trec_py_read_code(int pid, const struct trec_py_process *proc, uint64_t addr
 	out->c.pid = (uint32_t)pid;
 	out->c.code_addr = addr;
 	out->c.firstlineno = field_int(obj, o->code_firstlineno);
-	out->c.object_id = trec_py_object_id((uint32_t)field_int(obj, o->code_argcount),
-					     (uint32_t)field_int(obj, o->code_kwonlyargcount),
-					     (uint32_t)field_int(obj, o->code_flags),
-					     (uint32_t)out->c.firstlineno);
+	{
+		const __u32 ints[TREC_PY_ID_INTS] = {
+			(uint32_t)field_int(obj, o->code_argcount),
+			(uint32_t)field_int(obj, o->code_kwonlyargcount),
+			(uint32_t)field_int(obj, o->code_flags),
+			(uint32_t)out->c.firstlineno,
+		};
+		const __u64 ptrs[TREC_PY_ID_PTRS] = {
+			field_ptr(obj, o->code_filename), field_ptr(obj, o->code_name),
+			field_ptr(obj, o->code_qualname), field_ptr(obj, o->code_linetable),
+		};
+
+		out->c.object_id = trec_py_object_id(ints, ptrs);
+	}
 	out->c.py_major = (uint8_t)o->major;
 	out->c.py_minor = (uint8_t)o->minor;
 	out->c.filename = out->filename;

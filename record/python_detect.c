@@ -124,23 +124,49 @@ static int code_members(struct trec_pyelf *e, uint64_t code_type, struct trec_py
 	return 0;
 }
 
+/* The object id's fields, in trec_py_object_id() order. */
+static void id_fields(const struct trec_py_offsets *o, uint16_t ints[TREC_PY_ID_INTS],
+		      uint16_t ptrs[TREC_PY_ID_PTRS])
+{
+	ints[0] = o->code_argcount;
+	ints[1] = o->code_kwonlyargcount;
+	ints[2] = o->code_flags;
+	ints[3] = o->code_firstlineno;
+	ptrs[0] = o->code_filename;
+	ptrs[1] = o->code_name;
+	ptrs[2] = o->code_qualname;
+	ptrs[3] = o->code_linetable;
+}
+
+static uint16_t id_window(const uint16_t *ints, const uint16_t *ptrs)
+{
+	uint16_t lo = 0xffff;
+
+	for (unsigned i = 0; i < TREC_PY_ID_INTS; i++)
+		lo = ints[i] < lo ? ints[i] : lo;
+	for (unsigned i = 0; i < TREC_PY_ID_PTRS; i++)
+		lo = ptrs[i] < lo ? ptrs[i] : lo;
+	return lo & ~7;
+}
+
 /* The BPF walker reads fixed-size blocks; every field must fit in them. */
 static int check_bpf_limits(const struct trec_py_offsets *o)
 {
-	const uint16_t ptrs[] = { o->frame_code, o->frame_previous, o->frame_instr };
-	const uint16_t ints[] = { o->code_argcount, o->code_kwonlyargcount, o->code_flags,
-				  o->code_firstlineno };
-	uint16_t lo = 0xffff;
+	const uint16_t frame_ptrs[] = { o->frame_code, o->frame_previous, o->frame_instr };
+	uint16_t ints[TREC_PY_ID_INTS], ptrs[TREC_PY_ID_PTRS], lo;
 
 	for (unsigned i = 0; i < 3; i++)
-		if (ptrs[i] % 8 || ptrs[i] + 8 > TREC_PY_FRAME_READ)
+		if (frame_ptrs[i] % 8 || frame_ptrs[i] + 8 > TREC_PY_FRAME_READ)
 			return -ENOTSUP;
 	if (o->frame_entry >= TREC_PY_FRAME_READ)
 		return -ENOTSUP;
-	for (unsigned i = 0; i < 4; i++)
-		lo = ints[i] < lo ? ints[i] : lo;
-	for (unsigned i = 0; i < 4; i++)
-		if (ints[i] % 4 || ints[i] - lo + 4 > TREC_PY_CODE_INTS_READ)
+	id_fields(o, ints, ptrs);
+	lo = id_window(ints, ptrs);
+	for (unsigned i = 0; i < TREC_PY_ID_INTS; i++)
+		if (ints[i] % 4 || ints[i] - lo + 4 > TREC_PY_CODE_READ)
+			return -ENOTSUP;
+	for (unsigned i = 0; i < TREC_PY_ID_PTRS; i++)
+		if (ptrs[i] % 8 || ptrs[i] - lo + 8 > TREC_PY_CODE_READ)
 			return -ENOTSUP;
 	return 0;
 }
@@ -243,7 +269,7 @@ out:
 void trec_py_proc_info_init(const struct trec_py_offsets *o, uint64_t bias,
 			    const struct trec_tsd_info *tsd, struct trec_py_proc_info *out)
 {
-	uint16_t lo = o->code_argcount;
+	uint16_t ints[TREC_PY_ID_INTS], ptrs[TREC_PY_ID_PTRS];
 
 	memset(out, 0, sizeof(*out));
 	out->tss_addr = o->tss_vaddr + bias;
@@ -259,17 +285,12 @@ void trec_py_proc_info_init(const struct trec_py_offsets *o, uint64_t bias,
 	out->frame_instr = o->frame_instr;
 	out->frame_entry = o->frame_entry;
 	out->entry_kind = o->entry_kind;
-	if (o->code_kwonlyargcount < lo)
-		lo = o->code_kwonlyargcount;
-	if (o->code_flags < lo)
-		lo = o->code_flags;
-	if (o->code_firstlineno < lo)
-		lo = o->code_firstlineno;
-	out->code_ints = lo;
-	out->code_argcount = (uint8_t)(o->code_argcount - lo);
-	out->code_kwonlyargcount = (uint8_t)(o->code_kwonlyargcount - lo);
-	out->code_flags = (uint8_t)(o->code_flags - lo);
-	out->code_firstlineno = (uint8_t)(o->code_firstlineno - lo);
+	id_fields(o, ints, ptrs);
+	out->code_window = id_window(ints, ptrs);
+	for (unsigned i = 0; i < TREC_PY_ID_INTS; i++)
+		out->code_ints[i] = (uint8_t)(ints[i] - out->code_window);
+	for (unsigned i = 0; i < TREC_PY_ID_PTRS; i++)
+		out->code_ptrs[i] = (uint8_t)(ptrs[i] - out->code_window);
 	out->code_adaptive = o->code_adaptive;
 }
 

@@ -181,6 +181,8 @@ out:
 
 void trec_py_sync_remove(struct trec_py_sync *s, uint32_t pid)
 {
+	if (!s)
+		return;
 	pthread_mutex_lock(&s->lock);
 	for (size_t i = 0; i < s->num_pids; i++) {
 		if (s->pids[i]->pid != pid)
@@ -199,6 +201,8 @@ void trec_py_sync_trace(struct trec_py_sync *s, uint32_t pid, const struct trec_
 {
 	const struct py_pid *p = NULL;
 
+	if (!s)
+		return;
 	for (uint32_t i = 0; i < num_frames; i++) {
 		const struct trec_frame *f = &frames[i];
 		int ret;

@@ -52,7 +52,8 @@ void trec_py_sync_free(struct trec_py_sync *s);
 int trec_py_sync_mapping(struct trec_py_sync *s, uint32_t pid, uint64_t file_id,
 			 const char *open_path, uint64_t bias);
 
-/* The pid exec'ed or exited: forget its offsets and code objects. */
+/* The pid exec'ed or exited: forget its offsets and code objects.
+ * This and trec_py_sync_trace accept s == NULL (no Python support). */
 void trec_py_sync_remove(struct trec_py_sync *s, uint32_t pid);
 
 /* Writes PYCODE records for the trace's new Python code objects. */

@@ -5,6 +5,7 @@
  * counts, weights, comm strings, mapping ranges, symbol order).
  */
 #include "load.h"
+#include "python_frames.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -171,6 +172,22 @@ static void load_pid_event(struct rp_model *m, uint32_t rec, const struct trec_p
 		p->comm = rp_strtab_intern(&m->strs, comm);
 }
 
+/* Python code object descriptions; a malformed one only leaves the frames
+ * that name it unnamed. */
+static void load_pycode(struct rp_recording *rr, const struct trec_blob *b)
+{
+	int err;
+	if (!rr->py)
+		rr->py = trec_pyframes_new();
+	err = rr->py ? trec_pyframes_add(rr->py, b) : -ENOMEM;
+	if (err == -ENOMEM) {
+		fprintf(stderr, "treport: out of memory\n");
+		exit(1);
+	}
+	if (err)
+		rr->bad_pycode++;
+}
+
 static void load_record(struct rp_model *m, uint32_t rec, const struct trec_record *r,
 			const struct rp_options *o)
 {
@@ -189,8 +206,9 @@ static void load_record(struct rp_model *m, uint32_t rec, const struct trec_reco
 		rr->have_summary = true;
 		rr->summary = r->u.summary;
 		break;
+	case TREC_REC_PYCODE: load_pycode(rr, &r->u.blob); break;
 	default:
-		break; /* SYMTAB, PYCODE, BLOB: not used yet */
+		break; /* SYMTAB, BLOB: not used yet */
 	}
 }
 
@@ -235,6 +253,9 @@ int rp_load_file(struct rp_model *m, const char *path, const struct rp_options *
 			rc = -1;
 		}
 	}
+	if (rr->bad_pycode)
+		fprintf(stderr, "treport: warning: %s: %" PRIu64 " malformed PYCODE record(s); "
+			"their Python frames stay unnamed\n", path, rr->bad_pycode);
 	/* truncation itself was a reader warning: the file is still reported */
 	if (rr->stats.bad_chunks && !rc)
 		fprintf(stderr, "treport: warning: %s: skipped %" PRIu64 " corrupt chunk(s)\n", path,

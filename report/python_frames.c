@@ -121,6 +121,8 @@ static const struct entry *find(const struct trec_pyframes *s, uint32_t pid, uin
 {
 	const struct entry *e, *other = NULL;
 
+	if (!s)
+		return NULL;
 	for (e = s->buckets[bucket_of(s, addr)]; e; e = e->next) {
 		if (e->code.code_addr != addr)
 			continue;
@@ -159,7 +161,7 @@ int trec_pyframes_format(const struct trec_pyframes *s, uint32_t pid,
 	const char *base;
 
 	if (trec_pyframes_lookup(s, pid, f, &sym))
-		return snprintf(buf, len, "[python code 0x%llx]", (unsigned long long)f->file_id);
+		return snprintf(buf, len, "[python 0x%llx]", (unsigned long long)f->file_id);
 	base = strrchr(sym.file, '/');
 	base = base ? base + 1 : sym.file;
 	if (sym.line < 0)

@@ -28,12 +28,13 @@ struct trec_pyframe_sym {
 };
 
 /* Symbolizes a Python frame of a sample of pid. Strings stay valid until
- * trec_pyframes_free. 0, or -ENOENT when no description matches. */
+ * trec_pyframes_free. 0, or -ENOENT when no description matches (s may be
+ * NULL: a recording without PYCODE records). */
 int trec_pyframes_lookup(const struct trec_pyframes *s, uint32_t pid,
 			 const struct trec_rec_frame *f, struct trec_pyframe_sym *out);
 
 /* "function (file.py:line)" (file basename, "?" for an unknown line), or
- * "[python code 0x...]" when the code object is unknown. Returns the
+ * "[python 0x...]" when the code object is unknown. Returns the
  * length snprintf would have written. */
 int trec_pyframes_format(const struct trec_pyframes *s, uint32_t pid,
 			 const struct trec_rec_frame *f, char *buf, size_t len);

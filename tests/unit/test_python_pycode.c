@@ -127,7 +127,7 @@ static void store(void)
 	CHECK(!strcmp(name, "f (mod.py:11)"), "empty qualname falls back to name (%s)", name);
 	f = pyframe(0x5000, 0, 1);
 	trec_pyframes_format(s, 100, &f, name, sizeof(name));
-	CHECK(!strcmp(name, "[python code 0x5000]"), "unknown code object (%s)", name);
+	CHECK(!strcmp(name, "[python 0x5000]"), "unknown code object (%s)", name);
 
 	/* Enough entries to grow the table; all still found. */
 	int all = 1;

@@ -22,14 +22,83 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ptrace.h>
+#include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 
-#include "python_bpf_shim.h"
+/* The walker as userspace C (bpf/testing_shim.h); its helpers below. */
+#define TREC_TESTING_OFFLINE 1
+#include "testing_shim.h"
 #include "trec_maps.h"
-#include "python_maps.h"
-SHIM_DEFINE_LOOKUP()
+#include "python_types.h"
+
+/* The "current task": whose memory reads go to, and its fs base. */
+static struct {
+	int pid;
+	uint64_t fsbase;
+	struct trec_py_proc_info info;
+	uint64_t metrics[TREC_METRIC_COUNT];
+} shim;
+
+#define TREC_PY_FSBASE() (shim.fsbase)
 #include "python_unwind.h"
+
+static void *bpf_map_lookup_elem(void *map, const void *key)
+{
+	uint32_t k = *(const uint32_t *)key;
+
+	if (map == (void *)&py_procs)
+		return k == (uint32_t)shim.pid ? &shim.info : NULL;
+	if (map == (void *)&metrics)
+		return k < TREC_METRIC_COUNT ? &shim.metrics[k] : NULL;
+	return NULL;
+}
+
+static long bpf_probe_read_user(void *dst, __u32 size, const void *ptr)
+{
+	struct iovec l = { dst, size }, r = { (void *)ptr, size };
+
+	if (process_vm_readv(shim.pid, &l, 1, &r, 1, 0) == (ssize_t)size)
+		return 0;
+	memset(dst, 0, size);
+	return -EFAULT;
+}
+
+/* The walker uses none of these; tracemgmt.h refers to them. */
+static long bpf_map_update_elem(void *map, const void *key, const void *value, __u64 flags)
+{
+	return -EINVAL;
+}
+
+static __attribute__((unused)) long bpf_map_delete_elem(void *map, const void *key)
+{
+	return -EINVAL;
+}
+
+static __u64 bpf_ktime_get_ns(void)
+{
+	return 0;
+}
+
+static long bpf_tail_call(void *ctx, void *prog_array_map, __u32 index)
+{
+	return -EINVAL;
+}
+
+static long bpf_ringbuf_output(void *ringbuf, void *data, __u64 size, __u64 flags)
+{
+	return -EINVAL;
+}
+
+static __u64 bpf_ringbuf_query(void *ringbuf, __u64 flags)
+{
+	return 0;
+}
+
+static long bpf_perf_event_output(void *ctx, void *map, __u64 flags, void *data, __u64 size)
+{
+	return -EINVAL;
+}
 
 #include "python_codeobj.h"
 #include "python_detect.h"
