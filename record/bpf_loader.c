@@ -195,6 +195,12 @@ void trec_bpf_detach_sampling(struct trec_bpf_loader *l)
 	l->num_perf_links = 0;
 }
 
+void trec_bpf_detach_tracking(struct trec_bpf_loader *l)
+{
+	if (l->skel)
+		trec_bpf__detach(l->skel);
+}
+
 void trec_bpf_destroy(struct trec_bpf_loader *l)
 {
 	trec_bpf_detach_sampling(l);

@@ -42,6 +42,8 @@ int trec_bpf_attach_sampling(struct trec_bpf_loader *l, unsigned freq_hz,
 			     char *err, size_t errlen);
 /* Stops sampling (tracepoints stay). */
 void trec_bpf_detach_sampling(struct trec_bpf_loader *l);
+/* Stops the tracepoints: nothing more enters the ring buffer. */
+void trec_bpf_detach_tracking(struct trec_bpf_loader *l);
 void trec_bpf_destroy(struct trec_bpf_loader *l);
 
 /* Map fds by name, for the rest of trecord. */

@@ -188,7 +188,9 @@ static void handle_pid_event(struct trec_session *s, const uint8_t *data, size_t
 
 	/* Python code objects of the old image are gone; samples after this
 	 * event are of the new one (or none). */
-	if (m->type == TREC_PID_EV_EXEC || m->type == TREC_PID_EV_EXIT)
+	if (m->type == TREC_PID_EV_EXEC)
+		trec_py_sync_exec(s->py, m->pid);
+	else if (m->type == TREC_PID_EV_EXIT)
 		trec_py_sync_remove(s->py, m->pid);
 	/* A new image needs its mappings now; an exited pid none at all. */
 	if (m->type == TREC_PID_EV_EXEC)

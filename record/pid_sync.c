@@ -42,7 +42,6 @@ struct trec_pid_sync {
 	const struct trec_pid_sync_ops *ops;
 	void *ctx;
 	bool verbose;
-	struct trec_delta_store *store;
 	struct trec_file_cache *files;
 	struct trec_u64map pids;    /* pid -> struct pid_state */
 	struct trec_u64map fstates; /* file id -> struct file_state */
@@ -52,10 +51,12 @@ struct trec_pid_sync {
 	struct trec_pid_sync_stats stats;
 };
 
-/* An opened mapping: the file, and a path through which it can be read. */
+/* An opened mapping: the file, and a path through which it can be read
+ * (/proc/self/fd/N of fd, which stays valid after the process exits). */
 struct opened {
 	struct trec_file *f;
-	char path[96];
+	int fd; /* owned, or -1 */
+	char path[64];
 };
 
 void trec_lpm_key(struct trec_pid_page_key *k, uint32_t pid, uint64_t addr, uint32_t bits)
@@ -66,7 +67,6 @@ void trec_lpm_key(struct trec_pid_page_key *k, uint32_t pid, uint64_t addr, uint
 }
 
 struct trec_pid_sync *trec_pid_sync_new(const struct trec_pid_sync_ops *ops, void *ctx,
-					const struct trec_delta_sink_ops *deltas, void *deltas_ctx,
 					bool verbose)
 {
 	struct trec_pid_sync *s = calloc(1, sizeof(*s));
@@ -78,9 +78,7 @@ struct trec_pid_sync *trec_pid_sync_new(const struct trec_pid_sync_ops *ops, voi
 	s->verbose = verbose;
 	s->vdso_fd = -1;
 	s->files = trec_file_cache_new();
-	if (deltas)
-		s->store = trec_delta_store_new(deltas, deltas_ctx);
-	if (!s->files || (deltas && !s->store)) {
+	if (!s->files) {
 		trec_pid_sync_free(s);
 		return NULL;
 	}
@@ -170,24 +168,32 @@ static void record_path(const char *in, char *out, size_t outlen)
 static int resolve_file(struct trec_pid_sync *s, uint32_t pid, const struct trec_proc_map *m,
 			struct opened *o)
 {
-	char rpath[4096];
+	char rpath[4096], opath[128];
 	struct stat st;
-	int fd, err;
+	int err;
 
 	o->f = NULL;
+	o->fd = -1;
 	if (!strcmp(m->path, "[vdso]")) {
 		o->f = vdso_file(s, o->path, sizeof(o->path));
 		return 0;
 	}
 	if (!m->inode || !m->path[0] || m->path[0] == '[')
 		return 0; /* anonymous: JIT code, or [vsyscall] */
-	fd = open_mapping(pid, m, o->path, sizeof(o->path));
-	if (fd < 0)
+	o->fd = open_mapping(pid, m, opath, sizeof(opath));
+	if (o->fd < 0)
 		return -errno;
+	snprintf(o->path, sizeof(o->path), "/proc/self/fd/%d", o->fd);
 	record_path(m->path, rpath, sizeof(rpath));
-	err = fstat(fd, &st) ? -errno : trec_file_cache_get(s->files, fd, &st, rpath, &o->f);
-	close(fd);
+	err = fstat(o->fd, &st) ? -errno : trec_file_cache_get(s->files, o->fd, &st, rpath, &o->f);
 	return err;
+}
+
+static void close_opened(struct opened *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
 }
 
 static struct file_state *file_state(struct trec_pid_sync *s, uint64_t file_id)
@@ -244,44 +250,27 @@ static void write_file_record(struct trec_pid_sync *s, const struct trec_file *f
 	}
 }
 
-static void load_deltas(struct trec_pid_sync *s, const struct trec_file *f, const char *path)
-{
-	struct trec_file_deltas d = { 0 };
-	uint64_t t0 = s->ops->now_ns(s->ctx), t1 = t0;
-	int err;
-
-	err = trec_deltas_extract(path, &d);
-	if (!err) {
-		t1 = s->ops->now_ns(s->ctx);
-		err = trec_delta_store_load(s->store, f->file_id, &d);
-	}
-	if (err) {
-		s->stats.delta_failures++;
-		vlog(s, "no stack deltas for %s: %s", f->path, strerror(-err));
-	} else {
-		s->stats.files_with_deltas++;
-		vlog(s, "stack deltas for %s: %zu (extracted in %.1f ms, loaded in %.1f ms)",
-		     f->path, d.num, (t1 - t0) / 1e6, (s->ops->now_ns(s->ctx) - t1) / 1e6);
-	}
-	trec_file_deltas_free(&d);
-}
-
-/* First sight of a file in this recording: its FILE record and deltas. */
-static void note_file(struct trec_pid_sync *s, const struct opened *o)
+/*
+ * First sight of a file in this recording: its FILE record now; its deltas
+ * after the pid's prefixes are in (moved to *pending, which then owns the
+ * fd), so a big file's extraction does not keep the whole pid unknown.
+ */
+static bool note_file(struct trec_pid_sync *s, struct opened *o, struct opened *pending)
 {
 	struct file_state *fs = file_state(s, o->f->file_id);
 
 	if (!fs)
-		return;
+		return false;
 	if (!fs->written) {
 		write_file_record(s, o->f);
 		fs->written = true;
 	}
-	if (!fs->deltas_tried && s->store && o->f->is_elf &&
-	    !trec_delta_store_has(s->store, o->f->file_id)) {
-		fs->deltas_tried = true;
-		load_deltas(s, o->f, o->path);
-	}
+	if (fs->deltas_tried || !s->ops->load_deltas || !o->f->is_elf)
+		return false;
+	fs->deltas_tried = true;
+	*pending = *o;
+	o->fd = -1;
+	return true;
 }
 
 /* ---- LPM entries ------------------------------------------------------- */
@@ -394,6 +383,7 @@ int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid)
 	struct vec ents = { .elem = sizeof(struct lpm_entry) };
 	struct vec snap = { .elem = sizeof(struct trec_mapping) };
 	struct vec sigs = { .elem = sizeof(struct map_sig) };
+	struct vec pending = { .elem = sizeof(struct opened) };
 	struct trec_proc_maps maps;
 	struct pid_state empty = { 0 }, *ps;
 	bool changed;
@@ -410,7 +400,7 @@ int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid)
 
 	for (size_t i = 0; i < maps.n; i++) {
 		const struct trec_proc_map *m = &maps.v[i];
-		struct opened o = { 0 };
+		struct opened o = { .fd = -1 }, *p;
 		uint64_t file_id = 0, bias = 0, vaddr;
 		struct trec_mapping *tm;
 		struct map_sig *sg;
@@ -429,11 +419,14 @@ int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid)
 				     (unsigned long long)bias);
 				file_id = bias = 0;
 			} else {
-				note_file(s, &o);
+				/* interpreter detection reads the file through o.path */
 				if (s->ops->exec_mapping)
 					s->ops->exec_mapping(s->ctx, pid, file_id, o.path, bias);
+				if ((p = vec_push(&pending)) && !note_file(s, &o, p))
+					pending.n--;
 			}
 		}
+		close_opened(&o);
 		err = add_prefixes(&ents, pid, m, file_id, bias);
 		tm = vec_push(&snap);
 		sg = vec_push(&sigs);
@@ -504,9 +497,21 @@ int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid)
 	ps->num_sigs = sigs.n;
 	ents.v = sigs.v = NULL;
 	err = 0;
+	for (size_t i = 0; i < pending.n; i++) {
+		struct opened *o = (struct opened *)pending.v + i;
+		/* The vdso's fd is ours to keep: hand over a copy. */
+		int fd = o->fd >= 0 ? o->fd : dup(s->vdso_fd);
+
+		o->fd = -1;
+		if (fd >= 0)
+			s->ops->load_deltas(s->ctx, o->f->file_id, fd, o->f->path);
+	}
 	vlog(s, "pid %u: synced %zu mappings, %zu LPM entries%s in %.1f ms", pid, snap.n,
 	     ps->num_ents, changed ? "" : " (unchanged)", (s->ops->now_ns(s->ctx) - t0) / 1e6);
 out:
+	for (size_t i = 0; i < pending.n; i++)
+		close_opened((struct opened *)pending.v + i);
+	free(pending.v);
 	free(ents.v);
 	free(sigs.v);
 	free(snap.v);
@@ -548,16 +553,10 @@ bool trec_pid_sync_known(const struct trec_pid_sync *s, uint32_t pid)
 	return trec_u64map_get(&s->pids, pid) != NULL;
 }
 
-void trec_pid_sync_get_stats(const struct trec_pid_sync *s, struct trec_pid_sync_stats *st,
-			     uint32_t *deltas_used, uint32_t *infos_used, uint32_t *pages_used)
+void trec_pid_sync_get_stats(const struct trec_pid_sync *s, struct trec_pid_sync_stats *st)
 {
-	uint32_t files;
-
 	*st = s->stats;
 	st->pids = s->pids.n;
-	*deltas_used = *infos_used = *pages_used = 0;
-	if (s->store)
-		trec_delta_store_usage(s->store, deltas_used, infos_used, pages_used, &files);
 }
 
 void trec_pid_sync_free(struct trec_pid_sync *s)
@@ -574,8 +573,6 @@ void trec_pid_sync_free(struct trec_pid_sync *s)
 		free(v);
 	trec_u64map_free(&s->fstates);
 	trec_file_cache_free(s->files);
-	if (s->store)
-		trec_delta_store_free(s->store);
 	if (s->vdso_fd >= 0)
 		close(s->vdso_fd);
 	free(s);

@@ -10,7 +10,9 @@
  * prefixes before removing stale ones, so lookups never see a gap.
  *
  * Everything it writes goes through ops, so tests can run it against
- * plain tables instead of BPF maps.
+ * plain tables instead of BPF maps. Stack deltas are handed to
+ * ops->load_deltas after the prefixes are in, so a big file does not keep
+ * its pid unknown while it is extracted.
  */
 #ifndef TREC_PID_SYNC_H
 #define TREC_PID_SYNC_H
@@ -20,7 +22,6 @@
 #include "trec_format.h"
 #include <linux/types.h>
 #include "trec_types.h"
-#include "unwind_tables.h"
 
 struct trec_pid_sync_ops {
 	/* pid_page_to_mapping_info */
@@ -29,6 +30,9 @@ struct trec_pid_sync_ops {
 	int (*lpm_delete)(void *ctx, const struct trec_pid_page_key *k);
 	/* reported_pids: forget the rate limit after a sync that found news */
 	void (*report_reset)(void *ctx, uint32_t pid);
+	/* Stack deltas for a file seen for the first time, read from fd (the
+	 * callee owns and closes it). NULL: no deltas. */
+	void (*load_deltas)(void *ctx, uint64_t file_id, int fd, const char *name);
 	/* Records for the recording (may be NULL in tests). */
 	int (*write_file)(void *ctx, const struct trec_file_info *f);
 	int (*write_mappings)(void *ctx, const struct trec_mapping_snapshot *m);
@@ -44,16 +48,14 @@ struct trec_pid_sync_ops {
 
 struct trec_pid_sync_stats {
 	uint64_t syncs, sync_gone, sync_changed;
-	uint64_t files, files_with_deltas, delta_failures;
+	uint64_t files;
 	uint64_t lpm_entries, lpm_failures;
 	uint64_t pids;
 };
 
 struct trec_pid_sync;
 
-/* deltas: the sink for the delta store (BPF maps), or NULL to skip deltas. */
 struct trec_pid_sync *trec_pid_sync_new(const struct trec_pid_sync_ops *ops, void *ctx,
-					const struct trec_delta_sink_ops *deltas, void *deltas_ctx,
 					bool verbose);
 /* Syncs pid. 0; -ESRCH if the process is gone; other negative errno. */
 int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid);
@@ -62,8 +64,7 @@ void trec_pid_sync_remove(struct trec_pid_sync *s, uint32_t pid);
 /* Removes every tracked pid that no longer exists. */
 void trec_pid_sync_sweep(struct trec_pid_sync *s);
 bool trec_pid_sync_known(const struct trec_pid_sync *s, uint32_t pid);
-void trec_pid_sync_get_stats(const struct trec_pid_sync *s, struct trec_pid_sync_stats *st,
-			     uint32_t *deltas_used, uint32_t *infos_used, uint32_t *pages_used);
+void trec_pid_sync_get_stats(const struct trec_pid_sync *s, struct trec_pid_sync_stats *st);
 void trec_pid_sync_free(struct trec_pid_sync *s);
 
 /* The LPM key for an aligned block, and the pid marker. */

@@ -17,6 +17,8 @@ struct py_file {
 struct py_pid {
 	uint32_t pid;
 	uint64_t file_id;
+	bool ready;          /* py_procs holds proc.info for file_id and bias */
+	bool tsd_failed;     /* counted in pid_failures */
 	struct trec_py_process proc;
 };
 
@@ -142,7 +144,7 @@ int trec_py_sync_mapping(struct trec_py_sync *s, uint32_t pid, uint64_t file_id,
 	if (f->status <= 0)
 		goto out;
 	p = pid_of(s, pid);
-	if (p && p->file_id == file_id && p->proc.bias == bias) {
+	if (p && p->ready && p->file_id == file_id && p->proc.bias == bias) {
 		ret = 1;
 		goto out;
 	}
@@ -156,21 +158,29 @@ int trec_py_sync_mapping(struct trec_py_sync *s, uint32_t pid, uint64_t file_id,
 		s->pids[s->num_pids++] = p;
 	}
 	p->pid = pid;
+	p->ready = false;
 	p->file_id = file_id;
 	p->proc.bias = bias;
 	p->proc.offsets = f->offsets;
 	snprintf(p->proc.path, sizeof(p->proc.path), "%s", open_path);
+	/* Right after exec the dynamic loader has not mapped libc yet: then
+	 * this fails, and the next sync (the loader's mappings are new) tries
+	 * again. */
 	ret = trec_tsd_detect_pid((int)pid, &p->proc.tsd);
 	if (ret) {
-		s->stats.pid_failures++;
-		if (s->verbose)
-			fprintf(stderr, "trecord: pid %u: python, but libc's thread-specific data layout is unknown\n",
-				pid);
+		if (ret != -ENOENT && !p->tsd_failed) {
+			p->tsd_failed = true;
+			s->stats.pid_failures++;
+			if (s->verbose)
+				fprintf(stderr, "trecord: pid %u: python, but libc's thread-specific data layout is unknown\n",
+					pid);
+		}
 		goto out;
 	}
 	trec_py_proc_info_init(&p->proc.offsets, bias, &p->proc.tsd, &p->proc.info);
 	ret = s->ops->set_proc(s->ctx, pid, &p->proc.info);
 	if (!ret) {
+		p->ready = true;
 		s->stats.pids++;
 		ret = 1;
 	}
@@ -193,6 +203,15 @@ void trec_py_sync_remove(struct trec_py_sync *s, uint32_t pid)
 		trec_pycode_cache_forget_pid(s->code, pid);
 		break;
 	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+void trec_py_sync_exec(struct trec_py_sync *s, uint32_t pid)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	trec_pycode_cache_forget_pid(s->code, pid);
 	pthread_mutex_unlock(&s->lock);
 }
 

@@ -52,9 +52,14 @@ void trec_py_sync_free(struct trec_py_sync *s);
 int trec_py_sync_mapping(struct trec_py_sync *s, uint32_t pid, uint64_t file_id,
 			 const char *open_path, uint64_t bias);
 
-/* The pid exec'ed or exited: forget its offsets and code objects.
- * This and trec_py_sync_trace accept s == NULL (no Python support). */
+/* The pid exited: forget its offsets (py_procs) and code objects. */
 void trec_py_sync_remove(struct trec_py_sync *s, uint32_t pid);
+/* The pid exec'ed: its code objects are gone. Its py_procs entry stays
+ * until the new image's sync replaces it: the sync may already have run
+ * (a sample of the new image reports the pid before the writer sees the
+ * exec event), and a deleted entry would not come back. */
+void trec_py_sync_exec(struct trec_py_sync *s, uint32_t pid);
+/* These three accept s == NULL (no Python support). */
 
 /* Writes PYCODE records for the trace's new Python code objects. */
 void trec_py_sync_trace(struct trec_py_sync *s, uint32_t pid, const struct trec_frame *frames,

@@ -403,6 +403,8 @@ int trec_record(const struct trec_options *opt)
 
 	trec_bpf_detach_sampling(&s.bpf);
 	end_child(&s);
+	/* After the command's exit event; then the ring drains completely. */
+	trec_bpf_detach_tracking(&s.bpf);
 	stop_threads(&s);
 	write_metrics(&s, bpf);
 	if (s.start_ns) {

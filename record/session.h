@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include "bpf_loader.h"
 #include "cli.h"
+#include "delta_loader.h"
 #include "kallsyms.h"
 #include "map_sinks.h"
 #include "metrics.h"
@@ -54,6 +55,7 @@ struct trec_session {
 	struct trec_msg_queue queue;  /* ring -> writer */
 	struct trec_msg_queue syncq;  /* writer, main -> sync */
 	struct trec_pid_sync *sync;
+	struct trec_delta_loader deltas;
 	struct trec_py_sync *py; /* python_session.c */
 	int py_procs_fd, py_ranges_fd;
 	int sync_efd, sync_epfd; /* wake-ups of the sync thread */

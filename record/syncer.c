@@ -91,21 +91,21 @@ static void drain_requests(struct trec_session *s)
 static void publish_stats(struct trec_session *s)
 {
 	struct trec_pid_sync_stats st;
-	uint32_t deltas, infos, pages;
+	struct trec_delta_loader *dl = &s->deltas;
 
-	trec_pid_sync_get_stats(s->sync, &st, &deltas, &infos, &pages);
+	trec_pid_sync_get_stats(s->sync, &st);
 	trecord_set(&s->cnt, TRECORD_METRIC_PID_SYNCS, st.syncs);
 	trecord_set(&s->cnt, TRECORD_METRIC_PID_SYNCS_GONE, st.sync_gone);
 	trecord_set(&s->cnt, TRECORD_METRIC_PID_SYNCS_CHANGED, st.sync_changed);
 	trecord_set(&s->cnt, TRECORD_METRIC_PIDS_TRACKED, st.pids);
 	trecord_set(&s->cnt, TRECORD_METRIC_FILES, st.files);
-	trecord_set(&s->cnt, TRECORD_METRIC_FILES_WITH_DELTAS, st.files_with_deltas);
-	trecord_set(&s->cnt, TRECORD_METRIC_DELTA_FAILURES, st.delta_failures);
+	trecord_set(&s->cnt, TRECORD_METRIC_FILES_WITH_DELTAS, atomic_load(&dl->loaded));
+	trecord_set(&s->cnt, TRECORD_METRIC_DELTA_FAILURES, atomic_load(&dl->failed));
 	trecord_set(&s->cnt, TRECORD_METRIC_LPM_ENTRIES, st.lpm_entries);
 	trecord_set(&s->cnt, TRECORD_METRIC_LPM_FAILURES, st.lpm_failures);
-	trecord_set(&s->cnt, TRECORD_METRIC_STACK_DELTAS_USED, deltas);
-	trecord_set(&s->cnt, TRECORD_METRIC_UNWIND_INFOS_USED, infos);
-	trecord_set(&s->cnt, TRECORD_METRIC_DELTA_PAGES_USED, pages);
+	trecord_set(&s->cnt, TRECORD_METRIC_STACK_DELTAS_USED, atomic_load(&dl->deltas_used));
+	trecord_set(&s->cnt, TRECORD_METRIC_UNWIND_INFOS_USED, atomic_load(&dl->infos_used));
+	trecord_set(&s->cnt, TRECORD_METRIC_DELTA_PAGES_USED, atomic_load(&dl->pages_used));
 	trec_python_publish_stats(s);
 }
 
@@ -187,6 +187,13 @@ static int write_blob(void *ctx, enum trec_record_type type, const struct trec_b
 	return w ? trec_output_unlock(&s->out, trec_write_blob(w, type, b)) : -EIO;
 }
 
+static void load_deltas(void *ctx, uint64_t file_id, int fd, const char *name)
+{
+	struct trec_session *s = ctx;
+
+	trec_delta_loader_submit(&s->deltas, file_id, fd, name);
+}
+
 static uint64_t now_ns(void *ctx)
 {
 	return trec_now_ns();
@@ -196,6 +203,7 @@ static const struct trec_pid_sync_ops sync_ops = {
 	.lpm_update = lpm_update,
 	.lpm_delete = lpm_delete,
 	.report_reset = report_reset,
+	.load_deltas = load_deltas,
 	.write_file = write_file,
 	.write_mappings = write_mappings,
 	.write_blob = write_blob,
@@ -212,6 +220,7 @@ void trec_syncer_free(struct trec_session *s)
 	if (s->sync_epfd >= 0)
 		close(s->sync_epfd);
 	trec_pid_sync_free(s->sync);
+	trec_delta_loader_destroy(&s->deltas);
 	s->pb = NULL;
 	s->sync = NULL;
 	s->sync_efd = s->sync_epfd = -1;
@@ -219,8 +228,14 @@ void trec_syncer_free(struct trec_session *s)
 
 int trec_sync_thread_start(struct trec_session *s)
 {
-	s->sync = trec_pid_sync_new(&sync_ops, s, &trec_bpf_delta_sink, &s->fds,
-				    s->opt->verbose);
+	int err = trec_delta_loader_init(&s->deltas, &trec_bpf_delta_sink, &s->fds,
+					 s->opt->verbose);
+
+	if (!err)
+		err = trec_delta_loader_start(&s->deltas);
+	if (err)
+		return err;
+	s->sync = trec_pid_sync_new(&sync_ops, s, s->opt->verbose);
 	if (!s->sync)
 		return -ENOMEM;
 	s->pb = perf_buffer__new(trec_bpf_map_fd(&s->bpf, "report_events"), 1, on_report, NULL,

@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <sys/prctl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -18,6 +20,11 @@ static void child(int go_rd, int err_wr, char *const argv[], const sigset_t *mas
 	sigprocmask(SIG_SETMASK, mask, NULL);
 	/* Nothing of trecord's (BPF fds, the output) leaks into the command. */
 	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+	/* Samples inside execve still carry the old comm: make it the
+	 * command's name rather than trecord's (perf says "perf-exec"). */
+	const char *base = strrchr(argv[0], '/');
+
+	prctl(PR_SET_NAME, base ? base + 1 : argv[0]);
 	if (read(go_rd, &c, 1) != 1)
 		_exit(127); /* trecord gave up before starting us */
 	execvp(argv[0], argv);

@@ -17,22 +17,75 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void print_frame(FILE *out, const struct rp_report *r, const struct rp_sym *sym)
+/* The text lines of one symbol, formatted once: frames repeat millions of times. */
+static void format_frame(struct rp_buf *b, const struct rp_report *r, const struct rp_sym *sym)
 {
 	const struct rp_strtab *st = &r->m->strs;
 	const char *dso = rp_str(st, sym->dso);
 	if (!sym->resolved) {
-		fprintf(out, "\t%16" PRIx64 " %s (%s)\n", sym->addr, rp_str(st, sym->name), dso);
+		rp_buf_printf(b, "\t%16" PRIx64 " %s (%s)\n", sym->addr, rp_str(st, sym->name), dso);
 		return;
 	}
 	const struct rp_line *l = rp_sym_lines(r->s, sym);
 	for (uint32_t i = 0; i + 1 < sym->nlines; i++)
-		fprintf(out, "\t%16" PRIx64 " %s (inlined)\n", sym->addr, rp_str(st, l[i].func));
+		rp_buf_printf(b, "\t%16" PRIx64 " %s (inlined)\n", sym->addr, rp_str(st, l[i].func));
 	if (sym->kind == RP_SYM_ERROR || sym->kind == RP_SYM_PYTHON)
-		fprintf(out, "\t%16" PRIx64 " %s (%s)\n", (uint64_t)0, rp_str(st, sym->name), dso);
+		rp_buf_printf(b, "\t%16" PRIx64 " %s (%s)\n", (uint64_t)0, rp_str(st, sym->name), dso);
 	else
-		fprintf(out, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", sym->addr,
-			rp_str(st, sym->name), sym->sym_off, dso);
+		rp_buf_printf(b, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", sym->addr,
+			      rp_str(st, sym->name), sym->sym_off, dso);
+}
+
+struct frame_texts {
+	struct rp_strtab texts;
+	uint32_t *of_sym; /* sym id -> text id, 0 = not formatted yet */
+	uint32_t *len;    /* sym id -> text length */
+	size_t cap, caplen;
+	struct rp_buf b;
+};
+
+static const char *frame_text(struct frame_texts *ft, const struct rp_report *r, uint32_t symid,
+			      size_t *len)
+{
+	if (symid >= ft->cap) {
+		size_t old = ft->cap;
+		RP_GROW(ft->of_sym, ft->cap, (size_t)symid + 1);
+		RP_GROW(ft->len, ft->caplen, ft->cap);
+		memset(ft->of_sym + old, 0, (ft->cap - old) * sizeof(*ft->of_sym));
+	}
+	if (!ft->of_sym[symid]) {
+		rp_buf_reset(&ft->b);
+		format_frame(&ft->b, r, rp_sym_get(r->s, symid));
+		ft->of_sym[symid] = rp_strtab_intern_n(&ft->texts, ft->b.p, ft->b.len);
+		ft->len[symid] = (uint32_t)ft->b.len;
+	}
+	*len = ft->len[symid];
+	return rp_str(&ft->texts, ft->of_sym[symid]);
+}
+
+/* Each aggregate's symbol ids, resolved once for all of its samples. */
+struct agg_cache {
+	uint32_t *first, *n; /* per aggregate; first UINT32_MAX = not yet */
+	uint32_t *pool, *tmp;
+	size_t npool, cappool, captmp;
+};
+
+static const uint32_t *agg_syms_cached(struct agg_cache *c, const struct rp_report *r,
+				       uint32_t agg, uint32_t *n)
+{
+	if (c->first[agg] != UINT32_MAX) {
+		*n = c->n[agg];
+		return c->pool + c->first[agg];
+	}
+	*n = rp_agg_syms(r, &r->m->aggs[agg], &c->tmp, &c->captmp);
+	if (c->npool + *n >= UINT32_MAX) /* pool full: resolve every time */
+		return c->tmp;
+	RP_GROW(c->pool, c->cappool, c->npool + *n);
+	memcpy(c->pool + c->npool, c->tmp, *n * sizeof(*c->tmp));
+	c->first[agg] = (uint32_t)c->npool;
+	c->n[agg] = *n;
+	c->npool += *n;
+	return c->pool + c->first[agg];
 }
 
 /* By time, ties in file order (qsort is not stable). */
@@ -48,8 +101,12 @@ static int cmp_event(const void *a, const void *b, void *ctx)
 int rp_output_perf_script(const struct rp_report *r, FILE *out)
 {
 	struct rp_model *m = r->m;
-	uint32_t *syms = NULL;
-	size_t capsyms = 0;
+	struct frame_texts ft = { 0 };
+	rp_strtab_init(&ft.texts);
+	struct agg_cache ac = { 0 };
+	ac.first = xmalloc((m->naggs ? m->naggs : 1) * sizeof(*ac.first));
+	ac.n = xmalloc((m->naggs ? m->naggs : 1) * sizeof(*ac.n));
+	memset(ac.first, 0xff, (m->naggs ? m->naggs : 1) * sizeof(*ac.first));
 	uint32_t *order = xmalloc((m->nevents ? m->nevents : 1) * sizeof(*order));
 	for (size_t i = 0; i < m->nevents; i++)
 		order[i] = (uint32_t)i;
@@ -68,12 +125,23 @@ int rp_output_perf_script(const struct rp_report *r, FILE *out)
 			 (uint64_t)(e->time_ns % 1000000000u / 1000u));
 		fprintf(out, "%s %5u/%-5u [%03u] %12s: %10" PRIu64 " cpu-clock: \n", comm, a->pid,
 			a->tid, e->cpu, ts, period);
-		uint32_t n = rp_agg_syms(r, a, &syms, &capsyms);
-		for (uint32_t k = n; k-- > 0;) /* leaf first */
-			print_frame(out, r, rp_sym_get(r->s, syms[k]));
+		uint32_t nas;
+		const uint32_t *as = agg_syms_cached(&ac, r, e->agg, &nas);
+		for (uint32_t k = nas; k-- > 0;) { /* leaf first */
+			size_t len;
+			const char *t = frame_text(&ft, r, as[k], &len);
+			fwrite(t, 1, len, out);
+		}
 		fputc('\n', out);
 	}
 	free(order);
-	free(syms);
+	free(ft.of_sym);
+	free(ft.len);
+	free(ac.first);
+	free(ac.n);
+	free(ac.pool);
+	free(ac.tmp);
+	rp_buf_free(&ft.b);
+	rp_strtab_free(&ft.texts);
 	return 0;
 }

@@ -110,7 +110,13 @@ static uint32_t intern_clean(struct rp_symbolizer *s, const char *str)
 
 static uint32_t intern_func(struct rp_symbolizer *s, const char *raw)
 {
-	char buf[1024];
+	char buf[1024], bare[1024];
+	/* .dynsym names carry symbol versions (memcpy@@GLIBC_2.14): drop them */
+	const char *at = strchr(raw, '@');
+	if (at && at != raw) {
+		snprintf(bare, sizeof(bare), "%.*s", (int)(at - raw), raw);
+		raw = bare;
+	}
 	if (s->o.demangle)
 		rp_demangle(raw, buf, sizeof(buf));
 	else

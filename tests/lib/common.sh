@@ -13,13 +13,11 @@ fail() { echo "FAIL: $*"; }
 check() { local n=$1; shift; if "$@"; then pass "$n"; else fail "$n"; fi; }
 skip_all() { echo "SKIP: $*"; exit 77; }
 
-# A fresh temporary directory, removed when the test exits.
-mktemp_dir() {
-	local d; d=$(mktemp -d /tmp/trec-test.XXXXXX)
-	# shellcheck disable=SC2064
-	trap "rm -rf '$d'" EXIT
-	echo "$d"
-}
+# A fresh temporary directory under one per-test root that is removed when
+# the test exits. Safe inside $(...): the trap belongs to the test's shell.
+TREC_TEST_TMP=$(mktemp -d /tmp/trec-test.XXXXXX)
+trap 'rm -rf "$TREC_TEST_TMP"' EXIT
+mktemp_dir() { mktemp -d "$TREC_TEST_TMP/d.XXXXXX"; }
 
 # Builds tests/workloads/* into build/workloads (idempotent, make-driven).
 build_workloads() {

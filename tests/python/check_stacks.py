@@ -1,7 +1,9 @@
 # Checks treport --perf-script output of tests/python/busy.py against the
-# script. From the first to the last sample with a frame of the script
-# (before: trecord still syncing the new process; after: interpreter
-# exit), every sample's Python frames, root first, must follow the call
+# script. From the first sample whose stack reaches the script's <module>
+# to the last sample with a frame of the script (before: trecord still
+# syncing the new process and loading stack deltas, which takes a second
+# or two with a sanitizer build; after: interpreter exit), every sample's
+# Python frames, root first, must follow the call
 # chain the script makes: each frame at a line marked "@calls F->G" for
 # the frame G that follows it, the innermost at one of its "@leaf" or
 # "@calls" lines (or its "@starts" line: a frame not started yet); and the
@@ -98,7 +100,11 @@ def frames_of(names):
 
 stacks = sorted(samples(open(path)))
 ours = [t for t, names in stacks if any(f[1] == base for f in frames_of(names))]
-window = [(t, n) for t, n in stacks if ours and ours[0] <= t <= ours[-1]]
+rooted = [t for t, names in stacks if any(f[:2] == ("<module>", base) for f in frames_of(names))]
+window = [(t, n) for t, n in stacks if rooted and ours and rooted[0] <= t <= ours[-1]]
+if rooted:
+    print("note: %d samples before the first complete stack (%.2f s after the first)"
+          % (sum(1 for t, _ in stacks if t < rooted[0]), rooted[0] - stacks[0][0]))
 total = good = 0
 bad = []
 for t, names in window:

@@ -4,7 +4,13 @@
 # the run >= 95% of samples must carry the whole Python chain under
 # <module>, in order, with the script's lines, interleaved with the native
 # _PyEval_EvalFrameDefault frames (tests/python/check_stacks.py).
+#
+# trecord is the plain build here: with the sanitizer build, extracting the
+# interpreter's stack deltas takes a second or more, during which native
+# unwinding fails (NATIVE_NO_PAGE_INFO) — that start-up is not what this
+# test measures, and the Python code runs under ASan in test_python_walk.
 source "$(dirname "$0")/../lib/common.sh"
+TRECORD=${TREC_PLAIN_BUILD:-$TREC_ROOT/build}/trecord
 
 [ "$(id -u)" = 0 ] || skip_all "needs root"
 [ -x "$TRECORD" ] && [ -x "$TREPORT" ] || skip_all "trecord/treport not built"
@@ -38,6 +44,12 @@ for py in "${pythons[@]}"; do
 	"$TREPORT" "$out" --info >"$dir/info" 2>&1
 	written=$(awk '$1 == "PY_CODE_WRITTEN" {print $2}' "$dir/info")
 	errors=$(awk '$1 == "PYTHON_ERRORS" {print $2}' "$dir/info")
-	check "python $ver: PYCODE records written (${written:-none}), unwinder errors ${errors:-?}" \
-		test "${written:-0}" -gt 0 -a "${errors:-1}" -le 2
+	if [ "${written:-0}" -gt 0 ] && [ "${errors:-1}" -le 2 ]; then
+		pass "python $ver: PYCODE records written ($written), unwinder errors $errors"
+	else
+		fail "python $ver: PYCODE records written (${written:-none}), unwinder errors ${errors:-?}"
+		grep -E 'samples in .* stack group' "$dir/info" | sed 's/^/  /'
+		[ -n "${TREC_KEEP:-}" ] && cp "$out" "$TREC_KEEP/"
+	fi
+
 done

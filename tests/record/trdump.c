@@ -7,7 +7,7 @@
  *   M time pid n start-end/offset/file_id/bias/path ...
  *   E time kind pid tid parent exit comm filename
  *   F file_id size build_id_len path debuglink
- *   K time nsyms
+ *   K time nsyms, then KS addr type name module per symbol
  *   X time id=name=value ...
  *   Y key=value ... (META)
  *   Z start end samples lost exit_status (SUMMARY)
@@ -84,6 +84,12 @@ int main(int argc, char **argv)
 		}
 		case TREC_REC_KSYMS:
 			printf("K %" PRIu64 " %u\n", rec.u.ksyms.time_ns, rec.u.ksyms.num_syms);
+			for (uint32_t i = 0; i < rec.u.ksyms.num_syms; i++) {
+				const struct trec_ksym *k = &rec.u.ksyms.syms[i];
+
+				printf("KS %" PRIx64 " %c %s %s\n", k->addr, k->type, k->name,
+				       k->module[0] ? k->module : "-");
+			}
 			break;
 		case TREC_REC_METRICS:
 			printf("X %" PRIu64, rec.u.metrics.time_ns);

@@ -1,8 +1,11 @@
 /* CPU-bound workload without frame pointers: a qsort callback called from
  * libc, and a deep recursion (150 frames) that ends in a spin.
- * usage: busy [seconds]   (default 1) */
+ * usage: busy [seconds]   (default 1)
+ *        busy -n UNITS    a fixed amount of work, its elapsed_ns on stderr
+ *                         (benchmarks: a profiler's slowdown shows in it) */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static volatile unsigned long sink;
@@ -47,13 +50,26 @@ __attribute__((noinline)) static unsigned long recurse(int depth)
 	return r + (unsigned long)depth;
 }
 
+/* Inlined so the stacks stay main -> sort_work / recurse as before. */
+__attribute__((always_inline)) static inline void work_unit(void)
+{
+	sort_work();
+	sink += recurse(150);
+}
+
 int main(int argc, char **argv)
 {
-	double secs = argc > 1 ? atof(argv[1]) : 1.0;
-	double end = now() + secs;
-	while (now() < end) {
-		sort_work();
-		sink += recurse(150);
+	if (argc > 2 && strcmp(argv[1], "-n") == 0) {
+		long units = atol(argv[2]);
+		double start = now();
+		for (long u = 0; u < units; u++)
+			work_unit();
+		fprintf(stderr, "elapsed_ns=%.0f\n", (now() - start) * 1e9);
+	} else {
+		double secs = argc > 1 ? atof(argv[1]) : 1.0;
+		double end = now() + secs;
+		while (now() < end)
+			work_unit();
 	}
 	printf("%lu\n", (unsigned long)(sink & 1));
 	return 0;

@@ -1,0 +1,445 @@
+#!/usr/bin/env python3
+"""trec against perf, measured side by side in one run (make bench).
+
+Every number is a ratio or a per-sample figure from this run, never an
+absolute threshold:
+  overhead   workload elapsed time under each recorder / the workload alone
+             (the workload times itself: a fixed amount of work, so the
+             recorder's startup and teardown are not part of it; end-to-end
+             wall time is shown separately)
+  size       file bytes per sample, and the marginal bytes per extra sample
+             (slope between the lowest and highest frequency, so fixed
+             costs such as trec's kernel symbol snapshot cancel out)
+  report     treport --folded / perf script time per sample, and peak RSS
+  quality    share of samples with the leaf in the workload binary whose
+             stack reaches main (or the thread's start function)
+  bpf        BPF run time per sample of trecord's perf_event programs
+             (kernel.bpf_stats_enabled while it records)
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stacks  # noqa: E402
+
+# name -> (arguments before and after the work units, stack roots).
+WORKLOADS = {
+    "busy": (["-n"], [], {"main"}),
+    "bench_threads": ([], ["2"], {"main", "worker_main"}),
+    "bench_cxx": ([], [], {"main"}),
+}
+TOOLS = ["trec", "perf-g", "perf-dwarf"]
+ELAPSED_RE = re.compile(r"elapsed_ns=(\d+)")
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+class BenchError(Exception):
+    pass
+
+
+def run(cmd, **kw):
+    """Runs cmd; returns (wall seconds, CompletedProcess). Fails loudly."""
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, stdout=kw.pop("stdout", subprocess.DEVNULL),
+                       stderr=subprocess.PIPE, text=True, **kw)
+    wall = time.monotonic() - t0
+    if p.returncode != 0:
+        raise BenchError("%s exited %d:\n%s" % (" ".join(cmd), p.returncode,
+                                                p.stderr[-2000:]))
+    return wall, p
+
+
+def workload_elapsed(stderr, cmd):
+    m = ELAPSED_RE.findall(stderr)
+    if not m:
+        raise BenchError("no elapsed_ns from %s:\n%s" % (" ".join(cmd), stderr[-2000:]))
+    return int(m[-1]) / 1e9
+
+
+class Bench:
+    def __init__(self, a):
+        self.a = a
+        self.out = a.out_dir
+        self.freqs = [int(f) for f in a.freqs.split(",")]
+        self.mid_freq = self.freqs[len(self.freqs) // 2]
+        self.have_trec = os.access(a.trecord, os.X_OK) and os.access(a.treport, os.X_OK)
+        self.tools = [t for t in TOOLS if t != "trec" or self.have_trec]
+        self.units = {}
+        self.res = {"overhead": {}, "wall": {}, "size": {}, "report": {},
+                    "quality": {}, "bpf": {}, "env": {}}
+
+    # ---- commands -------------------------------------------------------
+
+    def workload_cmd(self, w):
+        before, after, _ = WORKLOADS[w]
+        return [os.path.join(self.a.workloads, w)] + before + [str(self.units[w])] + after
+
+    def record_cmd(self, tool, freq, path, cmd):
+        if tool == "trec":
+            return [self.a.trecord, "-F", str(freq), "-q", "-f", "-o", path, "--"] + cmd
+        mode = ["-g"] if tool == "perf-g" else ["--call-graph", "dwarf"]
+        return ["perf", "record", "-q", "-e", "cpu-clock", "-F", str(freq)] + mode + \
+            ["--no-buildid-cache", "-o", path, "--"] + cmd
+
+    def rec_path(self, w, tool, freq):
+        ext = "tr" if tool == "trec" else "data"
+        return os.path.join(self.out, "%s.%s.%d.%s" % (w, tool, freq, ext))
+
+    # ---- phases ---------------------------------------------------------
+
+    def calibrate(self):
+        """Units of work that take about --secs seconds alone."""
+        for w in WORKLOADS:
+            units = 4
+            while True:
+                self.units[w] = units
+                cmd = self.workload_cmd(w)
+                secs = min(workload_elapsed(run(cmd)[1].stderr, cmd) for _ in range(2))
+                if secs >= 0.15 or units > 1 << 24:
+                    break
+                units *= 4
+            self.units[w] = max(1, math.ceil(units * self.a.secs / secs))
+            log("calibrated %s: %d units ~ %.2fs" % (w, self.units[w], self.a.secs))
+
+    def overhead(self):
+        """Interleaved runs: every configuration once per round, in a
+        rotating order, so drift in the machine hits all of them alike."""
+        configs = [("alone", 0)] + [(t, f) for f in self.freqs for t in self.tools]
+        elapsed = {(w, t, f): [] for w in WORKLOADS for t, f in configs}
+        wall = {(w, t, f): [] for w in WORKLOADS for t, f in configs}
+        t_start = time.monotonic()
+        for r in range(self.a.runs):
+            for w in WORKLOADS:
+                cmd = self.workload_cmd(w)
+                k = (r * 3 + len(w)) % len(configs)
+                for tool, freq in configs[k:] + configs[:k]:
+                    if tool == "alone":
+                        full = cmd
+                    else:
+                        path = self.rec_path(w, tool, freq)
+                        full = self.record_cmd(tool, freq, path, cmd)
+                    secs, p = run(full)
+                    elapsed[(w, tool, freq)].append(workload_elapsed(p.stderr, full))
+                    wall[(w, tool, freq)].append(secs)
+                    # Keep the first round's recordings for the other phases.
+                    if tool != "alone" and r > 0:
+                        os.unlink(path)
+            log("overhead round %d/%d done (%.0fs)" % (r + 1, self.a.runs,
+                                                        time.monotonic() - t_start))
+        for (w, tool, freq), v in elapsed.items():
+            if tool == "alone":
+                continue
+            base = statistics.median(elapsed[(w, "alone", 0)])
+            base_wall = statistics.median(wall[(w, "alone", 0)])
+            key = "%s/%s/%d" % (w, tool, freq)
+            self.res["overhead"][key] = statistics.median(v) / base
+            self.res["wall"][key] = statistics.median(wall[(w, tool, freq)]) / base_wall
+        self.res["env"]["alone_secs"] = {
+            w: statistics.median(elapsed[(w, "alone", 0)]) for w in WORKLOADS}
+        # Noise floor: half the min-max spread of the runs alone, relative.
+        self.res["env"]["noise"] = max(
+            (max(v) - min(v)) / 2 / statistics.median(v)
+            for (w, t, f), v in elapsed.items() if t == "alone")
+
+    def samples(self, tool, path):
+        if tool == "trec":
+            _, p = run([self.a.treport, "--info", path], stdout=subprocess.PIPE)
+            m = re.search(r"^\s*samples\s*[:=]?\s*(\d+)", p.stdout, re.M | re.I)
+            if not m:
+                raise BenchError("no sample count in treport --info %s:\n%s" %
+                                 (path, p.stdout[:2000]))
+            return int(m.group(1))
+        _, p = run(["perf", "report", "--stats", "-i", path], stdout=subprocess.PIPE)
+        m = re.search(r"SAMPLE events:\s+(\d+)", p.stdout)
+        if not m:
+            raise BenchError("no SAMPLE events in perf report --stats -i " + path)
+        return int(m.group(1))
+
+    def sizes(self):
+        lo, hi = self.freqs[0], self.freqs[-1]
+        for w in WORKLOADS:
+            for tool in self.tools:
+                n = {f: self.samples(tool, self.rec_path(w, tool, f)) for f in self.freqs}
+                b = {f: os.path.getsize(self.rec_path(w, tool, f)) for f in self.freqs}
+                mid = self.mid_freq
+                marginal = (b[hi] - b[lo]) / (n[hi] - n[lo]) if n[hi] > n[lo] else None
+                self.res["size"]["%s/%s" % (w, tool)] = {
+                    "samples": n[mid], "samples_hi": n[hi], "bytes": b[mid],
+                    "per_sample": b[mid] / n[mid] if n[mid] else None,
+                    "marginal": marginal}
+
+    def timed(self, cmd, out_path):
+        """Median wall time and max RSS (KiB) of cmd over --report-runs runs;
+        the output of the last run is kept in out_path."""
+        walls, rss = [], []
+        tfile = out_path + ".time"
+        for _ in range(self.a.report_runs):
+            with open(out_path, "w") as out:
+                secs, _ = run(["/usr/bin/time", "-f", "%M", "-o", tfile] + cmd, stdout=out)
+            walls.append(secs)
+            with open(tfile) as f:
+                rss.append(int(f.read().split()[-1]))
+        os.unlink(tfile)
+        return statistics.median(walls), max(rss)
+
+    def report_jobs(self, w, f):
+        """(label, tool, command, parse?) for each report of one recording."""
+        jobs = []
+        if self.have_trec:
+            rec = self.rec_path(w, "trec", f)
+            jobs.append(("treport --folded", "trec", [self.a.treport, "--folded", rec], False))
+            jobs.append(("treport --perf-script", "trec",
+                         [self.a.treport, "--perf-script", rec], True))
+        for tool in ("perf-g", "perf-dwarf"):
+            jobs.append(("perf script (%s)" % tool[5:], tool,
+                         ["perf", "script", "-i", self.rec_path(w, tool, f)], True))
+        return jobs
+
+    def report_and_quality(self):
+        """Report time per sample at the middle frequency, the marginal time
+        per extra sample from the middle to the highest frequency (startup
+        costs such as loading debug info cancel out), and unwind quality."""
+        mid, hi = self.mid_freq, self.freqs[-1]
+        for w in WORKLOADS:
+            roots = WORKLOADS[w][2]
+            binary = os.path.join(self.a.workloads, w)
+            for (label, tool, cmd, parse), (_, _, cmd_hi, _) in zip(
+                    self.report_jobs(w, mid), self.report_jobs(w, hi)):
+                n = self.res["size"]["%s/%s" % (w, tool)]["samples"]
+                n_hi = self.res["size"]["%s/%s" % (w, tool)]["samples_hi"]
+                out_path = os.path.join(self.out, "%s.%s.txt" % (
+                    w, re.sub(r"[^a-z-]", "", label.replace(" ", "-"))))
+                secs_hi, _ = self.timed(cmd_hi, out_path)
+                secs, rss = self.timed(cmd, out_path)
+                self.res["report"]["%s/%s" % (w, label)] = {
+                    "secs": secs, "us_per_sample": secs / n * 1e6 if n else None,
+                    "marginal_us": (secs_hi - secs) / (n_hi - n) * 1e6 if n_hi > n else None,
+                    "max_rss_kib": rss}
+                if parse:
+                    with open(out_path) as fh:
+                        got, total = stacks.unwind_quality(fh, binary, roots)
+                    self.res["quality"]["%s/%s" % (w, tool)] = [got, total]
+
+    def bpf_cost(self):
+        if not self.have_trec:
+            return
+        old = open("/proc/sys/kernel/bpf_stats_enabled").read().strip()
+        try:
+            with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
+                f.write("1")
+            for w in WORKLOADS:
+                self.res["bpf"][w] = self.bpf_cost_one(w)
+        finally:
+            with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
+                f.write(old)
+
+    def bpf_cost_one(self, w):
+        path = os.path.join(self.out, "%s.bpfstats.tr" % w)
+        cmd = self.record_cmd("trec", self.mid_freq, path, self.workload_cmd(w))
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                text=True)
+        last = None
+        while proc.poll() is None:
+            snap = self.trecord_progs(proc.pid)
+            if snap:
+                last = snap
+            time.sleep(0.1)
+        err = proc.stderr.read()
+        if proc.returncode != 0:
+            raise BenchError("trecord exited %d:\n%s" % (proc.returncode, err[-2000:]))
+        if not last:
+            raise BenchError("never saw trecord's BPF programs in bpftool prog show")
+        perf_progs = [p for p in last if p.get("type") == "perf_event"]
+        ns = sum(p.get("run_time_ns", 0) for p in perf_progs)
+        cnt = max((p.get("run_cnt", 0) for p in perf_progs), default=0)
+        other = sum(p.get("run_time_ns", 0) for p in last if p.get("type") != "perf_event")
+        os.unlink(path)
+        return {"ns_per_sample": ns / cnt if cnt else None, "runs": cnt,
+                "programs": len(perf_progs), "other_ns": other}
+
+    @staticmethod
+    def trecord_progs(pid):
+        try:
+            p = subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True,
+                               text=True, timeout=10)
+            progs = json.loads(p.stdout or "[]")
+        except (subprocess.SubprocessError, ValueError):
+            return None
+        return [x for x in progs if any(o.get("pid") == pid for o in x.get("pids", []))]
+
+    def environment(self):
+        e = self.res["env"]
+        e["kernel"] = os.uname().release
+        e["cpus"] = os.cpu_count()
+        e["perf"] = subprocess.run(["perf", "--version"], capture_output=True,
+                                   text=True).stdout.strip()
+        e["runs"] = self.a.runs
+        e["units"] = dict(self.units)
+        e["date"] = time.strftime("%Y-%m-%d")
+        try:
+            e["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"],
+                                         capture_output=True, text=True,
+                                         cwd=os.path.dirname(os.path.abspath(__file__))
+                                         ).stdout.strip()
+        except OSError:
+            e["commit"] = "?"
+        with open("/proc/sys/kernel/perf_event_max_sample_rate") as f:
+            e["max_sample_rate"] = int(f.read())
+
+
+# ---- tables -------------------------------------------------------------
+
+def fmt(v, spec, suffix=""):
+    return "n/a" if v is None else format(v, spec) + suffix
+
+
+def render(res, tools, freqs, mid):
+    env = res["env"]
+    L = []
+    L.append("Measured %s on Linux %s, %d CPUs, %s, commit %s; median of %d runs "
+             "per configuration, all configurations interleaved in one run." %
+             (env["date"], env["kernel"], env["cpus"], env["perf"], env["commit"], env["runs"]))
+    L.append("")
+    L.append("**Recording overhead**: workload elapsed time under the recorder / "
+             "the workload alone (fixed work, ~%s s alone). In brackets: end-to-end "
+             "wall time of the whole command, recorder startup and teardown included. "
+             "Noise floor: the runs alone varied by up to +-%.0f%%." %
+             ("/".join("%.1f" % s for s in env["alone_secs"].values()), 100 * env["noise"]))
+    L.append("")
+    L.append("| workload | Hz | " + " | ".join(tools) + " |")
+    L.append("|---|---:|" + "---:|" * len(tools))
+    for w in WORKLOADS:
+        for f in freqs:
+            cells = []
+            for t in tools:
+                k = "%s/%s/%d" % (w, t, f)
+                cells.append("%s (%s)" % (fmt(res["overhead"].get(k), ".3f", "x"),
+                                          fmt(res["wall"].get(k), ".2f", "x")))
+            L.append("| %s | %d | %s |" % (w, f, " | ".join(cells)))
+    L.append("")
+    L.append("**File size** at %d Hz: bytes per sample of the whole file, and the "
+             "marginal bytes per extra sample (slope from %d to %d Hz, fixed costs "
+             "cancel out)." % (mid, freqs[0], freqs[-1]))
+    L.append("")
+    L.append("| workload | " + " | ".join("%s B/sample (marginal)" % t for t in tools) +
+             " | samples (" + ", ".join(tools) + ") |")
+    L.append("|---|" + "---:|" * len(tools) + "---:|")
+    for w in WORKLOADS:
+        cells, counts = [], []
+        for t in tools:
+            s = res["size"].get("%s/%s" % (w, t), {})
+            cells.append("%s (%s)" % (fmt(s.get("per_sample"), ",.0f"),
+                                      fmt(s.get("marginal"), ",.0f")))
+            counts.append(str(s.get("samples", "n/a")))
+        L.append("| %s | %s | %s |" % (w, " | ".join(cells), ", ".join(counts)))
+    L.append("")
+    labels = sorted({k.split("/", 1)[1] for k in res["report"]},
+                    key=lambda s: (not s.startswith("treport"), s))
+    L.append("**Report speed** on the %d Hz recordings: microseconds per sample "
+             "(median wall time / samples); in brackets the marginal time per extra "
+             "sample (%d Hz to %d Hz recording, startup costs cancel out); peak RSS "
+             "in MiB." % (mid, mid, freqs[-1]))
+    L.append("")
+    L.append("| workload | " + " | ".join(labels) + " |")
+    L.append("|---|" + "---:|" * len(labels))
+    for w in WORKLOADS:
+        cells = []
+        for lab in labels:
+            r = res["report"].get("%s/%s" % (w, lab))
+            cells.append("n/a" if not r else "%s us (%s), %.0f MiB" % (
+                fmt(r["us_per_sample"], ".0f"), fmt(r["marginal_us"], ".0f"),
+                r["max_rss_kib"] / 1024))
+        L.append("| %s | %s |" % (w, " | ".join(cells)))
+    L.append("")
+    L.append("**Unwind quality**: of the samples whose leaf is in the workload "
+             "binary, the share whose stack reaches `main` (or `worker_main` for "
+             "threads). trec from treport --perf-script, perf from perf script.")
+    L.append("")
+    L.append("| workload | " + " | ".join(tools) + " |")
+    L.append("|---|" + "---:|" * len(tools))
+    for w in WORKLOADS:
+        cells = []
+        for t in tools:
+            q = res["quality"].get("%s/%s" % (w, t))
+            cells.append("n/a" if not q or not q[1] else
+                         "%.1f%% (%d/%d)" % (100.0 * q[0] / q[1], q[0], q[1]))
+        L.append("| %s | %s |" % (w, " | ".join(cells)))
+    if res["bpf"]:
+        L.append("")
+        L.append("**BPF cost** of trecord at %d Hz: run time of its perf_event "
+                 "programs (entry plus tail calls) per run, from "
+                 "kernel.bpf_stats_enabled." % mid)
+        L.append("")
+        L.append("| workload | ns/sample | program runs |")
+        L.append("|---|---:|---:|")
+        for w, b in res["bpf"].items():
+            L.append("| %s | %s | %d |" % (w, fmt(b["ns_per_sample"], ",.0f"), b["runs"]))
+    return "\n".join(L) + "\n"
+
+
+BEGIN, END = "<!-- bench-results:begin -->", "<!-- bench-results:end -->"
+
+
+def update_readme(path, text):
+    with open(path) as f:
+        doc = f.read()
+    if BEGIN not in doc or END not in doc:
+        raise BenchError("%s has no %s ... %s markers" % (path, BEGIN, END))
+    head, rest = doc.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    with open(path, "w") as f:
+        f.write(head + BEGIN + "\n" + text + END + tail)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--trecord", required=True)
+    ap.add_argument("--treport", required=True)
+    ap.add_argument("--workloads", required=True, help="directory of built workloads")
+    ap.add_argument("--out-dir", required=True)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--report-runs", type=int, default=3)
+    ap.add_argument("--secs", type=float, default=1.0, help="workload time alone")
+    ap.add_argument("--freqs", default="99,999,4000")
+    ap.add_argument("--readme", help="write the tables into this README's markers")
+    a = ap.parse_args()
+    os.makedirs(a.out_dir, exist_ok=True)
+    b = Bench(a)
+    if not b.have_trec:
+        log("note: %s or %s missing: perf columns only" % (a.trecord, a.treport))
+    try:
+        b.environment()
+        b.calibrate()
+        b.overhead()
+        b.sizes()
+        b.report_and_quality()
+        b.bpf_cost()
+    except BenchError as e:
+        log("bench: " + str(e))
+        return 1
+    text = render(b.res, b.tools, b.freqs, b.mid_freq)
+    with open(os.path.join(a.out_dir, "results.json"), "w") as f:
+        json.dump(b.res, f, indent=1, sort_keys=True)
+    with open(os.path.join(a.out_dir, "results.md"), "w") as f:
+        f.write(text)
+    print(text)
+    if a.readme:
+        update_readme(a.readme, text)
+        log("updated " + a.readme)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# make bench: trec against perf, side by side in one run (about 10 minutes).
+# Prints Markdown tables of ratios and per-sample figures; the raw numbers
+# go to build/bench/results.json. BENCH_README=1 also writes the tables
+# into README.md's Benchmarks section.
+#   BENCH_RUNS (5)  BENCH_SECS (1.0)  BENCH_FREQS (99,999,4000)
+set -eu
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+for tool in perf bpftool /usr/bin/time python3; do
+	command -v "$tool" >/dev/null || { echo "bench: $tool is missing (make deps)" >&2; exit 1; }
+done
+make -s -C tests/workloads OUT="$ROOT/build/workloads"
+out=$ROOT/build/bench
+rm -rf "$out"; mkdir -p "$out"
+readme=()
+[ "${BENCH_README:-0}" = 1 ] && readme=(--readme "$ROOT/README.md")
+# bench.py restores kernel.bpf_stats_enabled itself; this covers a kill.
+old_stats=$(cat /proc/sys/kernel/bpf_stats_enabled)
+trap 'echo "$old_stats" > /proc/sys/kernel/bpf_stats_enabled' EXIT
+python3 tests/bench/bench.py \
+	--trecord "${TRECORD:-$ROOT/build/trecord}" --treport "${TREPORT:-$ROOT/build/treport}" \
+	--workloads "$ROOT/build/workloads" --out-dir "$out" \
+	--runs "${BENCH_RUNS:-5}" --secs "${BENCH_SECS:-1.0}" --freqs "${BENCH_FREQS:-99,999,4000}" \
+	"${readme[@]}"

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# trecord -- cmd returns the command's status; signals to trecord end the
+# recording cleanly with a valid file.
+. "$(dirname "$0")/lib.sh"
+
+run() { "$TRECORD" -q -o "$T/e.tr" -f -- "$@" 2>"$T/err"; }
+
+run /bin/sh -c 'exit 3'
+check "exit: status of the command (3)" [ "$?" = 3 ]
+run /bin/true
+check "exit: status 0" [ "$?" = 0 ]
+run /bin/sh -c 'kill -9 $$'
+check "exit: killed command gives 128+9" [ "$?" = 137 ]
+check "exit: SUMMARY has the wait status" bash -c "'$TRDUMP' '$T/e.tr' | grep -q '^Z .* 9$'"
+run /nonexistent/cmd
+rc=$?
+check "exit: missing command gives 127" [ "$rc" = 127 ]
+check "exit: ... with a message" grep -q "^trecord: cannot run /nonexistent/cmd: No such file or directory$" "$T/err"
+
+# SIGINT and SIGTERM to trecord: stop, summary, valid file; the command
+# (not in the signal's path here) is ended too.
+for sig in INT TERM; do
+	"$TRECORD" -o "$T/s.tr" -f -- "$WORKLOADS/busy" 60 >/dev/null 2>"$T/err" & rec=$!
+	BG_PIDS+=("$rec")
+	# Wait until the recording is under way.
+	for _ in $(seq 100); do [ -s "$T/s.tr" ] && break; sleep 0.1; done
+	sleep 1
+	kill -"$sig" "$rec"
+	for _ in $(seq 100); do kill -0 "$rec" 2>/dev/null || break; sleep 0.1; done
+	wait "$rec"
+	rc=$?
+	check "exit: SIG$sig stops trecord" bash -c "! kill -0 $rec 2>/dev/null"
+	check "exit: SIG$sig: command ended by SIGTERM (143)" [ "$rc" = 143 ]
+	check "exit: SIG$sig: summary printed" grep -q '^\[ trecord: [0-9]* samples' "$T/err"
+	if dump "$T/s.tr" >"$T/dump"; then pass "exit: SIG$sig: file reads back"; else fail "exit: SIG$sig: file reads back"; fi
+	check "exit: SIG$sig: SUMMARY record at the end" [ "$(tail -n1 "$T/dump" | cut -c1)" = Z ]
+	check "exit: SIG$sig: samples recorded" grep -q '^S ' "$T/dump"
+	child=$(awk '$1 == "E" && $3 == 2 { print $4; exit }' "$T/dump")
+	check "exit: SIG$sig: the command is gone" bash -c "[ -n '$child' ] && ! kill -0 '$child' 2>/dev/null"
+done
+
+# -a ends on SIGINT with status 0.
+"$TRECORD" -q -o "$T/a.tr" -f -a 2>"$T/err" & rec=$!
+BG_PIDS+=("$rec")
+for _ in $(seq 100); do [ -s "$T/a.tr" ] && break; sleep 0.1; done
+sleep 1
+kill -INT "$rec"
+wait "$rec"
+check "exit: -a stops on SIGINT with status 0" [ "$?" = 0 ]
+check "exit: -a file reads back" bash -c "'$TRDUMP' '$T/a.tr' | grep -q '^Z '"
+
+# SIGKILL: no summary, but the chunks flushed every second read back.
+"$TRECORD" -q -o "$T/k.tr" -f -- "$WORKLOADS/busy" 60 >/dev/null 2>/dev/null & rec=$!
+BG_PIDS+=("$rec")
+for _ in $(seq 100); do [ -s "$T/k.tr" ] && break; sleep 0.1; done
+sleep 2.5
+kill -KILL "$rec"
+wait "$rec" 2>/dev/null
+"$TRDUMP" "$T/k.tr" >"$T/kdump" 2>"$T/kerr"
+child=$(awk '$1 == "E" && $3 == 2 { print $4; exit }' "$T/kdump")
+[ -n "$child" ] && kill -9 "$child" 2>/dev/null
+check "exit: SIGKILL: flushed chunks hold samples" grep -q '^S ' "$T/kdump"

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# -p on running processes: only they (and children they start) are
+# sampled, --duration bounds the run, a missing pid is an error.
+. "$(dirname "$0")/lib.sh"
+
+"$WORKLOADS/busy" 30 >/dev/null & target=$!
+BG_PIDS+=("$target")
+"$WORKLOADS/threads" 30 >/dev/null & other=$!
+BG_PIDS+=("$other")
+sleep 0.3
+
+out=$T/pid.tr
+"$TRECORD" -q -o "$out" -p "$target" --duration 2 2>"$T/stderr"
+rc=$?
+check "pid: trecord exits 0" [ "$rc" = 0 ]
+check "pid: the target keeps running" kill -0 "$target"
+dump "$out" >"$T/dump" || { fail "pid: recording reads back"; exit 1; }
+# Sampling time from the SUMMARY (start-up time varies with load).
+ms=$(awk '$1 == "Z" { print int(($3 - $2) / 1000000) }' "$T/dump")
+check "pid: --duration 2 samples for 2 s (${ms} ms)" [ "$ms" -ge 1950 -a "$ms" -lt 2600 ]
+$TRCHECK "$T/dump" >"$T/stats"
+# Few on a loaded machine: the target only gets its share of a CPU.
+check "pid: samples recorded" [ "$(stat_of samples <"$T/stats")" -ge 5 ]
+check "pid: only the target is sampled" \
+	[ -z "$(awk -v p="$target" '$1 == "S" && $3 != p' "$T/dump")" ]
+check "pid: a mapping snapshot of the target" grep -q "^M [0-9]* $target " "$T/dump"
+# Synced at start, so nothing waits for a first sample to report the pid.
+check "pid: no unknown-pid samples" [ "$(stat_of unknown_pid <"$T/stats")" = 0 ]
+check "pid: META says pid mode" grep -q "^Y .*mode=pid .*pids=$target " "$T/dump"
+
+# Two pids, one of them multi-threaded: both sampled, threads by tid.
+"$TRECORD" -q -o "$T/two.tr" -p "$target,$other" --duration 1 2>"$T/stderr2"
+check "pid: -p PID,PID exits 0" [ "$?" = 0 ]
+dump "$T/two.tr" >"$T/dump2"
+check "pid: both processes sampled" \
+	[ "$(awk '$1 == "S" { print $3 }' "$T/dump2" | sort -u | wc -l)" = 2 ]
+check "pid: worker threads sampled under their own tid" \
+	[ "$(awk -v p="$other" '$1 == "S" && $3 == p && $4 != p { print $4 }' "$T/dump2" | sort -u | wc -l)" -ge 2 ]
+
+# The recording ends by itself when every -p process is gone.
+kill "$target"
+"$TRECORD" -q -o "$T/gone.tr" -p "$other" 2>/dev/null & rec=$!
+sleep 1
+kill "$other"
+for _ in $(seq 50); do kill -0 "$rec" 2>/dev/null || break; sleep 0.1; done
+check "pid: ends when the process exits" bash -c "! kill -0 $rec 2>/dev/null"
+wait "$rec"
+check "pid: ... with status 0" [ "$?" = 0 ]
+
+# A pid that does not exist.
+dead=$(sh -c 'echo $$')
+"$TRECORD" -q -o "$T/none.tr" -p "$dead" --duration 1 2>"$T/err3"
+rc=$?
+check "pid: missing pid fails" [ "$rc" != 0 ]
+check "pid: ... saying so" grep -q "^trecord: no such process: $dead$" "$T/err3"
+check "pid: ... and writes nothing" [ ! -e "$T/none.tr" ]

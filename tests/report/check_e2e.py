@@ -1,0 +1,53 @@
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+import trlib as t
+
+t.build_workloads()
+d = t.tmpdir()
+tr = os.path.join(d, "busy.tr")
+trecord = os.environ.get("TRECORD", os.path.join(t.BUILD, "trecord"))
+r = subprocess.run([trecord, "-F", "499", "-f", "-q", "-o", tr, "--",
+                    os.path.join(t.WORKLOADS, "busy"), "1"], capture_output=True, text=True)
+if r.returncode != 0 or not os.path.exists(tr):
+    if re.search(r"permission|not permitted|CAP_|BPF", r.stderr, re.I):
+        print("SKIP: trecord cannot load BPF here: " + r.stderr.strip()[:200])
+        sys.exit(77)
+t.check(r.returncode == 0 and os.path.exists(tr), "e2e: trecord recorded busy", r.stderr)
+
+info = t.treport(tr, "--info").stdout
+m = re.search(r"samples:\s+(\d+) read", info)
+nsamples = int(m.group(1)) if m else 0
+t.check(nsamples > 100, "e2e: enough samples (%d)" % nsamples)
+
+folded = t.parse_folded(t.treport(tr, "--folded").stdout)
+t.check(sum(folded.values()) == nsamples, "e2e: folded counts sum to the samples read")
+busy = {k: v for k, v in folded.items() if k.startswith("busy;")}
+in_main = sum(v for k, v in busy.items() if ";main;" in k)
+t.check(sum(busy.values()) > 0 and in_main >= 0.8 * sum(busy.values()),
+        "e2e: most busy samples unwind through main (%d of %d)" % (in_main, sum(busy.values())))
+t.check(any(k.endswith(";cmp_ints") for k in busy) and any(";recurse;recurse;" in k for k in busy),
+        "e2e: workload functions named (cmp_ints leaf, recursion)")
+t.check(any("qsort" in k for k in busy), "e2e: libc frames named (qsort)")
+
+ps = t.treport(tr, "--perf-script").stdout
+period = int(re.search(r"freq_hz\s+(\d+)", info).group(1))
+period = 1000000000 // period
+sc = t.stackcollapse(ps)
+t.check(sc == {k: v * period for k, v in folded.items()},
+        "e2e: perf-script through stackcollapse rules equals folded")
+
+if t.have_go():
+    pb = os.path.join(d, "busy.pb.gz")
+    t.treport(tr, "--pprof", "-o", pb)
+    pf = t.pprof_folded(pb)
+    # unresolved frames: pprof shows the address, folded the [dso]; compare resolved stacks
+    clean = lambda dct: {k: v for k, v in dct.items() if "[" not in k and "0x" not in k}
+    t.check(clean(pf) == clean(folded) and clean(folded), "e2e: pprof stacks equal folded (resolved stacks)")
+
+summ = t.treport(tr).stdout
+t.check("cmp_ints" in summ and "samples" in summ.splitlines()[0], "e2e: summary names the hot function")
+t.finish()

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# A fork storm while recording: thousands of short processes (fork+exit and
+# fork+exec /bin/true). trecord must not crash, must count the samples of
+# pids it did not know yet, and must not grow its pid maps or its memory
+# with every wave of processes.
+source "$(dirname "$0")/../lib/common.sh"
+source "$(dirname "$0")/stress_lib.sh"
+need_tools "$TRECORD" "$TREPORT" "$TREC_PLAIN_BUILD/trecord"
+build_workloads
+dir=$(mktemp_dir)
+n=$((1000 * STRESS_SCALE))
+storm="$WORKLOADS/stress_forks $n spin && $WORKLOADS/stress_forks $n exec"
+
+# 1. The sanitizer build through a storm: clean exit, readable recording.
+timeout 120 "$TRECORD" -F 999 -q -o "$dir/a.tr" -- sh -c "$storm" 2>"$dir/a.err"
+rc=$?
+check "trecord (ASan/UBSan) survives a fork storm of $((2 * n)) processes (exit $rc)" \
+	test "$rc" = 0
+"$TREPORT" --info "$dir/a.tr" >"$dir/a.info" 2>"$dir/a.info.err"
+check "treport --info reads the fork-storm recording" test $? = 0
+unknown=$(info_metric "$dir/a.tr" PID_UNKNOWN)
+samples=$(info_metric "$dir/a.tr" SAMPLES)
+check "samples of not-yet-known pids are counted (PID_UNKNOWN=${unknown:-missing} of SAMPLES=${samples:-missing})" \
+	test -n "$unknown" -a -n "$samples"
+"$TREPORT" --folded "$dir/a.tr" >"$dir/a.folded" 2>>"$dir/a.info.err"
+check "the storm's processes appear in the profile" grep -q '^stress_forks' "$dir/a.folded"
+
+# 2. The plain build through two identical waves: map entries and RSS must
+# not grow with each wave (ASan's quarantine would blur the RSS).
+two_waves fork-storm "$storm"
+exit 0

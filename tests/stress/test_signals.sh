@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# trecord killed mid-recording. SIGKILL: the file must read back up to its
+# last complete chunk, with a warning that the recording is incomplete.
+# SIGINT and SIGTERM: trecord stops cleanly, exit 0, and the file is
+# complete (it ends with a SUMMARY record, no warning when read).
+source "$(dirname "$0")/../lib/common.sh"
+source "$(dirname "$0")/stress_lib.sh"
+need_tools "$TRECORD" "$TREPORT"
+build_workloads
+dir=$(mktemp_dir)
+
+# start_trecord OUT ARGS...: starts trecord in the background, sets $tpid
+# and waits until its BPF programs are loaded.
+start_trecord() {
+	local out=$1; shift
+	"$TRECORD" -F 999 -q -o "$out" "$@" 2>"$out.err" &
+	tpid=$!
+	wait_for_maps "$tpid" 30
+}
+
+# SIGKILL while recording a busy command.
+start_trecord "$dir/kill.tr" -- "$WORKLOADS/busy" 30 ||
+	fail "trecord did not start"
+sleep $((3 * STRESS_SCALE))
+child=$(cat /proc/"$tpid"/task/*/children 2>/dev/null)
+kill -KILL "$tpid"
+wait "$tpid"
+rc=$?
+for c in $child; do kill -KILL "$c" 2>/dev/null; done
+check "SIGKILL ends trecord (exit $rc)" test "$rc" = 137
+"$TREPORT" --info "$dir/kill.tr" >"$dir/kill.info" 2>"$dir/kill.info.err"
+rc=$?
+echo "treport --info on a SIGKILLed recording: exit $rc, stderr: $(head -3 "$dir/kill.info.err")"
+check "treport --info on a SIGKILLed recording does not crash (exit $rc)" is_clean_exit "$rc"
+check "treport warns that the SIGKILLed recording is incomplete" \
+	grep -qiE 'truncat|incomplete|no summary|not closed' "$dir/kill.info.err"
+"$TREPORT" --folded "$dir/kill.tr" >"$dir/kill.folded" 2>"$dir/kill.folded.err"
+rc=$?
+check "treport --folded on a SIGKILLed recording does not crash (exit $rc)" is_clean_exit "$rc"
+check "the chunks written before SIGKILL read back (stacks of busy)" \
+	grep -q 'recurse' "$dir/kill.folded"
+
+# SIGINT and SIGTERM while recording the whole system.
+for sig in INT TERM; do
+	f=$dir/$sig.tr
+	start_trecord "$f" -a || fail "trecord -a did not start"
+	"$WORKLOADS/busy" 1 >/dev/null
+	kill -"$sig" "$tpid"
+	wait "$tpid"
+	rc=$?
+	check "SIG$sig: trecord exits 0 (exit $rc)" test "$rc" = 0
+	"$TREPORT" --info "$f" >"$f.info" 2>"$f.info.err"
+	rc=$?
+	check "SIG$sig: treport --info reads the recording (exit $rc)" test "$rc" = 0
+	check "SIG$sig: the recording ends with a SUMMARY" grep -qi 'summary' "$f.info"
+	check "SIG$sig: no warning when reading it" test ! -s "$f.info.err"
+	"$TREPORT" --folded "$f" >"$f.folded" 2>/dev/null
+	check "SIG$sig: the busy workload was recorded" grep -q 'recurse' "$f.folded"
+done
+exit 0

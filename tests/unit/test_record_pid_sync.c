@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pid sync against plain tables: sync our own process and check the LPM
+ * prefixes with an independent oracle, dl_iterate_phdr (the dynamic
+ * loader's own view of every loaded object and its load bias).
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "file_id.h"
+#include "pid_sync.h"
+#include "unit_check.h"
+
+#define MAX_ENTS 8192
+
+struct fake {
+	struct trec_pid_page_key k[MAX_ENTS];
+	struct trec_pid_page_value v[MAX_ENTS];
+	int live[MAX_ENTS];
+	int updates, deletes, files, snapshots, blobs, deltas, resets;
+};
+
+static int same_key(const struct trec_pid_page_key *a, const struct trec_pid_page_key *b)
+{
+	return a->prefix_len == b->prefix_len && a->pid_be == b->pid_be && a->page_be == b->page_be;
+}
+
+static int f_update(void *ctx, const struct trec_pid_page_key *k, const struct trec_pid_page_value *v)
+{
+	struct fake *f = ctx;
+	int freeslot = -1;
+
+	f->updates++;
+	for (int i = 0; i < MAX_ENTS; i++) {
+		if (f->live[i] && same_key(&f->k[i], k)) {
+			f->v[i] = *v;
+			return 0;
+		}
+		if (!f->live[i] && freeslot < 0)
+			freeslot = i;
+	}
+	if (freeslot < 0)
+		return -E2BIG;
+	f->k[freeslot] = *k;
+	f->v[freeslot] = *v;
+	f->live[freeslot] = 1;
+	return 0;
+}
+
+static int f_delete(void *ctx, const struct trec_pid_page_key *k)
+{
+	struct fake *f = ctx;
+
+	f->deletes++;
+	for (int i = 0; i < MAX_ENTS; i++)
+		if (f->live[i] && same_key(&f->k[i], k)) {
+			f->live[i] = 0;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+static int f_file(void *ctx, const struct trec_file_info *fi) { ((struct fake *)ctx)->files++; return 0; }
+static int f_maps(void *ctx, const struct trec_mapping_snapshot *m) { ((struct fake *)ctx)->snapshots++; return 0; }
+static int f_blob(void *ctx, enum trec_record_type t, const struct trec_blob *b) { ((struct fake *)ctx)->blobs++; return 0; }
+static void f_reset(void *ctx, uint32_t pid) { ((struct fake *)ctx)->resets++; }
+static uint64_t f_now(void *ctx) { return 1; }
+static void f_deltas(void *ctx, uint64_t id, int fd, const char *name)
+{
+	((struct fake *)ctx)->deltas++;
+	close(fd);
+}
+
+/* The trie's answer: the longest live prefix matching (pid, addr). */
+static int lookup(const struct fake *f, uint32_t pid, uint64_t addr)
+{
+	int best = -1;
+	uint32_t best_len = 0;
+
+	for (int i = 0; i < MAX_ENTS; i++) {
+		uint32_t bits;
+		uint64_t page;
+
+		if (!f->live[i] || f->k[i].pid_be != __builtin_bswap32(pid))
+			continue;
+		bits = f->k[i].prefix_len - 32;
+		page = __builtin_bswap64(f->k[i].page_be);
+		if (bits && ((page ^ addr) >> (64 - bits)))
+			continue;
+		if (f->k[i].prefix_len > best_len) {
+			best_len = f->k[i].prefix_len;
+			best = i;
+		}
+	}
+	return best;
+}
+
+static int live_count(const struct fake *f)
+{
+	int n = 0;
+
+	for (int i = 0; i < MAX_ENTS; i++)
+		n += f->live[i];
+	return n;
+}
+
+struct oracle_ctx {
+	struct fake *f;
+	int objects, good, vdso_ok;
+};
+
+static uint64_t expected_id(const char *name)
+{
+	struct trec_file tf;
+	uint64_t id = 0;
+	int fd = open(name[0] ? name : "/proc/self/exe", O_RDONLY);
+
+	if (fd >= 0 && !trec_file_describe(fd, name, &tf)) {
+		id = tf.file_id;
+		trec_file_release(&tf);
+	}
+	if (fd >= 0)
+		close(fd);
+	return id;
+}
+
+static int per_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct oracle_ctx *o = arg;
+	int is_vdso = info->dlpi_addr == getauxval(AT_SYSINFO_EHDR);
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t mid = info->dlpi_addr + ph->p_vaddr + ph->p_memsz / 2;
+		int e;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		o->objects++;
+		e = lookup(o->f, getpid(), mid);
+		if (e < 0)
+			continue;
+		uint64_t bias = o->f->v[e].bias_and_unwinder & TREC_BIAS_MASK;
+		uint64_t prog = o->f->v[e].bias_and_unwinder >> TREC_UNWINDER_SHIFT;
+
+		if (is_vdso) {
+			o->vdso_ok = bias == info->dlpi_addr && o->f->v[e].file_id != 0;
+			o->good += o->vdso_ok;
+			continue;
+		}
+		if (bias == info->dlpi_addr && prog == TREC_PROG_UNWIND_NATIVE &&
+		    o->f->v[e].file_id == expected_id(info->dlpi_name))
+			o->good++;
+		else
+			printf("  mismatch for %s: bias %llx want %llx\n", info->dlpi_name,
+			       (unsigned long long)bias, (unsigned long long)info->dlpi_addr);
+	}
+	return 0;
+}
+
+static const struct trec_pid_sync_ops ops = {
+	.lpm_update = f_update, .lpm_delete = f_delete, .report_reset = f_reset,
+	.load_deltas = f_deltas, .write_file = f_file, .write_mappings = f_maps,
+	.write_blob = f_blob, .now_ns = f_now,
+};
+
+int main(void)
+{
+	static struct fake f;
+	struct oracle_ctx o = { .f = &f };
+	struct trec_pid_sync *s = trec_pid_sync_new(&ops, &f, false);
+	struct trec_pid_page_key marker;
+	int e, before;
+
+	CHECK("pid_sync: created", s != NULL);
+	CHECK("pid_sync: syncing ourselves succeeds", trec_pid_sync_pid(s, getpid()) == 0);
+	trec_lpm_key(&marker, getpid(), 0, 64);
+	e = -1;
+	for (int i = 0; i < MAX_ENTS; i++)
+		if (f.live[i] && same_key(&f.k[i], &marker))
+			e = i;
+	CHECK("pid_sync: the synced marker {96, pid, 0} is there", e >= 0 && marker.prefix_len == 96);
+
+	dl_iterate_phdr(per_object, &o);
+	CHECK("pid_sync: every executable segment the loader knows resolves to its file id and load bias",
+	      o.objects >= 3 && o.good == o.objects);
+	CHECK("pid_sync: the vdso has a file id and its bias", o.vdso_ok);
+	CHECK("pid_sync: a pc outside every mapping resolves to nothing",
+	      lookup(&f, getpid(), 0x1000) < 0);
+	CHECK("pid_sync: another pid's lookups miss", lookup(&f, getpid() + 1, (uintptr_t)&main) < 0);
+	CHECK("pid_sync: FILE records written", f.files >= 3);
+	CHECK("pid_sync: one mapping snapshot", f.snapshots == 1);
+	CHECK("pid_sync: the vdso image embedded as a blob", f.blobs == 1);
+	CHECK("pid_sync: deltas requested for each ELF file", f.deltas >= 3);
+	CHECK("pid_sync: known", trec_pid_sync_known(s, getpid()));
+
+	/* An unchanged resync writes nothing new but the marker. */
+	before = f.updates;
+	int files = f.files, deltas = f.deltas;
+	CHECK("pid_sync: resync succeeds", trec_pid_sync_pid(s, getpid()) == 0);
+	CHECK("pid_sync: unchanged resync: only the marker is rewritten", f.updates == before + 1);
+	CHECK("pid_sync: unchanged resync: no snapshot, no FILE, no deltas",
+	      f.snapshots == 1 && f.files == files && f.deltas == deltas);
+
+	/* A new executable mapping (like dlopen) shows up on resync. */
+	void *p = mmap(NULL, 3 * 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int n0 = live_count(&f);
+	CHECK("pid_sync: resync after a new mapping", trec_pid_sync_pid(s, getpid()) == 0);
+	e = lookup(&f, getpid(), (uintptr_t)p + 4096);
+	CHECK("pid_sync: the anonymous executable mapping is covered, with file id 0",
+	      e >= 0 && f.v[e].file_id == 0);
+	CHECK("pid_sync: a new snapshot, and the rate limit is reset", f.snapshots == 2 && f.resets == 2);
+	munmap(p, 3 * 4096);
+	CHECK("pid_sync: resync after unmapping", trec_pid_sync_pid(s, getpid()) == 0);
+	CHECK("pid_sync: the unmapped range is gone", lookup(&f, getpid(), (uintptr_t)p + 4096) < 0 &&
+	      live_count(&f) == n0);
+
+	trec_pid_sync_remove(s, getpid());
+	CHECK("pid_sync: remove deletes every entry and the marker", live_count(&f) == 0);
+	CHECK("pid_sync: no longer known", !trec_pid_sync_known(s, getpid()));
+	CHECK("pid_sync: a missing pid is ESRCH", trec_pid_sync_pid(s, 0x7ffffff0) == -ESRCH);
+	trec_pid_sync_free(s);
+	return failures != 0;
+}
