@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include "archive.h"
 #include "cli.h"
 
 static const char usage[] =
@@ -23,6 +24,11 @@ static const char usage[] =
 	"                       kept as FILE.old\n"
 	"  -f, --force          overwrite FILE instead of keeping FILE.old\n"
 	"  -d, --duration SECS  stop after SECS seconds\n"
+	"  --archive=LEVEL      embed the symbols of the files samples hit, so the\n"
+	"                       recording symbolizes anywhere: none, symbols,\n"
+	"                       sampled (lines only of sampled functions) or full\n"
+	"                       (symbols + DWARF lines + inlines; the default)\n"
+	"  --no-archive         same as --archive=none\n"
 	"  -q, --quiet          no summary line\n"
 	"  -v, --verbose        log process syncs and BPF program statistics\n"
 	"  -h, --help           this help\n"
@@ -109,6 +115,8 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "archive", required_argument, NULL, 'A' },
+		{ "no-archive", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long v;
@@ -118,6 +126,7 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 	memset(o, 0, sizeof(*o));
 	o->freq_hz = TREC_DEFAULT_FREQ;
 	o->output = TREC_DEFAULT_OUTPUT;
+	o->archive_level = TREC_ARCHIVE_FULL;
 	o->argc = argc;
 	o->argv = argv;
 	opterr = 0;
@@ -156,6 +165,15 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case 'A':
+			o->archive_level = trec_archive_level_parse(optarg);
+			if (o->archive_level < 0)
+				return bad(err, "--archive must be none, symbols, sampled or full, not '%s'",
+					   optarg);
+			break;
+		case 'N':
+			o->archive_level = TREC_ARCHIVE_NONE;
 			break;
 		case 'v':
 			o->verbose = true;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "archive.h"
 #include "session.h"
 #include "trec_types.h"
 
@@ -159,6 +160,8 @@ static void handle_trace(struct trec_session *s, const uint8_t *data, size_t len
 		smp.num_kernel_frames = nk;
 		smp.kernel_frames = frames;
 	}
+	for (uint32_t i = 0; i < n && s->touched; i++)
+		trec_touched_frame(s->touched, &frames[i]);
 	if (!trec_u64map_get(&s->seen_pids, t->pid))
 		trec_u64map_put(&s->seen_pids, t->pid, (void *)1, &err);
 
@@ -276,6 +279,8 @@ void trec_consumer_free(struct trec_session *s)
 		free(v);
 	trec_u64map_free(&s->kstacks);
 	trec_u64map_free(&s->seen_pids);
+	trec_touched_free(s->touched);
+	s->touched = NULL;
 	if (s->rb)
 		ring_buffer__free(s->rb);
 	s->rb = NULL;

@@ -36,6 +36,7 @@ struct pid_state {
 struct file_state {
 	bool written;      /* FILE record is in the recording */
 	bool deltas_tried; /* extraction attempted (loaded or failed) */
+	const struct trec_file *f; /* owned by the file cache */
 };
 
 struct trec_pid_sync {
@@ -264,6 +265,7 @@ static bool note_file(struct trec_pid_sync *s, struct opened *o, struct opened *
 	if (!fs->written) {
 		write_file_record(s, o->f);
 		fs->written = true;
+		fs->f = o->f;
 	}
 	if (fs->deltas_tried || !s->ops->load_deltas || !o->f->is_elf)
 		return false;
@@ -271,6 +273,20 @@ static bool note_file(struct trec_pid_sync *s, struct opened *o, struct opened *
 	*pending = *o;
 	o->fd = -1;
 	return true;
+}
+
+const struct trec_file *trec_pid_sync_file(struct trec_pid_sync *s, uint64_t file_id,
+					   char *path, size_t pathlen)
+{
+	const struct file_state *fs = trec_u64map_get(&s->fstates, file_id);
+
+	if (!fs || !fs->f)
+		return NULL;
+	if (fs->f == s->vdso)
+		snprintf(path, pathlen, "/proc/self/fd/%d", s->vdso_fd);
+	else
+		snprintf(path, pathlen, "%s", fs->f->path);
+	return fs->f;
 }
 
 /* ---- LPM entries ------------------------------------------------------- */

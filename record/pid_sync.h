@@ -66,6 +66,12 @@ bool trec_pid_sync_known(const struct trec_pid_sync *s, uint32_t pid);
 void trec_pid_sync_get_stats(const struct trec_pid_sync *s, struct trec_pid_sync_stats *st);
 void trec_pid_sync_free(struct trec_pid_sync *s);
 
+struct trec_file;
+/* The file a FILE record was written for, and a path that reads it now
+ * (the vdso's copy for [vdso]); NULL if the id is unknown. */
+const struct trec_file *trec_pid_sync_file(struct trec_pid_sync *s, uint64_t file_id,
+					   char *path, size_t pathlen);
+
 /* The LPM key for an aligned block, and the pid marker. */
 void trec_lpm_key(struct trec_pid_page_key *k, uint32_t pid, uint64_t addr, uint32_t bits);
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "archive.h"
 #include "kallsyms.h"
 #include "session.h"
 
@@ -100,6 +101,7 @@ static int write_meta(struct trec_session *s)
 	META("machine", u.machine);
 	META("nr_cpus", ncpu);
 	META("clock", "CLOCK_MONOTONIC");
+	META("archive", trec_archive_level_name(o->archive_level));
 #undef META
 	w = trec_output_lock(&s->out);
 	rc = w ? trec_output_unlock(&s->out, trec_write_meta(w, &m)) : trec_output_error(&s->out);
@@ -168,6 +170,12 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 	s->inhibit_fd = trec_bpf_map_fd(&s->bpf, "inhibit_events");
 	s->followed_fd = trec_bpf_map_fd(&s->bpf, "followed_pids");
 
+	if (o->archive_level != TREC_ARCHIVE_NONE &&
+	    !(s->touched = trec_touched_new(o->archive_level == TREC_ARCHIVE_SAMPLED))) {
+		err = -ENOMEM;
+		snprintf(msg, sizeof(msg), "out of memory");
+		goto fail;
+	}
 	err = trec_output_open(&s->out, o->output, o->force, msg, sizeof(msg));
 	if (err)
 		goto fail;
@@ -367,7 +375,8 @@ static void teardown(struct trec_session *s)
 	trec_workload_close(&s->wl);
 }
 
-static void print_summary(struct trec_session *s, const uint64_t *bpf, uint64_t bytes)
+static void print_summary(struct trec_session *s, const uint64_t *bpf, uint64_t bytes,
+			  const struct trec_archive_totals *at)
 {
 	uint64_t samples = atomic_load(&s->cnt.v[TRECORD_METRIC_SAMPLES_WRITTEN]);
 	uint64_t lost = bpf[TREC_METRIC_TRACES_LOST_RINGBUF] +
@@ -379,6 +388,9 @@ static void print_summary(struct trec_session *s, const uint64_t *bpf, uint64_t 
 		(unsigned long long)samples, (unsigned long long)lost, s->seen_pids.n);
 	if (ev_lost)
 		fprintf(stderr, ", %llu process events lost", (unsigned long long)ev_lost);
+	if (at->files)
+		fprintf(stderr, ", embedded symbols of %u files (%llu bytes, %.0f ms)", at->files,
+			(unsigned long long)at->bytes, at->build_ns / 1e6);
 	fprintf(stderr, ", wrote %s (%llu bytes) ]\n", s->opt->output, (unsigned long long)bytes);
 }
 
@@ -391,6 +403,7 @@ int trec_record(const struct trec_options *opt)
 		.sync_epfd = -1,
 	};
 	uint64_t bpf[TREC_METRIC_COUNT] = { 0 };
+	struct trec_archive_totals at = { 0 };
 	sigset_t mask, orig;
 	int err, sig = 0, rc = 0;
 	bool loader_done;
@@ -426,6 +439,7 @@ int trec_record(const struct trec_options *opt)
 	stop_threads(&s);
 	loader_done = stop_loader(&s);
 	write_metrics(&s, bpf);
+	trec_session_write_archives(&s, &at);
 	if (s.start_ns) {
 		struct trec_summary sum = {
 			.start_ns = s.start_ns,
@@ -447,7 +461,7 @@ int trec_record(const struct trec_options *opt)
 		fprintf(stderr, "trecord: writing %s failed: %s\n", opt->output, strerror(-err));
 		rc = 1;
 	} else if (!rc && !opt->quiet) {
-		print_summary(&s, bpf, stat(opt->output, &st) ? 0 : (uint64_t)st.st_size);
+		print_summary(&s, bpf, stat(opt->output, &st) ? 0 : (uint64_t)st.st_size, &at);
 	}
 	if (!rc && s.child_done)
 		rc = trec_workload_exit_code(s.child_status);

@@ -68,6 +68,7 @@ struct trec_session {
 	/* writer thread only (after setup) */
 	struct trec_u64map kstacks;   /* kernel stack id -> struct trec_kstack */
 	struct trec_u64map seen_pids; /* pids with samples */
+	struct trec_touched *touched; /* files samples hit (archive_touched.c) */
 	struct trec_kallsyms ksyms;   /* snapshot from the start */
 	struct trec_ksym_subset ksyms_used;
 	uint64_t ksyms_time_ns, ksyms_written_ns;
@@ -89,6 +90,10 @@ void trec_consumer_free(struct trec_session *s);
 int trec_sync_thread_start(struct trec_session *s);
 int trec_sync_request(struct trec_session *s, uint32_t kind, uint32_t pid);
 void trec_syncer_free(struct trec_session *s);
+
+/* archive_session.c: embeds the symbols of the touched files (before SUMMARY). */
+struct trec_archive_totals;
+int trec_session_write_archives(struct trec_session *s, struct trec_archive_totals *tot);
 
 /* session.c: runs a whole recording; returns trecord's exit code. */
 int trec_record(const struct trec_options *opt);

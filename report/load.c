@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive_reader.h"
 #include "ksyms.h"
 #include <linux/types.h>
 #include "trec_types.h"
@@ -171,6 +172,15 @@ static void load_pid_event(struct rp_model *m, uint32_t rec, const struct trec_p
 		p->comm = rp_strtab_intern(&m->strs, comm);
 }
 
+/* Embedded symbols: kept per file id, parsed when a frame needs them. */
+static void load_symtab(struct rp_model *m, const struct trec_blob *b)
+{
+	if (!m->archives)
+		m->archives = trec_archive_store_new(NULL, NULL);
+	if (!m->archives || trec_archive_store_add(m->archives, b))
+		fprintf(stderr, "treport: warning: out of memory keeping embedded symbols\n");
+}
+
 static void load_record(struct rp_model *m, uint32_t rec, const struct trec_record *r,
 			const struct rp_options *o)
 {
@@ -189,8 +199,9 @@ static void load_record(struct rp_model *m, uint32_t rec, const struct trec_reco
 		rr->have_summary = true;
 		rr->summary = r->u.summary;
 		break;
+	case TREC_REC_SYMTAB: load_symtab(m, &r->u.blob); break;
 	default:
-		break; /* SYMTAB, PYCODE, BLOB: not used yet */
+		break; /* PYCODE, BLOB: not used yet */
 	}
 }
 
@@ -236,6 +247,9 @@ int rp_load_file(struct rp_model *m, const char *path, const struct rp_options *
 		}
 	}
 	/* truncation itself was a reader warning: the file is still reported */
+	if (!rc && !rr->have_summary && !rr->truncated && !rr->failed)
+		fprintf(stderr, "treport: warning: %s: recording is incomplete (no SUMMARY record: "
+			"trecord did not stop cleanly)\n", path);
 	if (rr->stats.bad_chunks && !rc)
 		fprintf(stderr, "treport: warning: %s: skipped %" PRIu64 " corrupt chunk(s)\n", path,
 			rr->stats.bad_chunks);
