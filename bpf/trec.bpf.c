@@ -140,6 +140,33 @@ static __always_inline int is_followed(__u32 tgid)
 	return follow_all || bpf_map_lookup_elem(&followed_pids, &tgid);
 }
 
+/*
+ * The fallback when the stack map cannot take a stack (its hash bucket
+ * holds another one: -EEXIST as the map fills): the kernel stack goes into
+ * the trace itself, as leading TREC_FRAME_KERNEL frames. The raw pcs land
+ * in the frames' tail first, which the user stack rarely reaches.
+ */
+#define TREC_KSTACK_SCRATCH (TREC_MAX_FRAMES - (TREC_KERNEL_STACK_DEPTH * 8 + 23) / 24)
+
+static __always_inline void push_kernel_frames(void *ctx, struct trec_per_cpu_record *rec)
+{
+	__u64 *pcs = (__u64 *)&rec->trace.frames[TREC_KSTACK_SCRATCH];
+	long n = bpf_get_stack(ctx, pcs, TREC_KERNEL_STACK_DEPTH * 8, 0);
+
+	if (n <= 0)
+		return;
+	n /= 8;
+	for (int i = 0; i < TREC_KERNEL_STACK_DEPTH && i < n; i++) {
+		struct trec_frame *f = &rec->trace.frames[i];
+
+		f->file_id = 0;
+		f->addr_or_line = pcs[i];
+		f->kind = TREC_FRAME_KERNEL;
+		f->flags = i ? TREC_FRAME_F_RETURN_ADDRESS : 0;
+		rec->trace.num_frames = i + 1;
+	}
+}
+
 SEC("perf_event")
 int trec_sample(struct bpf_perf_event_data *ctx)
 {
@@ -166,8 +193,10 @@ int trec_sample(struct bpf_perf_event_data *ctx)
 	if (!regs_user_mode(TREC_CTX_REG(ctx, cs))) {
 		t->flags |= TREC_TRACE_F_KERNEL_MODE;
 		t->kernel_stack_id = bpf_get_stackid(ctx, &kernel_stackmap, 0);
-		if (t->kernel_stack_id < 0)
+		if (t->kernel_stack_id < 0) {
 			increment_metric(TREC_METRIC_KERNEL_STACK_FAILED);
+			push_kernel_frames(ctx, rec);
+		}
 	}
 
 	/* Kernel threads and the idle task have no user stack: the kernel

@@ -65,7 +65,13 @@ enum trec_trace_flags {
 	TREC_TRACE_F_KERNEL_MODE = 1, /* the sample interrupted kernel code */
 };
 
-/* The per-sample record. frames[] must stay last: only the used part is sent. */
+/*
+ * The per-sample record. frames[] must stay last: only the used part is sent.
+ * The kernel stack is normally in kernel_stackmap under kernel_stack_id;
+ * when the map could not take it (kernel_stack_id < 0 in kernel mode), it
+ * is inline instead: leading frames of kind TREC_FRAME_KERNEL, leaf first,
+ * before the user frames.
+ */
 struct trec_trace {
 	__u32 msg_type; /* TREC_MSG_TRACE */
 	__u32 pid;      /* tgid */

@@ -25,6 +25,8 @@ enum trec_arc_section {
 	TREC_ARC_SEC_SYMBOLS = 2,
 	TREC_ARC_SEC_LINES = 3,
 	TREC_ARC_SEC_INLINES = 4,
+	TREC_ARC_SEC_ELF_LAYOUT = 5,
+	TREC_ARC_SEC_MAX = 5,
 };
 
 /* What the archive was derived from (header "sources" bits). */
@@ -59,6 +61,8 @@ enum trec_archive_level {
 #define TREC_ARC_MAX_BUILD_ID 64u
 #define TREC_ARC_MAX_STRING (1u << 16)
 #define TREC_ARC_MAX_DEPTH 64u
+#define TREC_ARC_MAX_SECTIONS 1024u
+#define TREC_ARC_MAX_SEGMENTS 64u
 #define TREC_ARC_MAX_BYTES ((uint64_t)TREC_ARC_PART_MAX * TREC_SYMTAB_MAX_PARTS)
 
 /* Symbol binding as stored (2 bits). */
@@ -93,6 +97,21 @@ struct trec_arc_inline {
 	uint32_t call_line;
 };
 
+/* An SHF_ALLOC section of the file, so an extracted debug file can lay out
+ * its (empty) sections where the original's are, as gdb expects. */
+struct trec_arc_elfsec {
+	uint32_t name;        /* string index */
+	uint32_t type;        /* sh_type */
+	uint64_t flags;       /* sh_flags */
+	uint64_t addr, size;
+};
+
+/* A PT_LOAD segment of the file (the same purpose). */
+struct trec_arc_segment {
+	uint32_t flags;       /* p_flags */
+	uint64_t vaddr, memsz, align;
+};
+
 /* Ranges of one depth, sorted by lo and not overlapping. */
 struct trec_arc_depth {
 	size_t num;
@@ -105,6 +124,8 @@ struct trec_arc_tables {
 	uint8_t e_type;      /* ET_EXEC / ET_DYN */
 	uint32_t sources;    /* enum trec_arc_source bits */
 	uint32_t level;      /* enum trec_archive_level the tables were built at */
+	uint64_t load_vaddr; /* lowest PT_LOAD p_vaddr, aligned down to its p_align */
+	uint64_t entry;      /* e_entry (gdb matches debug-file sections relative to it) */
 	uint8_t build_id_len;
 	uint8_t build_id[TREC_ARC_MAX_BUILD_ID];
 
@@ -119,6 +140,11 @@ struct trec_arc_tables {
 
 	size_t num_depths;
 	struct trec_arc_depth *depths; /* depths[0] is depth 1 */
+
+	size_t num_sections;
+	struct trec_arc_elfsec *sections; /* in section header order */
+	size_t num_segments;
+	struct trec_arc_segment *segments; /* PT_LOADs in program header order */
 };
 
 #endif /* TREC_ARCHIVE_H */

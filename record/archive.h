@@ -80,6 +80,28 @@ int trec_archive_write_all(struct trec_writer *w, const struct trec_archive_file
 int trec_archive_write_parts(struct trec_writer *w, uint64_t file_id, const uint8_t *p,
 			     size_t n, size_t part_max);
 
+/* ---- which files samples touched (trecord's writer thread) --------------- */
+
+struct trec_rec_frame;
+struct trec_touched;
+
+/* keep_addrs: also remember each file's sampled addresses (level SAMPLED). */
+struct trec_touched *trec_touched_new(int keep_addrs);
+void trec_touched_free(struct trec_touched *t);
+/* Notes one user frame; only native frames of a file count. 0 or -ENOMEM. */
+int trec_touched_frame(struct trec_touched *t, const struct trec_rec_frame *f);
+size_t trec_touched_count(const struct trec_touched *t);
+
+/* Fills f (path, name, build-id) for a file id; path may point into buf.
+ * Returns 0, or non-zero if the file is unknown. */
+typedef int (*trec_archive_lookup_fn)(void *ctx, uint64_t file_id,
+				      struct trec_archive_file *f, char *buf, size_t buflen);
+
+/* trec_archive_write_all over the touched files, in file id order. */
+int trec_archive_write_touched(struct trec_writer *w, const struct trec_touched *t, int level,
+			       trec_archive_lookup_fn lookup, void *ctx,
+			       struct trec_archive_totals *tot);
+
 /* "none", "symbols", "full", "sampled" -> level; -1 if unknown. */
 int trec_archive_level_parse(const char *s);
 const char *trec_archive_level_name(int level);

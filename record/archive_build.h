@@ -30,12 +30,17 @@ void arc_add_sym(struct arc_builder *b, uint64_t addr, uint64_t size, const char
 		 uint8_t bind);
 /* file: a source path or NULL for a gap row. */
 void arc_add_line(struct arc_builder *b, uint64_t addr, const char *file, uint32_t line);
+void arc_add_section(struct arc_builder *b, const char *name, uint32_t type, uint64_t flags,
+		     uint64_t addr, uint64_t size);
+void arc_add_segment(struct arc_builder *b, uint32_t flags, uint64_t vaddr, uint64_t memsz,
+		     uint64_t align);
 void arc_add_inline(struct arc_builder *b, unsigned depth, uint64_t lo, uint64_t hi,
 		    const char *name, const char *call_file, uint32_t call_line);
 
-/* ELF -> tables (libdwfl). 0 or negative errno. */
+/* ELF -> tables (libdwfl). addrs: level SAMPLED reads only the CUs holding
+ * them. 0 or negative errno. */
 int arc_collect(struct arc_builder *b, const char *path, const uint8_t *bid,
-		size_t bid_len, int level);
+		size_t bid_len, int level, const uint64_t *addrs, size_t naddrs);
 /* Sorts the strings and every table, merges duplicates. 0 or -ENOMEM. */
 int arc_finalize(struct arc_builder *b);
 /* After arc_finalize: keeps line rows and inline ranges only inside the

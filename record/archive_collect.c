@@ -9,6 +9,7 @@
  * bias 0 and every DWARF address is moved by its CU's bias.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <string.h>
@@ -53,15 +54,8 @@ static void collect_symbols(struct arc_builder *b, Dwfl_Module *mod, GElf_Addr b
 		if (!name || !*name || shndx == SHN_UNDEF ||
 		    (type != STT_FUNC && type != STT_GNU_IFUNC))
 			continue;
-		/* A versioned definition's symtab name is "name@@VERSION". */
-		char plain[1024];
-		const char *at = strchr(name, '@');
-		size_t len = at ? (size_t)(at - name) : 0;
-		if (len && len < sizeof(plain)) {
-			memcpy(plain, name, len);
-			plain[len] = 0;
-			name = plain;
-		}
+		/* Names as in the symtab ("name@@VERSION" too), like libdwfl
+		 * gives them to treport's local-file source. */
 		arc_add_sym(b, addr - bias, sym.st_size, name, bind_of(&sym));
 	}
 }
@@ -213,29 +207,107 @@ static void walk(struct cu_ctx *c, Dwarf_Die *parent, unsigned depth)
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
-static int collect_dwarf(struct arc_builder *b, Dwfl_Module *mod, GElf_Addr bias)
+static void collect_cu(struct arc_builder *b, Dwarf_Die *cu, Dwarf_Addr cubias,
+		       GElf_Addr bias)
+{
+	struct cu_ctx c = { .b = b, .shift = (int64_t)(cubias - bias) };
+	Dwarf_Attribute attr;
+	if (dwarf_attr(cu, DW_AT_comp_dir, &attr))
+		c.comp_dir = dwarf_formstring(&attr);
+	collect_lines(&c, cu);
+	if (dwarf_getsrcfiles(cu, &c.files, &c.nfiles))
+		c.files = NULL;
+	walk(&c, cu, 0);
+}
+
+static int cmp_off(const void *a, const void *b)
+{
+	Dwarf_Off x = *(const Dwarf_Off *)a, y = *(const Dwarf_Off *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Every CU, or (addrs given) only the CUs holding one of addrs: level
+ * sampled keeps nothing of the others, and libc has thousands. */
+static int collect_dwarf(struct arc_builder *b, Dwfl_Module *mod, GElf_Addr bias,
+			 const uint64_t *addrs, size_t naddrs)
 {
 	Dwarf_Addr cubias;
 	Dwarf_Die *cu = NULL;
 	int cus = 0;
-	while ((cu = dwfl_module_nextcu(mod, cu, &cubias))) {
-		struct cu_ctx c = { .b = b, .shift = (int64_t)(cubias - bias) };
-		Dwarf_Attribute attr;
-		if (dwarf_attr(cu, DW_AT_comp_dir, &attr))
-			c.comp_dir = dwarf_formstring(&attr);
-		cus++;
-		collect_lines(&c, cu);
-		if (dwarf_getsrcfiles(cu, &c.files, &c.nfiles))
-			c.files = NULL;
-		walk(&c, cu, 0);
+	if (!addrs) {
+		while ((cu = dwfl_module_nextcu(mod, cu, &cubias))) {
+			collect_cu(b, cu, cubias, bias);
+			cus++;
+		}
+		return cus;
 	}
-	return cus;
+	Dwarf_Off *seen = malloc((naddrs + 1) * sizeof(*seen));
+	size_t nseen = 0;
+	if (!seen) {
+		b->oom = 1;
+		return 0;
+	}
+	for (size_t i = 0; i < naddrs; i++) {
+		cu = dwfl_module_addrdie(mod, addrs[i] + bias, &cubias);
+		if (!cu)
+			continue;
+		Dwarf_Off off = dwarf_dieoffset(cu);
+		if (bsearch(&off, seen, nseen, sizeof(*seen), cmp_off))
+			continue;
+		seen[nseen++] = off; /* keep sorted: insertion */
+		for (size_t k = nseen - 1; k > 0 && seen[k - 1] > seen[k]; k--) {
+			Dwarf_Off tmp = seen[k];
+			seen[k] = seen[k - 1];
+			seen[k - 1] = tmp;
+		}
+		collect_cu(b, cu, cubias, bias);
+	}
+	free(seen);
+	/* A file with DWARF whose samples fall outside every CU still has DWARF. */
+	return nseen ? (int)nseen : dwfl_module_nextcu(mod, NULL, &cubias) != NULL;
+}
+
+/* The PT_LOADs, and where the first starts: tools that go by segments
+ * compute their bias from it, so an extracted debug file keeps them. */
+static uint64_t collect_segments(struct arc_builder *b, Elf *elf)
+{
+	size_t n;
+	uint64_t lo = UINT64_MAX;
+	if (elf_getphdrnum(elf, &n))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		arc_add_segment(b, ph.p_flags, ph.p_vaddr, ph.p_memsz, ph.p_align);
+		uint64_t align = ph.p_align > 1 ? ph.p_align : 1;
+		if ((ph.p_vaddr & ~(align - 1)) < lo)
+			lo = ph.p_vaddr & ~(align - 1);
+	}
+	return lo == UINT64_MAX ? 0 : lo;
+}
+
+/* The SHF_ALLOC sections, for the layout of extracted debug files. */
+static void collect_sections(struct arc_builder *b, Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || !*name)
+			continue;
+		arc_add_section(b, name, sh.sh_type, sh.sh_flags, sh.sh_addr, sh.sh_size);
+	}
 }
 
 /* ---- one file ------------------------------------------------------------ */
 
 int arc_collect(struct arc_builder *b, const char *path, const uint8_t *bid,
-		size_t bid_len, int level)
+		size_t bid_len, int level, const uint64_t *addrs, size_t naddrs)
 {
 	int err = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -277,11 +349,15 @@ int arc_collect(struct arc_builder *b, const char *path, const uint8_t *bid,
 	b->t.e_machine = eh.e_machine;
 	b->t.elf_class = eh.e_ident[EI_CLASS];
 	b->t.e_type = (uint8_t)eh.e_type;
+	b->t.entry = eh.e_entry;
 	b->t.level = (uint32_t)level;
+	b->t.load_vaddr = collect_segments(b, elf);
+	collect_sections(b, elf);
 
 	collect_symbols(b, mod, bias);
 	b->t.sources = symbol_sources(elf, mod);
-	if (level >= TREC_ARCHIVE_FULL && collect_dwarf(b, mod, bias) > 0)
+	if (level >= TREC_ARCHIVE_FULL &&
+	    collect_dwarf(b, mod, bias, level == TREC_ARCHIVE_SAMPLED ? addrs : NULL, naddrs) > 0)
 		b->t.sources |= TREC_ARC_SRC_DWARF;
 	if (b->oom)
 		err = -ENOMEM;

@@ -88,6 +88,28 @@ static void encode_inlines(struct trec_buf *o, const struct trec_arc_tables *t)
 	}
 }
 
+static void encode_layout(struct trec_buf *o, const struct trec_arc_tables *t)
+{
+	trec_buf_varint(o, t->entry);
+	trec_buf_varint(o, t->num_sections);
+	for (size_t i = 0; i < t->num_sections; i++) {
+		const struct trec_arc_elfsec *s = &t->sections[i];
+		trec_buf_varint(o, s->name);
+		trec_buf_varint(o, s->type);
+		trec_buf_varint(o, s->flags);
+		trec_buf_varint(o, s->addr);
+		trec_buf_varint(o, s->size);
+	}
+	trec_buf_varint(o, t->num_segments);
+	for (size_t i = 0; i < t->num_segments; i++) {
+		const struct trec_arc_segment *g = &t->segments[i];
+		trec_buf_varint(o, g->flags);
+		trec_buf_varint(o, g->vaddr);
+		trec_buf_varint(o, g->memsz);
+		trec_buf_varint(o, g->align);
+	}
+}
+
 static void section(struct trec_buf *o, uint8_t tag, const struct trec_arc_tables *t,
 		    void (*enc)(struct trec_buf *, const struct trec_arc_tables *))
 {
@@ -125,6 +147,11 @@ static int tables_valid(const struct trec_arc_tables *t)
 	for (size_t i = 0; i < t->num_strings; i++)
 		if (strlen(t->strings[i]) > TREC_ARC_MAX_STRING)
 			return 0;
+	if (t->num_sections > TREC_ARC_MAX_SECTIONS || t->num_segments > TREC_ARC_MAX_SEGMENTS)
+		return 0;
+	for (size_t i = 0; i < t->num_sections; i++)
+		if (t->sections[i].name >= t->num_strings)
+			return 0;
 	return 1;
 }
 
@@ -147,12 +174,15 @@ int trec_archive_encode(const struct trec_arc_tables *t, uint8_t **out, size_t *
 	trec_buf_put(&o, hdr, sizeof(hdr));
 	trec_buf_put(&o, t->build_id, t->build_id_len);
 	trec_buf_varint(&o, t->sources);
+	trec_buf_varint(&o, t->load_vaddr);
 	section(&o, TREC_ARC_SEC_STRINGS, t, encode_strings);
 	section(&o, TREC_ARC_SEC_SYMBOLS, t, encode_symbols);
 	if (t->num_lines)
 		section(&o, TREC_ARC_SEC_LINES, t, encode_lines);
 	if (t->num_depths)
 		section(&o, TREC_ARC_SEC_INLINES, t, encode_inlines);
+	if (t->num_sections || t->num_segments)
+		section(&o, TREC_ARC_SEC_ELF_LAYOUT, t, encode_layout);
 	if (o.oom || o.len > TREC_ARC_MAX_BYTES) {
 		int err = o.oom ? -ENOMEM : -EFBIG;
 		trec_buf_free(&o);

@@ -23,7 +23,7 @@ static int build(const char *path, const uint8_t *build_id, size_t bid_len, int 
 	uint64_t start = now_ns();
 	int err;
 
-	err = arc_collect(&b, path, build_id, bid_len, level);
+	err = arc_collect(&b, path, build_id, bid_len, level, addrs, naddrs);
 	if (!err)
 		err = arc_finalize(&b);
 	if (!err && level == TREC_ARCHIVE_SAMPLED)

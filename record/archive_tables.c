@@ -38,6 +38,8 @@ void arc_builder_free(struct arc_builder *b)
 		free(b->t.depths[d].v);
 	free(b->t.depths);
 	free(b->cap_depth);
+	free(b->t.sections);
+	free(b->t.segments);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -118,6 +120,42 @@ void arc_add_line(struct arc_builder *b, uint64_t addr, const char *file, uint32
 		.addr = addr, .file = f, .line = file ? line : 0 };
 }
 
+/* One more element for a short table (sections, segments): its slot, or
+ * NULL when full (max) or out of memory (then b->oom). */
+static void *append(struct arc_builder *b, void **arr, size_t *n, size_t max, size_t elem)
+{
+	if (b->oom || *n >= max)
+		return NULL;
+	uint8_t *v = realloc(*arr, (*n + 1) * elem);
+	if (!v) {
+		b->oom = 1;
+		return NULL;
+	}
+	*arr = v;
+	return v + (*n)++ * elem;
+}
+
+void arc_add_section(struct arc_builder *b, const char *name, uint32_t type, uint64_t flags,
+		     uint64_t addr, uint64_t size)
+{
+	uint32_t n = arc_intern(b, name);
+	struct trec_arc_elfsec *s = append(b, (void **)&b->t.sections, &b->t.num_sections,
+					   TREC_ARC_MAX_SECTIONS, sizeof(*s));
+	if (s)
+		*s = (struct trec_arc_elfsec){
+			.name = n, .type = type, .flags = flags, .addr = addr, .size = size };
+}
+
+void arc_add_segment(struct arc_builder *b, uint32_t flags, uint64_t vaddr, uint64_t memsz,
+		     uint64_t align)
+{
+	struct trec_arc_segment *g = append(b, (void **)&b->t.segments, &b->t.num_segments,
+					    TREC_ARC_MAX_SEGMENTS, sizeof(*g));
+	if (g)
+		*g = (struct trec_arc_segment){
+			.flags = flags, .vaddr = vaddr, .memsz = memsz, .align = align };
+}
+
 void arc_add_inline(struct arc_builder *b, unsigned depth, uint64_t lo, uint64_t hi,
 		    const char *name, const char *call_file, uint32_t call_line)
 {
@@ -160,59 +198,61 @@ static int cmp_str_idx(const void *a, const void *b, void *ctx)
 	return strcmp(strs[*(const uint32_t *)a], strs[*(const uint32_t *)b]);
 }
 
-static unsigned leading_underscores(const char *s)
-{
-	unsigned n = 0;
-	while (s[n] == '_')
-		n++;
-	return n;
-}
-
-/* Of two symbols at one address, the one to keep (like perf): sized over
- * unsized, global over weak over local, fewer leading underscores, longer. */
-static int sym_better(const struct trec_arc_sym *a, const struct trec_arc_sym *b,
-		      char **strs)
+/* Of two symbols at one address, the one to keep, as libdwfl's
+ * dwfl_module_addrinfo picks it (so embedded and local symbols name an
+ * address alike): sized over unsized, then global over weak over local;
+ * a is later in the symbol table than b, so ties keep b. */
+static int sym_better(const struct trec_arc_sym *a, const struct trec_arc_sym *b)
 {
 	static const int rank[] = { [TREC_ARC_BIND_GLOBAL] = 0, [TREC_ARC_BIND_WEAK] = 1,
 				    [TREC_ARC_BIND_LOCAL] = 2 };
 	if ((a->size != 0) != (b->size != 0))
 		return a->size != 0;
-	if (rank[a->bind] != rank[b->bind])
-		return rank[a->bind] < rank[b->bind];
-	const char *na = strs[a->name], *nb = strs[b->name];
-	unsigned ua = leading_underscores(na), ub = leading_underscores(nb);
-	if (ua != ub)
-		return ua < ub;
-	size_t la = strlen(na), lb = strlen(nb);
-	if (la != lb)
-		return la > lb;
-	return strcmp(na, nb) < 0;
+	return rank[a->bind] < rank[b->bind];
 }
 
-static int cmp_sym(const void *a, const void *b)
+/* By address, then symbol table order (the collection order). */
+static int cmp_sym_idx(const void *a, const void *b, void *ctx)
 {
-	const struct trec_arc_sym *x = a, *y = b;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	const struct trec_arc_sym *s = ctx;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	if (s[i].addr != s[j].addr)
+		return s[i].addr < s[j].addr ? -1 : 1;
+	return i < j ? -1 : i > j;
 }
 
-static void finalize_syms(struct arc_builder *b)
+static int finalize_syms(struct arc_builder *b)
 {
-	struct trec_arc_sym *s = b->t.syms;
 	size_t n = b->t.num_syms, out = 0;
-	qsort(s, n, sizeof(*s), cmp_sym);
-	for (size_t i = 0; i < n; i++) {
-		if (out && s[out - 1].addr == s[i].addr) {
-			if (sym_better(&s[i], &s[out - 1], b->strs))
-				s[out - 1] = s[i];
+	uint32_t *perm = malloc((n + 1) * sizeof(*perm));
+	struct trec_arc_sym *s = malloc((n + 1) * sizeof(*s));
+	if (!perm || !s) {
+		free(perm);
+		free(s);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		perm[i] = (uint32_t)i;
+	qsort_r(perm, n, sizeof(*perm), cmp_sym_idx, b->t.syms);
+	for (size_t k = 0; k < n; k++) {
+		const struct trec_arc_sym *c = &b->t.syms[perm[k]];
+		if (out && s[out - 1].addr == c->addr) {
+			if (sym_better(c, &s[out - 1]))
+				s[out - 1] = *c;
 			continue;
 		}
-		s[out++] = s[i];
+		s[out++] = *c;
 	}
+	free(perm);
+	free(b->t.syms);
+	b->t.syms = s;
+	b->cap_syms = n + 1;
 	/* Unsized symbols (assembly labels) extend to the next symbol. */
 	for (size_t i = 0; i + 1 < out; i++)
 		if (!s[i].size)
 			s[i].size = s[i + 1].addr - s[i].addr;
 	b->t.num_syms = out;
+	return 0;
 }
 
 /* Rows sorted by address; at one address a gap sorts before a row (a new
@@ -323,6 +363,8 @@ static int finalize_strings(struct arc_builder *b)
 			if (b->t.depths[d].v[i].call_file)
 				used[b->t.depths[d].v[i].call_file - 1] = 1;
 		}
+	for (size_t i = 0; i < b->t.num_sections; i++)
+		used[b->t.sections[i].name] = 1;
 	for (size_t i = 0; i < ns; i++) {
 		if (used[i])
 			perm[nu++] = (uint32_t)i;
@@ -350,6 +392,8 @@ static int finalize_strings(struct arc_builder *b)
 
 	for (size_t i = 0; i < b->t.num_syms; i++)
 		b->t.syms[i].name = remap[b->t.syms[i].name];
+	for (size_t i = 0; i < b->t.num_sections; i++)
+		b->t.sections[i].name = remap[b->t.sections[i].name];
 	for (size_t i = 0; i < b->t.num_lines; i++)
 		if (b->t.lines[i].file)
 			b->t.lines[i].file = remap[b->t.lines[i].file - 1] + 1;
@@ -374,8 +418,7 @@ int arc_finalize(struct arc_builder *b)
 {
 	if (b->oom)
 		return -ENOMEM;
-	finalize_syms(b);
-	if (finalize_lines(b))
+	if (finalize_syms(b) || finalize_lines(b))
 		return -ENOMEM;
 	finalize_inlines(b);
 	return finalize_strings(b);

@@ -70,9 +70,12 @@ int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 	key = TREC_PROG_UNWIND_STOP;
 	if (!e)
 		e = bpf_map_update_elem(fd, &key, &(int){bpf_program__fd(s->progs.trec_unwind_stop)}, 0);
+	/* Interpreter unwinders are optional programs of the same object. */
+	struct bpf_program *py = bpf_object__find_program_by_name(s->obj, "trec_unwind_python");
+
 	key = TREC_PROG_UNWIND_PYTHON;
-	if (!e)
-		e = bpf_map_update_elem(fd, &key, &(int){bpf_program__fd(s->progs.trec_unwind_python)}, 0);
+	if (!e && py)
+		e = bpf_map_update_elem(fd, &key, &(int){bpf_program__fd(py)}, 0);
 	if (e) {
 		e = -errno;
 		snprintf(err, errlen, "cannot fill the unwinder program array: %s", strerror(-e));
@@ -246,9 +249,10 @@ void trec_bpf_print_prog_stats(const struct trec_bpf_loader *l, FILE *out)
 		fprintf(out, "trecord: prog %-18s %6u insns verified, %5u xlated",
 			bpf_program__name(p), info.verified_insns, info.xlated_prog_len / 8);
 		if (info.run_cnt)
-			fprintf(out, ", %llu runs, %llu ns/run",
+			fprintf(out, ", %llu runs, %llu ns/run, %.1f ms in all",
 				(unsigned long long)info.run_cnt,
-				(unsigned long long)(info.run_time_ns / info.run_cnt));
+				(unsigned long long)(info.run_time_ns / info.run_cnt),
+				info.run_time_ns / 1e6);
 		fputc('\n', out);
 	}
 }

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include "archive.h"
 #include "cli.h"
 
 static const char usage[] =
@@ -23,6 +24,11 @@ static const char usage[] =
 	"                       kept as FILE.old\n"
 	"  -f, --force          overwrite FILE instead of keeping FILE.old\n"
 	"  -d, --duration SECS  stop after SECS seconds\n"
+	"  --archive=LEVEL      embed the symbols of the files samples hit, so the\n"
+	"                       recording symbolizes anywhere: none, symbols,\n"
+	"                       sampled (lines only of sampled functions) or full\n"
+	"                       (symbols + DWARF lines + inlines; the default)\n"
+	"  --no-archive         same as --archive=none\n"
 	"  -q, --quiet          no summary line\n"
 	"  -v, --verbose        log process syncs and BPF program statistics\n"
 	"  -h, --help           this help\n"
@@ -38,6 +44,20 @@ static int bad(FILE *err, const char *fmt, const char *arg)
 	fprintf(err, fmt, arg);
 	fputs(" (see trecord --help)\n", err);
 	return TREC_CLI_ERROR;
+}
+
+/* The option getopt complained about, as the user wrote it: a long option
+ * is the last word it read, a short one may sit inside a bundle (-qz). */
+static const char *bad_opt(char **argv, int opt, char buf[3])
+{
+	const char *word = argv[optind - 1];
+
+	if (!strncmp(word, "--", 2) || !opt)
+		return word;
+	buf[0] = '-';
+	buf[1] = (char)opt;
+	buf[2] = 0;
+	return buf;
 }
 
 static int parse_uint(const char *s, unsigned long max, unsigned long *v)
@@ -95,15 +115,18 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "archive", required_argument, NULL, 'A' },
+		{ "no-archive", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long v;
-	char *end;
+	char *end, optbuf[3];
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->freq_hz = TREC_DEFAULT_FREQ;
 	o->output = TREC_DEFAULT_OUTPUT;
+	o->archive_level = TREC_ARCHIVE_FULL;
 	o->argc = argc;
 	o->argv = argv;
 	opterr = 0;
@@ -143,6 +166,15 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 		case 'q':
 			o->quiet = true;
 			break;
+		case 'A':
+			o->archive_level = trec_archive_level_parse(optarg);
+			if (o->archive_level < 0)
+				return bad(err, "--archive must be none, symbols, sampled or full, not '%s'",
+					   optarg);
+			break;
+		case 'N':
+			o->archive_level = TREC_ARCHIVE_NONE;
+			break;
 		case 'v':
 			o->verbose = true;
 			break;
@@ -153,9 +185,9 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 			fprintf(out, "trecord %s\n", TREC_VERSION);
 			return TREC_CLI_EXIT_OK;
 		case ':':
-			return bad(err, "option '%s' needs an argument", argv[optind - 1]);
+			return bad(err, "option '%s' needs an argument", bad_opt(argv, optopt, optbuf));
 		default:
-			return bad(err, "unknown option '%s'", argv[optind - 1]);
+			return bad(err, "unknown option '%s'", bad_opt(argv, optopt, optbuf));
 		}
 	}
 	if (optind < argc)

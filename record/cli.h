@@ -27,6 +27,7 @@ struct trec_options {
 	bool verbose;
 	double duration_s;   /* 0: until the command ends or Ctrl-C */
 	char **cmd;          /* -- cmd args..., or NULL */
+	int archive_level;   /* enum trec_archive_level: --archive, --no-archive */
 	int argc;            /* the whole command line, for META */
 	char **argv;
 };

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "archive.h"
 #include "python_sync.h"
 #include "session.h"
 #include "trec_types.h"
@@ -25,7 +26,7 @@ static int on_ring_msg(void *ctx, void *data, size_t len)
 
 	if (len >= sizeof(type))
 		memcpy(&type, data, sizeof(type));
-	if (trec_msg_queue_push(&s->queue, data, len))
+	if (trec_msg_queue_push_prio(&s->queue, data, len, type == TREC_MSG_PID_EVENT))
 		trecord_count(&s->cnt, type == TREC_MSG_PID_EVENT ? TRECORD_METRIC_QUEUE_DROPPED_EVENTS
 								 : TRECORD_METRIC_QUEUE_DROPPED_TRACES, 1);
 	return 0;
@@ -128,6 +129,13 @@ static void handle_trace(struct trec_session *s, const uint8_t *data, size_t len
 			.kind = t->frames[i].kind,
 			.flags = t->frames[i].flags,
 		};
+	/* A kernel stack the stack map could not take comes inline, first. */
+	uint32_t nk = 0;
+
+	while (nk < n && frames[nk].kind == TREC_FRAME_KERNEL) {
+		trec_ksym_subset_add(&s->ksyms_used, &s->ksyms, frames[nk].addr);
+		nk++;
+	}
 	if (n && (frames[n - 1].flags & TREC_FRAME_F_ERROR)) {
 		if (frames[n - 1].addr == TREC_ERR_NO_PID_INFO)
 			trecord_count(&s->cnt, TRECORD_METRIC_SAMPLES_UNKNOWN_PID, 1);
@@ -144,12 +152,17 @@ static void handle_trace(struct trec_session *s, const uint8_t *data, size_t len
 	smp.flags = t->flags;
 	smp.weight = 1;
 	copy_comm(smp.comm, t->comm);
-	smp.num_user_frames = n;
-	smp.user_frames = frames;
+	smp.num_user_frames = n - nk;
+	smp.user_frames = frames + nk;
 	if (k) {
 		smp.num_kernel_frames = k->num;
 		smp.kernel_frames = k->frames;
+	} else if (nk) {
+		smp.num_kernel_frames = nk;
+		smp.kernel_frames = frames;
 	}
+	for (uint32_t i = 0; i < n && s->touched; i++)
+		trec_touched_frame(s->touched, &frames[i]);
 	if (!trec_u64map_get(&s->seen_pids, t->pid))
 		trec_u64map_put(&s->seen_pids, t->pid, (void *)1, &err);
 
@@ -275,6 +288,8 @@ void trec_consumer_free(struct trec_session *s)
 		free(v);
 	trec_u64map_free(&s->kstacks);
 	trec_u64map_free(&s->seen_pids);
+	trec_touched_free(s->touched);
+	s->touched = NULL;
 	if (s->rb)
 		ring_buffer__free(s->rb);
 	s->rb = NULL;

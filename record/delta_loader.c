@@ -63,11 +63,20 @@ static void *loader_main(void *arg)
 	bool closed = false;
 
 	while (!closed) {
-		struct trec_msg *m = trec_msg_queue_pop(&l->jobs, 200, &closed);
+		bool large_closed;
+		struct trec_msg *m = trec_msg_queue_pop(&l->jobs, 0, &closed);
 
 		if (!m)
-			continue;
+			m = trec_msg_queue_pop(&l->large_jobs, 0, &large_closed);
+		if (!m) {
+			/* Wake for a small file at once, a large one within 50 ms. */
+			m = trec_msg_queue_pop(&l->jobs, 50, &closed);
+			if (!m)
+				continue;
+		}
+		atomic_store(&l->busy, true);
 		load(l, (const struct job *)m->data);
+		atomic_store(&l->busy, false);
 		free(m);
 		atomic_fetch_sub(&l->queued, 1);
 	}
@@ -87,6 +96,12 @@ int trec_delta_loader_init(struct trec_delta_loader *l, const struct trec_delta_
 		l->store = NULL;
 		return -ENOMEM;
 	}
+	if (trec_msg_queue_init(&l->large_jobs, 4096, 4096 * sizeof(struct job))) {
+		trec_msg_queue_destroy(&l->jobs);
+		trec_delta_store_free(l->store);
+		l->store = NULL;
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -99,7 +114,7 @@ int trec_delta_loader_start(struct trec_delta_loader *l)
 }
 
 int trec_delta_loader_submit(struct trec_delta_loader *l, uint64_t file_id, int fd,
-			     const char *name)
+			     uint64_t size, const char *name)
 {
 	struct job j = { .file_id = file_id, .fd = fd };
 	int err;
@@ -110,7 +125,8 @@ int trec_delta_loader_submit(struct trec_delta_loader *l, uint64_t file_id, int 
 		return 0;
 	}
 	atomic_fetch_add(&l->queued, 1);
-	err = trec_msg_queue_push(&l->jobs, &j, sizeof(j));
+	err = trec_msg_queue_push(size > TREC_DELTA_LARGE_FILE ? &l->large_jobs : &l->jobs, &j,
+				  sizeof(j));
 	if (err) {
 		atomic_fetch_sub(&l->queued, 1);
 		atomic_fetch_add(&l->failed, 1);
@@ -119,30 +135,51 @@ int trec_delta_loader_submit(struct trec_delta_loader *l, uint64_t file_id, int 
 	return err;
 }
 
-void trec_delta_loader_drain(struct trec_delta_loader *l)
+bool trec_delta_loader_drain(struct trec_delta_loader *l, unsigned timeout_ms)
 {
-	while (l->threaded && atomic_load(&l->queued))
+	for (unsigned i = 0; l->threaded && atomic_load(&l->queued); i++) {
+		if (i >= timeout_ms)
+			return false;
 		usleep(1000);
+	}
+	return true;
 }
 
-void trec_delta_loader_destroy(struct trec_delta_loader *l)
+static void drop_jobs(struct trec_delta_loader *l, struct trec_msg_queue *q)
 {
 	struct trec_msg *m;
 	bool closed;
 
+	while ((m = trec_msg_queue_pop(q, 0, &closed))) {
+		close(((struct job *)m->data)->fd);
+		free(m);
+		atomic_fetch_sub(&l->queued, 1);
+	}
+}
+
+bool trec_delta_loader_stop(struct trec_delta_loader *l, unsigned wait_ms)
+{
+	if (!l->store || !l->threaded)
+		return true;
+	drop_jobs(l, &l->jobs);
+	drop_jobs(l, &l->large_jobs);
+	trec_msg_queue_close(&l->jobs);
+	for (unsigned i = 0; atomic_load(&l->busy) && i < wait_ms; i++)
+		usleep(1000);
+	if (atomic_load(&l->busy))
+		return false;
+	pthread_join(l->thread, NULL);
+	l->threaded = false;
+	drop_jobs(l, &l->large_jobs);
+	return true;
+}
+
+void trec_delta_loader_destroy(struct trec_delta_loader *l)
+{
 	if (!l->store)
 		return;
-	if (l->threaded) {
-		/* Drop queued jobs so shutdown does not wait for extractions. */
-		while ((m = trec_msg_queue_pop(&l->jobs, 0, &closed))) {
-			close(((struct job *)m->data)->fd);
-			free(m);
-			atomic_fetch_sub(&l->queued, 1);
-		}
-		trec_msg_queue_close(&l->jobs);
-		pthread_join(l->thread, NULL);
-	}
 	trec_msg_queue_destroy(&l->jobs);
+	trec_msg_queue_destroy(&l->large_jobs);
 	trec_delta_store_free(l->store);
 	l->store = NULL;
 }

@@ -25,7 +25,14 @@ int trec_msg_queue_init(struct trec_msg_queue *q, size_t max_msgs, size_t max_by
 
 int trec_msg_queue_push(struct trec_msg_queue *q, const void *data, size_t len)
 {
+	return trec_msg_queue_push_prio(q, data, len, true);
+}
+
+int trec_msg_queue_push_prio(struct trec_msg_queue *q, const void *data, size_t len,
+			     bool urgent)
+{
 	struct trec_msg *m = malloc(sizeof(*m) + len);
+	size_t cap, max_bytes;
 	int err = 0;
 
 	if (!m)
@@ -33,10 +40,12 @@ int trec_msg_queue_push(struct trec_msg_queue *q, const void *data, size_t len)
 	m->len = len;
 	memcpy(m->data, data, len);
 
+	cap = urgent ? q->cap : q->cap - q->cap / 8;
+	max_bytes = urgent ? q->max_bytes : q->max_bytes - q->max_bytes / 8;
 	pthread_mutex_lock(&q->lock);
 	if (q->closed) {
 		err = -EPIPE;
-	} else if (q->n == q->cap || q->bytes + len > q->max_bytes) {
+	} else if (q->n >= cap || q->bytes + len > max_bytes) {
 		err = -ENOSPC;
 	} else {
 		q->ring[(q->head + q->n) % q->cap] = m;

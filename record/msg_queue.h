@@ -31,6 +31,10 @@ int trec_msg_queue_init(struct trec_msg_queue *q, size_t max_msgs, size_t max_by
 /* Copies data. 0, or -ENOSPC when full (the caller counts the drop),
  * -ENOMEM, -EPIPE after close. */
 int trec_msg_queue_push(struct trec_msg_queue *q, const void *data, size_t len);
+/* Like push, but ordinary messages may only fill 7/8 of the queue: the
+ * rest is kept for urgent ones (process events among a flood of samples). */
+int trec_msg_queue_push_prio(struct trec_msg_queue *q, const void *data, size_t len,
+			     bool urgent);
 /* Waits up to timeout_ms for a message (caller frees it). NULL on timeout,
  * or when closed and empty (then *closed is set). */
 struct trec_msg *trec_msg_queue_pop(struct trec_msg_queue *q, int timeout_ms, bool *closed);

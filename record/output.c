@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "output.h"
 
 int trec_output_open(struct trec_output *o, const char *path, bool force,
@@ -35,8 +36,16 @@ int trec_output_open(struct trec_output *o, const char *path, bool force,
 		}
 		free(old);
 	}
+	/* -f: a new file, not the old one truncated, so it gets our 0600 mode
+	 * and nobody holding the old one open sees the new recording. */
+	if (force && unlink(path) && errno != ENOENT) {
+		int e = -errno;
+
+		snprintf(msg, msglen, "cannot replace %s: %s", path, strerror(-e));
+		return e;
+	}
 	trec_header_init_host(&h);
-	o->w = trec_writer_open(path, &h, NULL, force);
+	o->w = trec_writer_open(path, &h, NULL, 0);
 	if (!o->w) {
 		int e = errno ? -errno : -EIO;
 

@@ -24,8 +24,8 @@ struct trec_output {
 	int err; /* first error, negative errno */
 };
 
-/* Creates path. An existing file is renamed to path.old unless force, in
- * which case it is overwritten. 0, or negative errno with a message. */
+/* Creates path (mode 0600). An existing file is renamed to path.old, or
+ * with force removed. 0, or negative errno with a message. */
 int trec_output_open(struct trec_output *o, const char *path, bool force,
 		     char *msg, size_t msglen);
 /* The writer, locked; NULL (unlocked) once a write has failed. */

@@ -36,6 +36,7 @@ struct pid_state {
 struct file_state {
 	bool written;      /* FILE record is in the recording */
 	bool deltas_tried; /* extraction attempted (loaded or failed) */
+	const struct trec_file *f; /* owned by the file cache */
 };
 
 struct trec_pid_sync {
@@ -264,6 +265,7 @@ static bool note_file(struct trec_pid_sync *s, struct opened *o, struct opened *
 	if (!fs->written) {
 		write_file_record(s, o->f);
 		fs->written = true;
+		fs->f = o->f;
 	}
 	if (fs->deltas_tried || !s->ops->load_deltas || !o->f->is_elf)
 		return false;
@@ -271,6 +273,20 @@ static bool note_file(struct trec_pid_sync *s, struct opened *o, struct opened *
 	*pending = *o;
 	o->fd = -1;
 	return true;
+}
+
+const struct trec_file *trec_pid_sync_file(struct trec_pid_sync *s, uint64_t file_id,
+					   char *path, size_t pathlen)
+{
+	const struct file_state *fs = trec_u64map_get(&s->fstates, file_id);
+
+	if (!fs || !fs->f)
+		return NULL;
+	if (fs->f == s->vdso)
+		snprintf(path, pathlen, "/proc/self/fd/%d", s->vdso_fd);
+	else
+		snprintf(path, pathlen, "%s", fs->f->path);
+	return fs->f;
 }
 
 /* ---- LPM entries ------------------------------------------------------- */
@@ -392,6 +408,13 @@ int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid)
 	uint64_t t0 = s->ops->now_ns(s->ctx);
 
 	err = trec_proc_maps_read_pid(pid, &maps);
+	if (!err && !maps.n) {
+		/* A zombie (exited, not reaped yet): nothing to sync, and a
+		 * report that arrives after its exit must not resurrect it. */
+		trec_proc_maps_free(&maps);
+		trec_pid_sync_remove(s, pid);
+		err = -ESRCH;
+	}
 	if (err) {
 		s->stats.sync_gone++;
 		return err == -ENOENT || err == -ESRCH ? -ESRCH : err;
@@ -504,7 +527,7 @@ int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid)
 
 		o->fd = -1;
 		if (fd >= 0)
-			s->ops->load_deltas(s->ctx, o->f->file_id, fd, o->f->path);
+			s->ops->load_deltas(s->ctx, o->f->file_id, fd, o->f->size, o->f->path);
 	}
 	vlog(s, "pid %u: synced %zu mappings, %zu LPM entries%s in %.1f ms", pid, snap.n,
 	     ps->num_ents, changed ? "" : " (unchanged)", (s->ops->now_ns(s->ctx) - t0) / 1e6);
@@ -517,6 +540,45 @@ out:
 	free(snap.v);
 	trec_proc_maps_free(&maps);
 	return err;
+}
+
+/* Files nearly every process maps. */
+static bool is_common_file(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return !strcmp(path, "[vdso]") || !strncmp(base, "libc.so", 7) ||
+	       !strncmp(base, "ld-linux", 8);
+}
+
+int trec_pid_sync_prefetch(struct trec_pid_sync *s, uint32_t pid)
+{
+	struct trec_proc_maps maps;
+	int err = trec_proc_maps_read_pid(pid, &maps);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < maps.n && s->ops->load_deltas; i++) {
+		const struct trec_proc_map *m = &maps.v[i];
+		struct opened o = { .fd = -1 };
+		struct file_state *fs;
+		int fd;
+
+		if (!(m->prot & PROT_EXEC) || !is_common_file(m->path) ||
+		    resolve_file(s, pid, m, &o) || !o.f || !o.f->is_elf ||
+		    !(fs = file_state(s, o.f->file_id)) || fs->deltas_tried) {
+			close_opened(&o);
+			continue;
+		}
+		/* FILE records wait until a recorded process maps the file. */
+		fs->deltas_tried = true;
+		fd = o.fd >= 0 ? o.fd : dup(s->vdso_fd);
+		if (fd >= 0)
+			s->ops->load_deltas(s->ctx, o.f->file_id, fd, o.f->size, o.f->path);
+	}
+	trec_proc_maps_free(&maps);
+	return 0;
 }
 
 void trec_pid_sync_remove(struct trec_pid_sync *s, uint32_t pid)

@@ -32,7 +32,7 @@ struct trec_pid_sync_ops {
 	void (*report_reset)(void *ctx, uint32_t pid);
 	/* Stack deltas for a file seen for the first time, read from fd (the
 	 * callee owns and closes it). NULL: no deltas. */
-	void (*load_deltas)(void *ctx, uint64_t file_id, int fd, const char *name);
+	void (*load_deltas)(void *ctx, uint64_t file_id, int fd, uint64_t size, const char *name);
 	/* Records for the recording (may be NULL in tests). */
 	int (*write_file)(void *ctx, const struct trec_file_info *f);
 	int (*write_mappings)(void *ctx, const struct trec_mapping_snapshot *m);
@@ -59,6 +59,10 @@ struct trec_pid_sync *trec_pid_sync_new(const struct trec_pid_sync_ops *ops, voi
 					bool verbose);
 /* Syncs pid. 0; -ESRCH if the process is gone; other negative errno. */
 int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid);
+/* Starts loading the deltas of pid's libc, ld.so and vdso without syncing
+ * the pid: with trecord's own pid, they are ready before the command runs
+ * (nearly every program maps the same three). */
+int trec_pid_sync_prefetch(struct trec_pid_sync *s, uint32_t pid);
 /* The process ended: remove its prefixes and marker. */
 void trec_pid_sync_remove(struct trec_pid_sync *s, uint32_t pid);
 /* Removes every tracked pid that no longer exists. */
@@ -66,6 +70,12 @@ void trec_pid_sync_sweep(struct trec_pid_sync *s);
 bool trec_pid_sync_known(const struct trec_pid_sync *s, uint32_t pid);
 void trec_pid_sync_get_stats(const struct trec_pid_sync *s, struct trec_pid_sync_stats *st);
 void trec_pid_sync_free(struct trec_pid_sync *s);
+
+struct trec_file;
+/* The file a FILE record was written for, and a path that reads it now
+ * (the vdso's copy for [vdso]); NULL if the id is unknown. */
+const struct trec_file *trec_pid_sync_file(struct trec_pid_sync *s, uint64_t file_id,
+					   char *path, size_t pathlen);
 
 /* The LPM key for an aligned block, and the pid marker. */
 void trec_lpm_key(struct trec_pid_page_key *k, uint32_t pid, uint64_t addr, uint32_t bits);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "archive.h"
 #include "kallsyms.h"
 #include "session.h"
 
@@ -19,6 +20,8 @@
 #define QUEUE_MAX_MSGS (1 << 16)
 #define QUEUE_MAX_BYTES (64u << 20)
 #define CHILD_TERM_GRACE_NS 2000000000ULL
+#define INITIAL_SYNC_WAIT_NS 2000000000ULL
+#define LOADER_STOP_WAIT_MS 1000
 
 uint64_t trec_now_ns(void)
 {
@@ -98,6 +101,7 @@ static int write_meta(struct trec_session *s)
 	META("machine", u.machine);
 	META("nr_cpus", ncpu);
 	META("clock", "CLOCK_MONOTONIC");
+	META("archive", trec_archive_level_name(o->archive_level));
 #undef META
 	w = trec_output_lock(&s->out);
 	rc = w ? trec_output_unlock(&s->out, trec_write_meta(w, &m)) : trec_output_error(&s->out);
@@ -171,6 +175,12 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		goto fail;
 	}
 
+	if (o->archive_level != TREC_ARCHIVE_NONE &&
+	    !(s->touched = trec_touched_new(o->archive_level == TREC_ARCHIVE_SAMPLED))) {
+		err = -ENOMEM;
+		snprintf(msg, sizeof(msg), "out of memory");
+		goto fail;
+	}
 	err = trec_output_open(&s->out, o->output, o->force, msg, sizeof(msg));
 	if (err)
 		goto fail;
@@ -221,8 +231,20 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		snprintf(msg, sizeof(msg), "cannot start the reader threads: %s", strerror(-err));
 		goto fail;
 	}
+	/* Most programs map our libc, ld.so and vdso: load their deltas now,
+	 * and the -p pids' mappings, then wait (bounded) so the first samples
+	 * of the recording are as complete as the later ones. */
+	trec_sync_request(s, TREC_SYNC_PREFETCH, getpid());
 	for (size_t i = 0; i < o->num_pids; i++)
 		trec_sync_request(s, TREC_SYNC_PID, o->pids[i]);
+	trec_sync_request(s, TREC_SYNC_MARK, 0);
+	uint64_t until = trec_now_ns() + INITIAL_SYNC_WAIT_NS;
+
+	while (!atomic_load(&s->marks_done) && trec_now_ns() < until)
+		usleep(1000);
+	uint64_t now = trec_now_ns();
+
+	trec_delta_loader_drain(&s->deltas, now < until ? (until - now) / 1000000 : 0);
 
 	err = trec_bpf_attach_tracking(&s->bpf, msg, sizeof(msg));
 	if (!err)
@@ -334,6 +356,14 @@ static void stop_threads(struct trec_session *s)
 	s->ring_started = s->writer_started = s->sync_started = false;
 }
 
+/* Whether the delta loader stopped within a second; if it did not (in the
+ * middle of a huge file), the process must exit without tearing down the
+ * maps it writes. */
+static bool stop_loader(struct trec_session *s)
+{
+	return !s->deltas.store || trec_delta_loader_stop(&s->deltas, LOADER_STOP_WAIT_MS);
+}
+
 static void teardown(struct trec_session *s)
 {
 	stop_threads(s);
@@ -351,7 +381,8 @@ static void teardown(struct trec_session *s)
 	trec_workload_close(&s->wl);
 }
 
-static void print_summary(struct trec_session *s, const uint64_t *bpf, uint64_t bytes)
+static void print_summary(struct trec_session *s, const uint64_t *bpf, uint64_t bytes,
+			  const struct trec_archive_totals *at)
 {
 	uint64_t samples = atomic_load(&s->cnt.v[TRECORD_METRIC_SAMPLES_WRITTEN]);
 	uint64_t lost = bpf[TREC_METRIC_TRACES_LOST_RINGBUF] +
@@ -363,6 +394,9 @@ static void print_summary(struct trec_session *s, const uint64_t *bpf, uint64_t 
 		(unsigned long long)samples, (unsigned long long)lost, s->seen_pids.n);
 	if (ev_lost)
 		fprintf(stderr, ", %llu process events lost", (unsigned long long)ev_lost);
+	if (at->files)
+		fprintf(stderr, ", embedded symbols of %u files (%llu bytes, %.0f ms)", at->files,
+			(unsigned long long)at->bytes, at->build_ns / 1e6);
 	fprintf(stderr, ", wrote %s (%llu bytes) ]\n", s->opt->output, (unsigned long long)bytes);
 }
 
@@ -375,8 +409,10 @@ int trec_record(const struct trec_options *opt)
 		.sync_epfd = -1,
 	};
 	uint64_t bpf[TREC_METRIC_COUNT] = { 0 };
+	struct trec_archive_totals at = { 0 };
 	sigset_t mask, orig;
 	int err, sig = 0, rc = 0;
+	bool loader_done;
 	struct stat st;
 
 	sigemptyset(&mask);
@@ -402,15 +438,18 @@ int trec_record(const struct trec_options *opt)
 		sig = record_loop(&s, &mask);
 
 	trec_bpf_detach_sampling(&s.bpf);
+	s.stop_ns = trec_now_ns();
 	end_child(&s);
 	/* After the command's exit event; then the ring drains completely. */
 	trec_bpf_detach_tracking(&s.bpf);
 	stop_threads(&s);
+	loader_done = stop_loader(&s);
 	write_metrics(&s, bpf);
+	trec_session_write_archives(&s, &at);
 	if (s.start_ns) {
 		struct trec_summary sum = {
 			.start_ns = s.start_ns,
-			.end_ns = trec_now_ns(),
+			.end_ns = s.stop_ns,
 			.samples = atomic_load(&s.cnt.v[TRECORD_METRIC_SAMPLES_WRITTEN]),
 			.lost = bpf[TREC_METRIC_TRACES_LOST_RINGBUF] +
 				atomic_load(&s.cnt.v[TRECORD_METRIC_QUEUE_DROPPED_TRACES]),
@@ -428,11 +467,17 @@ int trec_record(const struct trec_options *opt)
 		fprintf(stderr, "trecord: writing %s failed: %s\n", opt->output, strerror(-err));
 		rc = 1;
 	} else if (!rc && !opt->quiet) {
-		print_summary(&s, bpf, stat(opt->output, &st) ? 0 : (uint64_t)st.st_size);
+		print_summary(&s, bpf, stat(opt->output, &st) ? 0 : (uint64_t)st.st_size, &at);
 	}
 	if (!rc && s.child_done)
 		rc = trec_workload_exit_code(s.child_status);
 	(void)sig;
+	if (!loader_done) {
+		/* The recording is complete; the exit releases the rest. */
+		if (opt->verbose)
+			fprintf(stderr, "trecord: not waiting for a stack-delta load in progress\n");
+		exit(rc);
+	}
 	teardown(&s);
 	return rc;
 

@@ -36,6 +36,8 @@ struct perf_buffer;
 enum trec_sync_req_kind {
 	TREC_SYNC_PID = 1,    /* (re)read the pid's mappings */
 	TREC_SYNC_REMOVE = 2, /* the pid exited */
+	TREC_SYNC_PREFETCH = 3, /* load the pid's deltas only (trecord itself) */
+	TREC_SYNC_MARK = 4,   /* bumps syncs_done: the requests before it are done */
 };
 
 struct trec_sync_req {
@@ -64,15 +66,17 @@ struct trec_session {
 	bool ring_started, writer_started, sync_started;
 	atomic_bool stop_ring, stop_sync;
 	struct trecord_counters cnt;
+	atomic_uint marks_done; /* TREC_SYNC_MARK requests handled */
 
 	/* writer thread only (after setup) */
 	struct trec_u64map kstacks;   /* kernel stack id -> struct trec_kstack */
 	struct trec_u64map seen_pids; /* pids with samples */
+	struct trec_touched *touched; /* files samples hit (archive_touched.c) */
 	struct trec_kallsyms ksyms;   /* snapshot from the start */
 	struct trec_ksym_subset ksyms_used;
 	uint64_t ksyms_time_ns, ksyms_written_ns;
 
-	uint64_t start_ns;
+	uint64_t start_ns, stop_ns; /* sampling */
 	struct trec_workload wl;
 	bool have_child, child_done;
 	int child_status;
@@ -89,6 +93,10 @@ void trec_consumer_free(struct trec_session *s);
 int trec_sync_thread_start(struct trec_session *s);
 int trec_sync_request(struct trec_session *s, uint32_t kind, uint32_t pid);
 void trec_syncer_free(struct trec_session *s);
+
+/* archive_session.c: embeds the symbols of the touched files (before SUMMARY). */
+struct trec_archive_totals;
+int trec_session_write_archives(struct trec_session *s, struct trec_archive_totals *tot);
 
 /* session.c: runs a whole recording; returns trecord's exit code. */
 int trec_record(const struct trec_options *opt);

@@ -85,6 +85,10 @@ static void drain_requests(struct trec_session *s)
 			sync_pid(s, r.pid);
 		else if (r.kind == TREC_SYNC_REMOVE)
 			trec_pid_sync_remove(s->sync, r.pid);
+		else if (r.kind == TREC_SYNC_PREFETCH)
+			trec_pid_sync_prefetch(s->sync, r.pid);
+		else if (r.kind == TREC_SYNC_MARK)
+			atomic_fetch_add(&s->marks_done, 1);
 	}
 }
 
@@ -135,6 +139,9 @@ static void *sync_main(void *arg)
 		}
 		publish_stats(s);
 	}
+	/* The writer has forwarded its last exits and execs: apply them, so
+	 * the final metrics show what the trie really holds. */
+	drain_requests(s);
 	publish_stats(s);
 	return NULL;
 }
@@ -187,11 +194,11 @@ static int write_blob(void *ctx, enum trec_record_type type, const struct trec_b
 	return w ? trec_output_unlock(&s->out, trec_write_blob(w, type, b)) : -EIO;
 }
 
-static void load_deltas(void *ctx, uint64_t file_id, int fd, const char *name)
+static void load_deltas(void *ctx, uint64_t file_id, int fd, uint64_t size, const char *name)
 {
 	struct trec_session *s = ctx;
 
-	trec_delta_loader_submit(&s->deltas, file_id, fd, name);
+	trec_delta_loader_submit(&s->deltas, file_id, fd, size, name);
 }
 
 static uint64_t now_ns(void *ctx)
@@ -220,6 +227,7 @@ void trec_syncer_free(struct trec_session *s)
 	if (s->sync_epfd >= 0)
 		close(s->sync_epfd);
 	trec_pid_sync_free(s->sync);
+	trec_delta_loader_stop(&s->deltas, ~0U);
 	trec_delta_loader_destroy(&s->deltas);
 	s->pb = NULL;
 	s->sync = NULL;

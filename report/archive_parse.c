@@ -268,6 +268,50 @@ static int parse_inlines(struct cur *c, struct trec_archive *a)
 	return c->bad ? -EBADMSG : 0;
 }
 
+static int parse_layout(struct cur *c, struct trec_archive *a)
+{
+	struct trec_arc_tables *t = &a->t;
+	t->entry = varint(c);
+	size_t n = count(c, 5, "ELF sections");
+	if (!c->bad && n > TREC_ARC_MAX_SECTIONS)
+		fail(c, "%zu ELF sections (max %u)", n, TREC_ARC_MAX_SECTIONS);
+	if (c->bad)
+		return -EBADMSG;
+	t->sections = calloc(n + 1, sizeof(*t->sections));
+	if (!t->sections)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && !c->bad; i++) {
+		struct trec_arc_elfsec *s = &t->sections[i];
+		s->name = varint32(c, t->num_strings ? t->num_strings - 1 : 0, "section name");
+		s->type = varint32(c, UINT32_MAX, "section type");
+		s->flags = varint(c);
+		s->addr = varint(c);
+		s->size = varint(c);
+		add_addr(c, s->addr, s->size);
+		if (!c->bad && !t->num_strings)
+			fail(c, "ELF section without a string table");
+	}
+	t->num_sections = c->bad ? 0 : n;
+	size_t ng = count(c, 4, "ELF segments");
+	if (!c->bad && ng > TREC_ARC_MAX_SEGMENTS)
+		fail(c, "%zu ELF segments (max %u)", ng, TREC_ARC_MAX_SEGMENTS);
+	if (c->bad)
+		return -EBADMSG;
+	t->segments = calloc(ng + 1, sizeof(*t->segments));
+	if (!t->segments)
+		return -ENOMEM;
+	for (size_t i = 0; i < ng && !c->bad; i++) {
+		struct trec_arc_segment *g = &t->segments[i];
+		g->flags = varint32(c, UINT32_MAX, "segment flags");
+		g->vaddr = varint(c);
+		g->memsz = varint(c);
+		g->align = varint(c);
+		add_addr(c, g->vaddr, g->memsz);
+	}
+	t->num_segments = c->bad ? 0 : ng;
+	return c->bad ? -EBADMSG : 0;
+}
+
 /* ---- the whole archive ------------------------------------------------------ */
 
 struct section_ref {
@@ -294,7 +338,7 @@ int trec_archive_parse(const uint8_t *data, size_t len, struct trec_archive **ou
 {
 	struct cur c = { .in = { .p = data, .end = data + len }, .start = data,
 			 .what = "header", .err = err, .errlen = errlen };
-	struct section_ref secs[TREC_ARC_SEC_INLINES + 1] = { { 0 } };
+	struct section_ref secs[TREC_ARC_SEC_MAX + 1] = { { 0 } };
 	int rc = -EBADMSG;
 
 	if (err && errlen)
@@ -331,6 +375,7 @@ int trec_archive_parse(const uint8_t *data, size_t len, struct trec_archive **ou
 		goto out;
 	memcpy(a->t.build_id, bid, a->t.build_id_len);
 	a->t.sources = varint32(&c, UINT32_MAX, "sources");
+	a->t.load_vaddr = varint(&c);
 
 	while (!c.bad && left(&c)) {
 		c.what = "section list";
@@ -343,7 +388,7 @@ int trec_archive_parse(const uint8_t *data, size_t len, struct trec_archive **ou
 			     (unsigned long long)slen);
 			break;
 		}
-		if (tag[0] >= 1 && tag[0] <= TREC_ARC_SEC_INLINES) {
+		if (tag[0] >= 1 && tag[0] <= TREC_ARC_SEC_MAX) {
 			struct section_ref *s = &secs[tag[0]];
 			if (s->seen) {
 				fail(&c, "section %u appears twice", tag[0]);
@@ -370,6 +415,10 @@ int trec_archive_parse(const uint8_t *data, size_t len, struct trec_archive **ou
 	if (secs[TREC_ARC_SEC_INLINES].seen &&
 	    (rc = parse_section(a, &c, &secs[TREC_ARC_SEC_INLINES], "INLINES", parse_inlines)))
 		goto out;
+	if (secs[TREC_ARC_SEC_ELF_LAYOUT].seen &&
+	    (rc = parse_section(a, &c, &secs[TREC_ARC_SEC_ELF_LAYOUT], "ELF_LAYOUT",
+				parse_layout)))
+		goto out;
 	*out = a;
 	return 0;
 out:
@@ -387,6 +436,8 @@ void trec_archive_free(struct trec_archive *a)
 	for (size_t d = 0; d < a->t.num_depths; d++)
 		free(a->t.depths[d].v);
 	free(a->t.depths);
+	free(a->t.sections);
+	free(a->t.segments);
 	free(a->arena);
 	free(a);
 }

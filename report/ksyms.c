@@ -3,6 +3,7 @@
 #include "ksyms.h"
 
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,14 +60,8 @@ void rp_ksyms_set(struct rp_model *m, uint32_t rec, const struct trec_ksyms *k)
 
 const struct rp_ksym *rp_ksyms_lookup(const struct rp_recording *r, uint64_t addr)
 {
-	size_t lo = 0, hi = r->nksyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (r->ksyms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = rp_upper_bound(r->ksyms, r->nksyms, sizeof(*r->ksyms),
+				   offsetof(struct rp_ksym, addr), addr);
 	if (!lo)
 		return NULL;
 	const struct rp_ksym *s = &r->ksyms[lo - 1];

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive_reader.h"
 #include "ksyms.h"
 #include <linux/types.h>
 #include "trec_types.h"
@@ -172,6 +173,15 @@ static void load_pid_event(struct rp_model *m, uint32_t rec, const struct trec_p
 		p->comm = rp_strtab_intern(&m->strs, comm);
 }
 
+/* Embedded symbols: kept per file id, parsed when a frame needs them. */
+static void load_symtab(struct rp_model *m, const struct trec_blob *b)
+{
+	if (!m->archives)
+		m->archives = trec_archive_store_new(NULL, NULL);
+	if (!m->archives || trec_archive_store_add(m->archives, b))
+		fprintf(stderr, "treport: warning: out of memory keeping embedded symbols\n");
+}
+
 /* Python code object descriptions; a malformed one only leaves the frames
  * that name it unnamed. */
 static void load_pycode(struct rp_recording *rr, const struct trec_blob *b)
@@ -206,9 +216,10 @@ static void load_record(struct rp_model *m, uint32_t rec, const struct trec_reco
 		rr->have_summary = true;
 		rr->summary = r->u.summary;
 		break;
+	case TREC_REC_SYMTAB: load_symtab(m, &r->u.blob); break;
 	case TREC_REC_PYCODE: load_pycode(rr, &r->u.blob); break;
 	default:
-		break; /* SYMTAB, BLOB: not used yet */
+		break; /* BLOB: not used yet */
 	}
 }
 
@@ -257,6 +268,9 @@ int rp_load_file(struct rp_model *m, const char *path, const struct rp_options *
 		fprintf(stderr, "treport: warning: %s: %" PRIu64 " malformed PYCODE record(s); "
 			"their Python frames stay unnamed\n", path, rr->bad_pycode);
 	/* truncation itself was a reader warning: the file is still reported */
+	if (!rc && !rr->have_summary && !rr->truncated && !rr->failed)
+		fprintf(stderr, "treport: warning: %s: recording is incomplete (no SUMMARY record: "
+			"trecord did not stop cleanly)\n", path);
 	if (rr->stats.bad_chunks && !rc)
 		fprintf(stderr, "treport: warning: %s: skipped %" PRIu64 " corrupt chunk(s)\n", path,
 			rr->stats.bad_chunks);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "archive_extract.h"
 #include "load.h"
 #include "output.h"
 
@@ -49,12 +50,25 @@ int main(int argc, char **argv)
 	if (o.time_set)
 		rp_model_filter_time(&m, o.time_start_ns, o.time_end_ns);
 
+	if (o.extract_dir) {
+		status = rp_extract_archives(&m, o.extract_dir) ? 1 : 0;
+		rp_model_free(&m);
+		return status;
+	}
+	static const struct rp_symsrc *const by_kind[] = {
+		[RP_SOURCE_EMBEDDED] = &rp_symsrc_embedded,
+		[RP_SOURCE_LOCAL] = &rp_symsrc_elf_file,
+		[RP_SOURCE_DEBUG] = &rp_symsrc_elf_debug,
+	};
 	struct rp_symopts so = {
 		.demangle = !o.no_demangle,
 		.inline_frames = !o.no_inline,
 		.symfs = o.symfs,
 		.debug_dirs = o.debug_dirs,
+		.nsources = o.nsources,
 	};
+	for (size_t i = 0; i < o.nsources; i++)
+		so.sources[i] = by_kind[o.sources[i]];
 	struct rp_symbolizer *s = rp_symbolizer_new(&m, &so);
 	struct rp_report r = { &m, s, &o };
 	FILE *out = open_output(&o);

@@ -3,8 +3,11 @@
 #include "model.h"
 #include "python_frames.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "archive_reader.h"
 
 void rp_model_init(struct rp_model *m)
 {
@@ -23,6 +26,7 @@ void rp_model_free(struct rp_model *m)
 		trec_pyframes_free(r->py);
 	}
 	free(m->recs);
+	trec_archive_store_free(m->archives);
 	free(m->files);
 	rp_htab_free(&m->file_index);
 	for (size_t i = 0; i < m->nprocs; i++)
@@ -214,25 +218,11 @@ const struct rp_mapping *rp_model_find_mapping(const struct rp_model *m, uint32_
 	if (!p || !p->nsnaps)
 		return NULL;
 	/* the last snapshot at or before time_ns; the first one if all are later */
-	size_t lo = 0, hi = p->nsnaps;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (p->snaps[mid].time_ns <= time_ns)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = rp_upper_bound(p->snaps, p->nsnaps, sizeof(*p->snaps),
+				   offsetof(struct rp_snapshot, time_ns), time_ns);
 	const struct rp_snapshot *s = &p->snaps[lo ? lo - 1 : 0];
 	const struct rp_mapping *maps = m->maps + s->first;
-	lo = 0;
-	hi = s->num;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = rp_upper_bound(maps, s->num, sizeof(*maps), offsetof(struct rp_mapping, start), addr);
 	if (lo && addr < maps[lo - 1].end)
 		return &maps[lo - 1];
 	return NULL;

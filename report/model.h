@@ -141,6 +141,10 @@ struct rp_model {
 	size_t nevents, capevents;
 
 	uint64_t total_samples; /* sum of agg counts */
+
+	/* Embedded symbols (SYMTAB records), created on the first one;
+	 * report/archive_reader.h. */
+	struct trec_archive_store *archives;
 };
 
 void rp_model_init(struct rp_model *m);

@@ -47,6 +47,13 @@ static const char usage[] =
 	"  --symfs DIR          look for binaries under DIR\n"
 	"  --debug-dir DIR      also search DIR/.build-id/ for debug files (repeatable;\n"
 	"                       /usr/lib/debug is always searched)\n"
+	"  --symbol-source LIST where symbols come from, tried in order per file\n"
+	"                       (default embedded,local,debug): embedded = the symbols\n"
+	"                       trecord embedded, local = the recorded path if its\n"
+	"                       build-id matches, debug = a debug file by build-id\n"
+	"  --extract-archive DIR  write the embedded symbols as ELF debug files\n"
+	"                       DIR/.build-id/xx/yyyy.debug (for nm, addr2line, gdb)\n"
+	"                       and exit\n"
 	"\n"
 	"Other:\n"
 	"  --top N              rows in the summary (default 20)\n"
@@ -73,6 +80,8 @@ enum {
 	OPT_DEBUG_DIR,
 	OPT_TOP,
 	OPT_FORCE,
+	OPT_SYMBOL_SOURCE,
+	OPT_EXTRACT_ARCHIVE,
 };
 
 static const struct option long_opts[] = {
@@ -96,6 +105,8 @@ static const struct option long_opts[] = {
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "symbol-source", required_argument, NULL, OPT_SYMBOL_SOURCE },
+	{ "extract-archive", required_argument, NULL, OPT_EXTRACT_ARCHIVE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 },
@@ -203,6 +214,33 @@ static int parse_time(const char *arg, struct rp_options *o)
 	return 0;
 }
 
+static int parse_sources(const char *arg, struct rp_options *o)
+{
+	static const char *const names[] = {
+		[RP_SOURCE_EMBEDDED] = "embedded",
+		[RP_SOURCE_LOCAL] = "local",
+		[RP_SOURCE_DEBUG] = "debug",
+	};
+	const char *p = arg;
+	o->nsources = 0;
+	while (*p) {
+		size_t len = strcspn(p, ","), k;
+		for (k = 0; k < RP_MAX_SYMSRC; k++)
+			if (strlen(names[k]) == len && !strncmp(p, names[k], len))
+				break;
+		if (k == RP_MAX_SYMSRC)
+			return bad("--symbol-source '%s': sources are embedded, local and debug", arg);
+		for (size_t i = 0; i < o->nsources; i++)
+			if (o->sources[i] == (enum rp_source)k)
+				return bad("--symbol-source '%s': %s given twice", arg, names[k]);
+		o->sources[o->nsources++] = (enum rp_source)k;
+		p += len + (p[len] == ',');
+	}
+	if (!o->nsources)
+		return bad("--symbol-source needs at least one of embedded, local, debug");
+	return 0;
+}
+
 int rp_options_parse(int argc, char **argv, struct rp_options *o)
 {
 	int nout = 0, ndebug = 0;
@@ -262,6 +300,15 @@ int rp_options_parse(int argc, char **argv, struct rp_options *o)
 			break;
 		}
 		case OPT_FORCE: o->force = true; break;
+		case OPT_SYMBOL_SOURCE:
+			if (parse_sources(optarg, o))
+				return -1;
+			break;
+		case OPT_EXTRACT_ARCHIVE:
+			if (!optarg[0])
+				return bad("--extract-archive needs a directory");
+			o->extract_dir = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 1;

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "symsrc.h"
+
 enum rp_output {
 	RP_OUT_SUMMARY = 0,
 	RP_OUT_FOLDED,
@@ -16,6 +18,13 @@ enum rp_output {
 };
 
 #define RP_MAX_FILTER 64
+
+/* Where symbols come from (--symbol-source). */
+enum rp_source {
+	RP_SOURCE_EMBEDDED = 0, /* the recording's SYMTAB records */
+	RP_SOURCE_LOCAL,        /* the recorded path, if its build-id matches */
+	RP_SOURCE_DEBUG,        /* DIR/.build-id/xx/yyyy.debug */
+};
 #define RP_MAX_DEBUG_DIRS 8
 
 struct rp_options {
@@ -38,6 +47,9 @@ struct rp_options {
 	unsigned top;           /* summary rows */
 	const char *symfs;
 	const char *debug_dirs[RP_MAX_DEBUG_DIRS + 2]; /* NULL-terminated */
+	enum rp_source sources[RP_MAX_SYMSRC]; /* in order; nsources 0: default */
+	size_t nsources;
+	const char *extract_dir; /* --extract-archive DIR */
 };
 
 /*

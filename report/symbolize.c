@@ -16,12 +16,12 @@
 #include <linux/types.h>
 #include "trec_types.h"
 
-/* Tried in order for each file id; the embedded source goes first later. */
-static const struct rp_symsrc *const sources[] = {
+/* Tried in order for each file id unless the options say otherwise. */
+static const struct rp_symsrc *const default_sources[RP_MAX_SYMSRC] = {
+	&rp_symsrc_embedded,
 	&rp_symsrc_elf_file,
 	&rp_symsrc_elf_debug,
 };
-#define NSOURCES (sizeof(sources) / sizeof(sources[0]))
 
 struct file_state {
 	const struct rp_symsrc *src; /* NULL: nothing could be opened */
@@ -54,6 +54,10 @@ struct rp_symbolizer *rp_symbolizer_new(struct rp_model *m, const struct rp_symo
 	struct rp_symbolizer *s = xcalloc(1, sizeof(*s));
 	s->m = m;
 	s->o = *o;
+	if (!s->o.nsources) {
+		memcpy(s->o.sources, default_sources, sizeof(default_sources));
+		s->o.nsources = RP_MAX_SYMSRC;
+	}
 	s->s_unknown = rp_strtab_intern(&m->strs, "[unknown]");
 	s->s_kernel = rp_strtab_intern(&m->strs, "[kernel.kallsyms]");
 	return s;
@@ -182,14 +186,15 @@ static struct file_state *file_state(struct rp_symbolizer *s, const struct rp_fi
 		.mtime_ns = f->mtime_ns,
 		.symfs = s->o.symfs,
 		.debug_dirs = s->o.debug_dirs,
+		.archives = s->m->archives,
 	};
-	char why[NSOURCES][512];
+	char why[RP_MAX_SYMSRC][512];
 	int mismatch = -1;
-	for (size_t i = 0; i < NSOURCES; i++) {
+	for (size_t i = 0; i < s->o.nsources; i++) {
 		why[i][0] = 0;
-		int r = sources[i]->open(&sf, &fs->handle, why[i], sizeof(why[i]));
+		int r = s->o.sources[i]->open(&sf, &fs->handle, why[i], sizeof(why[i]));
 		if (r == RP_SYMSRC_OK) {
-			fs->src = sources[i];
+			fs->src = s->o.sources[i];
 			break;
 		}
 		if (r == RP_SYMSRC_MISMATCH && mismatch < 0)

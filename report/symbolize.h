@@ -43,6 +43,9 @@ struct rp_symopts {
 	bool inline_frames; /* expand inlined frames (DWARF) */
 	const char *symfs;
 	const char *const *debug_dirs; /* NULL-terminated */
+	/* Sources in the order tried; nsources 0: embedded, local, debug. */
+	const struct rp_symsrc *sources[RP_MAX_SYMSRC];
+	size_t nsources;
 	bool quiet;         /* no warnings on stderr */
 };
 

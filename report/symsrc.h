@@ -25,6 +25,7 @@ struct rp_symsrc_file {
 	uint64_t size, mtime_ns;
 	const char *symfs;       /* prefix for path, or NULL */
 	const char *const *debug_dirs; /* NULL-terminated, searched by build-id */
+	struct trec_archive_store *archives; /* embedded symbols, or NULL */
 };
 
 /*
@@ -62,5 +63,12 @@ struct rp_symsrc {
  * found by build-id. */
 extern const struct rp_symsrc rp_symsrc_elf_file;
 extern const struct rp_symsrc rp_symsrc_elf_debug;
+/* The symbols embedded in the recording (symsrc_embedded.c). */
+extern const struct rp_symsrc rp_symsrc_embedded;
+
+struct trec_archive_store;
+
+/* Default order: embedded, local file, debug file. */
+#define RP_MAX_SYMSRC 3
 
 #endif /* RP_SYMSRC_H */

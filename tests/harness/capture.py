@@ -13,7 +13,14 @@
 #   TREC_CASE_SKIP     hits to ignore before stopping (default 0)
 #   TREC_CASE_STEPS    stepi count after the stop (default 0)
 #   TREC_CASE_THREADS  "current" (default) or "all"
+#   TREC_CASE_STOP_IN  functions the unwinder may stop in with an error (code
+#                      without CFI), space-separated: "expect-stop-in" lines
+#   TREC_CASE_RUN      a command run with the case files as arguments while
+#                      the process is still stopped under gdb (so it can
+#                      read the live /proc/PID/maps); output: PREFIX.out
 import os
+import shlex
+import subprocess
 
 import gdb
 
@@ -109,6 +116,8 @@ def write_case(path, pid, tid, maps, vdso_path):
         for pc, name in frames:
             out.write("frame %x %s\n" % (pc, name))
         out.write("gdb-stop %d %s\n" % (reason, reason_str))
+        for fn in env("TREC_CASE_STOP_IN", "").split():
+            out.write("expect-stop-in %s\n" % fn)
         out.write("end\n")
 
 
@@ -128,10 +137,16 @@ def main():
         threads = sorted(inf.threads(), key=lambda t: t.ptid[1])
     else:
         threads = [gdb.selected_thread()]
+    cases = []
     for th in threads:
         th.switch()
         tid = th.ptid[1]
-        write_case("%s.t%d.case" % (prefix, tid), pid, tid, maps, vdso_path)
+        cases.append("%s.t%d.case" % (prefix, tid))
+        write_case(cases[-1], pid, tid, maps, vdso_path)
+    run = env("TREC_CASE_RUN")
+    if run:
+        with open(prefix + ".out", "w") as out:
+            subprocess.run(shlex.split(run) + cases, stdout=out, stderr=subprocess.STDOUT)
     gdb.execute("kill", to_string=True)
 
 

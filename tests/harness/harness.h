@@ -21,11 +21,9 @@ struct harness_mem {
 	uint8_t *bytes;
 };
 
-/* One pid_page_to_mapping_info entry; addr holds the prefix bits only. */
+/* One pid_page_to_mapping_info entry, as written through the map API. */
 struct harness_lpm_entry {
-	uint32_t prefix_len; /* 32 + address bits */
-	uint32_t pid;
-	uint64_t addr;
+	struct trec_pid_page_key k;
 	struct trec_pid_page_value v;
 };
 
@@ -57,9 +55,12 @@ int harness_unwind(struct harness_env *e, const struct harness_regs *r, uint32_t
  * *info, or the enum trec_error it failed with. */
 int harness_stack_delta(struct harness_env *e, uint64_t file_id, uint64_t vaddr, uint16_t *info);
 
-/* Adds the LPM entries of one mapping [start, end) and the pid marker. */
-int harness_lpm_add_mapping(struct harness_env *e, uint32_t pid, uint64_t start, uint64_t end,
-			    uint64_t file_id, uint64_t bias);
-int harness_lpm_add_marker(struct harness_env *e, uint32_t pid);
+/* The emulated pid_page_to_mapping_info (harness_lpm.c). */
+int harness_lpm_update(struct harness_env *e, const struct trec_pid_page_key *k,
+		       const struct trec_pid_page_value *v);
+int harness_lpm_delete(struct harness_env *e, const struct trec_pid_page_key *k);
+/* Longest-prefix match: tries prefix lengths 96 down to 32. */
+struct trec_pid_page_value *harness_lpm_lookup(struct harness_env *e,
+					       const struct trec_pid_page_key *k);
 
 #endif /* TREC_HARNESS_H */

@@ -4,7 +4,7 @@
  * bpf/testing_shim.h, and the helper definitions the shim declares.
  *  - maps: bpf_map_lookup_elem dispatches on the map's address; the delta
  *    maps read the fake sink the real delta store wrote, the LPM trie is
- *    emulated by trying prefix lengths 96 down to 32;
+ *    harness_lpm.c;
  *  - bpf_probe_read_user reads the captured stack;
  *  - bpf_tail_call longjmps back to harness_unwind, which runs the program
  *    in the slot (the kernel's "never returns"), up to the kernel's 33;
@@ -28,24 +28,6 @@ static struct harness_env *env;
 static struct trec_per_cpu_record record;
 static jmp_buf tail_call_jmp;
 
-static void *lpm_lookup(const struct trec_pid_page_key *k)
-{
-	uint32_t pid = be32toh(k->pid_be);
-	uint64_t addr = be64toh(k->page_be);
-	if (k->prefix_len > 96)
-		return NULL;
-	for (int plen = (int)k->prefix_len; plen >= 32; plen--) {
-		int bits = plen - 32;
-		uint64_t mask = bits == 0 ? 0 : ~0ULL << (64 - bits);
-		for (size_t i = 0; i < env->num_lpm; i++) {
-			struct harness_lpm_entry *e = &env->lpm[i];
-			if (e->prefix_len == (uint32_t)plen && e->pid == pid && e->addr == (addr & mask))
-				return &e->v;
-		}
-	}
-	return NULL;
-}
-
 static void *bpf_map_lookup_elem(void *map, const void *key)
 {
 	uint32_t idx = *(const uint32_t *)key;
@@ -55,7 +37,7 @@ static void *bpf_map_lookup_elem(void *map, const void *key)
 	if (map == &metrics)
 		return idx < TREC_METRIC_COUNT ? &env->metrics[idx] : NULL;
 	if (map == &pid_page_to_mapping_info)
-		return lpm_lookup(key);
+		return harness_lpm_lookup(env, key);
 	if (map == &stack_delta_pages) {
 		struct fake_page *p = fake_page_find(env->sink, key, 0);
 		return p ? &p->v : NULL;
@@ -173,49 +155,4 @@ int harness_stack_delta(struct harness_env *e, uint64_t file_id, uint64_t vaddr,
 	st.text_file_id = file_id;
 	st.text_offset = vaddr;
 	return get_stack_delta(&st, info) ? (int)st.unwind_error : 0;
-}
-
-static int lpm_push(struct harness_env *e, const struct harness_lpm_entry *x)
-{
-	if (e->num_lpm == e->cap_lpm) {
-		size_t cap = e->cap_lpm ? 2 * e->cap_lpm : 64;
-		struct harness_lpm_entry *v = realloc(e->lpm, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		e->lpm = v;
-		e->cap_lpm = cap;
-	}
-	e->lpm[e->num_lpm++] = *x;
-	return 0;
-}
-
-int harness_lpm_add_marker(struct harness_env *e, uint32_t pid)
-{
-	struct harness_lpm_entry m = { .prefix_len = 96, .pid = pid, .addr = 0 };
-	return lpm_push(e, &m);
-}
-
-/* Greedy aligned blocks: the largest power of two that both aligns with
- * cur and fits in [cur, end). */
-int harness_lpm_add_mapping(struct harness_env *e, uint32_t pid, uint64_t start, uint64_t end,
-			    uint64_t file_id, uint64_t bias)
-{
-	for (uint64_t cur = start; cur < end;) {
-		unsigned bits = cur ? (unsigned)__builtin_ctzll(cur) : 63;
-		while (bits > 0 && (1ULL << bits) > end - cur)
-			bits--;
-		struct harness_lpm_entry x = {
-			.prefix_len = 32 + (64 - bits),
-			.pid = pid,
-			.addr = cur,
-			.v = { .file_id = file_id,
-			       .bias_and_unwinder = (bias & TREC_BIAS_MASK) |
-						    ((uint64_t)TREC_PROG_UNWIND_NATIVE << TREC_UNWINDER_SHIFT) },
-		};
-		int err = lpm_push(e, &x);
-		if (err)
-			return err;
-		cur += 1ULL << bits;
-	}
-	return 0;
 }

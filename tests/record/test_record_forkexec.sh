@@ -28,6 +28,10 @@ lost=$(stat_of metric_PID_EVENTS_LOST <"$T/stats")
 check "forkexec: no pid events lost ($lost)" [ "$lost" = 0 ]
 check "forkexec: every pid event was written" \
 	[ "$(stat_of metric_PID_EVENTS_SENT <"$T/stats")" = "$(stat_of metric_PID_EVENTS_WRITTEN <"$T/stats")" ]
+# Exits removed every process from the LPM trie: no unbounded growth.
+check "forkexec: no process left in the LPM trie at the end" \
+	[ "$(stat_of metric_PIDS_TRACKED <"$T/stats")" = 0 -a "$(stat_of metric_LPM_ENTRIES <"$T/stats")" = 0 ]
+check "forkexec: processes were synced meanwhile" [ "$(stat_of metric_PID_SYNCS <"$T/stats")" -gt 0 ]
 # Processes trecord never had to follow stay out: only the shell's tree.
 others=$(awk '$1 == "E" && $3 == 2 && $9 != "/bin/true" && $9 != "/bin/sh" && $9 !~ /seq$/' "$T/dump")
 check "forkexec: only the command's process tree is recorded" [ -z "$others" ]

@@ -2,10 +2,11 @@
 # Bad command lines and unwritable outputs: one clear message, non-zero exit.
 . "$(dirname "$0")/lib.sh"
 
-# bad NAME EXPECTED-MESSAGE-REGEX ARGS...
+# bad NAME EXPECTED-MESSAGE-REGEX ARGS... ($AS: a command to run it under)
+AS=
 bad() {
 	local name=$1 re=$2; shift 2
-	"$TRECORD" "$@" >"$T/out" 2>"$T/err"
+	$AS "$TRECORD" "$@" >"$T/out" 2>"$T/err"
 	local rc=$?
 	if [ "$rc" != 0 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -Eq "$re" "$T/err"; then
 		pass "options: $name"
@@ -23,6 +24,8 @@ bad "-p abc" "^trecord: -p: not a process id: 'abc'" -p abc
 bad "-p 1,,x" "^trecord: -p: not a process id: 'x'" -p 1,,x
 bad "-p 0" "^trecord: -p: not a process id: '0'" -p 0
 bad "unknown option" "^trecord: unknown option '--bogus'" --bogus -a
+bad "unknown option in a bundle" "^trecord: unknown option '-z'" -qz -a
+bad "--freq without value" "^trecord: option '--freq' needs an argument" --freq
 bad "nothing to record" "^trecord: nothing to record" -o "$T/x.tr"
 bad "-p with a command" "^trecord: give either -p or a command" -p 1 -- /bin/true
 bad "-a with -p" "^trecord: -a already records every process" -a -p 1
@@ -76,3 +79,12 @@ check "options: ... with a valid recording" reads_back "$T/o.tr"
 # Default output name.
 (cd "$T" && "$TRECORD" -q -- /bin/true)
 check "options: default output is trec.tr" reads_back "$T/trec.tr"
+
+# Without privileges: one message saying what is needed.
+if command -v setpriv >/dev/null; then
+	AS="setpriv --reuid=65534 --regid=65534 --clear-groups" bad "unprivileged: says root is needed" \
+		"^trecord: needs root \(CAP_BPF and CAP_PERFMON\) to load BPF programs" \
+		-o /tmp/never.tr -a
+else
+	echo "SKIP: no setpriv"
+fi

@@ -44,3 +44,12 @@ check "threads: three workers and main sampled ($(v tids threads) tids)" [ "$(v 
 check "threads: one pid" [ "$(v pids threads)" = 1 ]
 check "threads: >= 99% of stacks end cleanly ($(v late_clean threads) of $(v late_samples threads))" \
 	[ $(($(v late_clean threads) * 100)) -ge $(($(v late_samples threads) * 99)) ]
+
+# Deeper than a trace holds: 255 frames, then the abort frame
+# STACK_LENGTH_EXCEEDED (2); never the tail-call budget.
+record deep "$WORKLOADS/deep" 2 400
+$TRCHECK "$T/deep.dump" --warmup-ms 1000 >"$T/deep.stats"
+full=$(awk '$1 == "S" && $8 == 256 && $NF == "0/1/0/2"' "$T/deep.dump" | wc -l)
+check "deep: stacks stop at 256 frames with STACK_LENGTH_EXCEEDED ($full)" [ "$full" -gt 0 ]
+check "deep: ... counted in the metrics" [ "$(v metric_STACK_LENGTH_EXCEEDED deep)" -gt 0 ]
+check "deep: the tail-call budget is never hit" [ "$(v metric_MAX_TAIL_CALLS deep)" = 0 -a "$(v metric_TAIL_CALL_FAILED deep)" = 0 ]

@@ -6,9 +6,7 @@ source "$(dirname "$0")/../lib/common.sh"
 n=${1:-1000000}
 plain=${TREC_PLAIN_BUILD:-$TREC_ROOT/build}
 build_workloads
-# not mktemp_dir: its EXIT trap fires when the $(...) subshell ends
-d=$(mktemp -d /tmp/trec-bench.XXXXXX)
-trap 'rm -rf "$d"' EXIT
+d=$(mktemp_dir)
 busy=$WORKLOADS/busy
 bid=$(readelf -n "$busy" | awk '/Build ID/{print $3}')
 cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$TREC_ROOT/format" -I"$TREC_ROOT/bpf" -o "$d/gen_tr" \
@@ -26,6 +24,7 @@ for s in range(1000):
     k = ["k:0xffffffff81000010", "k:0xffffffff81001010:2"] if s % 3 == 0 else []
     print("sample %d 42 %d 0 1 busy %s" % (1000000 * s, 42 + s % 8, " ".join(k + fr)))
     print("repeat %d" % (per - 1))
+print("summary 0 %d %d 0 0" % (1000000 * 1000 + per * 1000000, per * 1000))
 PY
 "$d/gen_tr" "$d/bench.tr" < "$d/spec"
 echo "recording: $(stat -c %s "$d/bench.tr") bytes, $n samples"

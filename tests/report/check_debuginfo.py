@@ -10,14 +10,25 @@ t.build_workloads()
 d = t.tmpdir()
 busy = os.path.join(t.WORKLOADS, "busy")
 bid = t.build_id(busy)
-syms = {name: start for start, size, name in t.text_symbols(busy)}
-# spin (leaf) and main+0x30 (a return address with now() inlined)
-frames = "u:0x1111:0x%x u:0x1111:0x%x:2" % (syms["spin.constprop.0"] + 0x10, syms["main"] + 0x30)
+syms = {name: (start, size) for start, size, name in t.text_symbols(busy)}
+
+
+def eu_inlines(addr):
+    """inlined functions at addr, caller first, from elfutils eu-addr2line"""
+    out = t.run(["eu-addr2line", "-i", "-f", "-e", busy, "0x%x" % addr]).stdout.splitlines()
+    return [l.split(" inlined at ")[0] for l in out[0::2]][-2::-1]
+
+
+# spin (leaf) and a return address in main with an inlined function there
+main, size = syms["main"]
+ret = next(a for a in range(main + 1, main + size) if eu_inlines(a - 1))
+frames = "u:0x1111:0x%x u:0x1111:0x%x:2" % (syms["spin.constprop.0"][0] + 0x10, ret)
 full = t.parse_folded(t.treport(
     t.write_tr(os.path.join(d, "ref.tr"), "file 0x1111 %s %s\nsample 1 1 1 0 1 busy %s\n" % (busy, bid, frames)),
     "--folded").stdout)
 ref_stack = list(full)[0]
-t.check(ref_stack == "busy;main;now;spin.constprop.0", "reference stack from the unstripped binary", ref_stack)
+t.check(ref_stack == ";".join(["busy", "main"] + eu_inlines(ret - 1) + ["spin.constprop.0"]),
+        "reference stack from the unstripped binary (inlines as eu-addr2line)", ref_stack)
 
 
 def sh(*cmd):

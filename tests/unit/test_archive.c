@@ -28,10 +28,26 @@ static void result(int ok, const char *fmt, const char *arg)
 		failures++;
 }
 
+static int same_segments(const struct trec_arc_tables *a, const struct trec_arc_tables *b)
+{
+	for (size_t i = 0; i < a->num_segments; i++) {
+		const struct trec_arc_segment *x = &a->segments[i], *y = &b->segments[i];
+		if (x->flags != y->flags || x->vaddr != y->vaddr || x->memsz != y->memsz ||
+		    x->align != y->align)
+			return 0;
+	}
+	return 1;
+}
+
 static int same_tables(const struct trec_arc_tables *a, const struct trec_arc_tables *b)
 {
 	if (a->e_machine != b->e_machine || a->elf_class != b->elf_class ||
 	    a->e_type != b->e_type || a->sources != b->sources || a->level != b->level ||
+	    a->load_vaddr != b->load_vaddr || a->entry != b->entry ||
+	    a->num_sections != b->num_sections || a->num_segments != b->num_segments ||
+	    (a->num_sections && memcmp(a->sections, b->sections,
+				       a->num_sections * sizeof(*a->sections))) ||
+	    !same_segments(a, b) ||
 	    a->build_id_len != b->build_id_len ||
 	    memcmp(a->build_id, b->build_id, a->build_id_len) ||
 	    a->num_strings != b->num_strings || a->num_syms != b->num_syms ||
@@ -67,7 +83,7 @@ static struct trec_archive *round_trip(const char *path, int level, const char *
 	size_t len = 0;
 	struct trec_archive *a = NULL;
 	char err[256];
-	int ok = !arc_collect(&b, path, NULL, 0, level) && !arc_finalize(&b) &&
+	int ok = !arc_collect(&b, path, NULL, 0, level, NULL, 0) && !arc_finalize(&b) &&
 		 !trec_archive_encode(&b.t, &bytes, &len) &&
 		 !trec_archive_parse(bytes, len, &a, err, sizeof(err)) &&
 		 same_tables(&b.t, trec_archive_tables(a)) && b.t.num_syms > 0 &&

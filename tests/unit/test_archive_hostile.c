@@ -75,6 +75,7 @@ static size_t boundaries(const uint8_t *p, size_t n, size_t *out, size_t max)
 	struct trec_cur c = { .p = p + 12 + p[11], .end = p + n };
 	size_t k = 0, sections = 0;
 	trec_cur_varint(&c); /* sources */
+	trec_cur_varint(&c); /* load_vaddr */
 	while (!c.bad && trec_cur_left(&c) && k < max) {
 		trec_cur_u8(&c);
 		uint64_t len = trec_cur_varint(&c);
@@ -148,6 +149,7 @@ static void header(struct trec_buf *b, uint8_t major)
 	uint8_t h[8] = { major, 0, TREC_ARCHIVE_FULL, 2, 62, 0, 3, 0 };
 	trec_buf_put(b, h, sizeof(h));
 	trec_buf_varint(b, 1); /* sources */
+	trec_buf_varint(b, 0); /* load_vaddr */
 }
 
 static void section(struct trec_buf *b, uint8_t tag, const struct trec_buf *body)
@@ -194,7 +196,7 @@ enum craft {
 	C_VALID, C_UNKNOWN_SECTION, C_BAD_MAGIC, C_VERSION2, C_HUGE_COUNT, C_LONG_VARINT,
 	C_DUP_SECTION, C_CONTROL_BYTE, C_NAME_RANGE, C_ADDR_WRAP, C_DEPTHS, C_NO_SYMBOLS,
 	C_TRAILING, C_PREFIX, C_BIG_STRINGS, C_SECTION_LEN, C_EMPTY_INLINE, C_LINE_FILE,
-	C_COUNT
+	C_LAYOUT, C_LAYOUT_SECTIONS, C_LAYOUT_WRAP, C_COUNT
 };
 
 static void craft(struct trec_buf *b, enum craft k)
@@ -263,6 +265,19 @@ static void craft(struct trec_buf *b, enum craft k)
 		trec_buf_varint(&s, 0), trec_buf_varint(&s, 0), trec_buf_varint(&s, 0);
 		section(b, TREC_ARC_SEC_INLINES, &s);
 	}
+	if (k == C_LAYOUT || k == C_LAYOUT_SECTIONS || k == C_LAYOUT_WRAP) {
+		size_t nsec = k == C_LAYOUT_SECTIONS ? TREC_ARC_MAX_SECTIONS + 1 : 1;
+		trec_buf_varint(&s, 0x2000); /* entry */
+		trec_buf_varint(&s, nsec);
+		for (size_t i = 0; i < nsec; i++) { /* "f", PROGBITS, AX, 0x2000, 16 */
+			trec_buf_varint(&s, 0), trec_buf_varint(&s, 1), trec_buf_varint(&s, 6);
+			trec_buf_varint(&s, 0x2000), trec_buf_varint(&s, 16);
+		}
+		trec_buf_varint(&s, 1); /* one PT_LOAD */
+		trec_buf_varint(&s, 5), trec_buf_varint(&s, k == C_LAYOUT_WRAP ? UINT64_MAX : 0);
+		trec_buf_varint(&s, 0x3000), trec_buf_varint(&s, 0x1000);
+		section(b, TREC_ARC_SEC_ELF_LAYOUT, &s);
+	}
 	if (k == C_LINE_FILE) {
 		trec_buf_varint(&s, 1);
 		trec_buf_varint(&s, 0x2000), trec_buf_varint(&s, 1), trec_buf_varint(&s, 3);
@@ -303,6 +318,9 @@ static void crafted(void)
 		  "overruns" },
 		{ C_EMPTY_INLINE, -EBADMSG, "an empty inline range is refused", "malformed" },
 		{ C_LINE_FILE, -EBADMSG, "a line row's file past the strings is refused", "file" },
+		{ C_LAYOUT, 0, "an ELF layout section parses", NULL },
+		{ C_LAYOUT_SECTIONS, -EBADMSG, "1025 ELF sections are refused", "ELF sections (max" },
+		{ C_LAYOUT_WRAP, -EBADMSG, "a segment wrapping 2^64 is refused", "overflows" },
 	};
 	_Static_assert(sizeof(cases) / sizeof(cases[0]) == C_COUNT, "a case per craft");
 	for (size_t i = 0; i < C_COUNT; i++) {

@@ -14,6 +14,8 @@
 #include "archive.h"
 #include "archive_testlib.h"
 #include "trec_format.h"
+#include <linux/types.h>
+#include "trec_types.h"
 #include "archive_reader.h"
 
 static int failures;
@@ -37,6 +39,88 @@ static int same_archive(const struct trec_archive *a, const uint8_t *p, size_t n
 		 !memcmp(x->lines, y->lines, x->num_lines * sizeof(*x->lines));
 	trec_archive_free(b);
 	return ok;
+}
+
+/* The touched-file tracker: only native frames of a file count. */
+struct lookup_ctx {
+	const char *path;
+	int calls;
+};
+
+static int lookup(void *ctx, uint64_t file_id, struct trec_archive_file *f, char *buf,
+		  size_t buflen)
+{
+	struct lookup_ctx *c = ctx;
+	c->calls++;
+	if (file_id != 1)
+		return -1;
+	snprintf(buf, buflen, "%s", c->path);
+	f->path = buf;
+	return 0;
+}
+
+static void touched_tests(const char *busy_path, const struct trec_archive *full)
+{
+	const struct trec_arc_tables *ft = trec_archive_tables(full);
+	/* A function with lines; a return address one past its last byte
+	 * must count for it. */
+	const struct trec_arc_sym *s = NULL;
+	uint64_t off;
+	for (size_t i = 0; i < ft->num_lines && !s; i++)
+		if (ft->lines[i].file)
+			s = trec_archive_symbol(full, ft->lines[i].addr, &off);
+	if (!s) {
+		check(0, "the busy workload has a function with lines");
+		return;
+	}
+	struct trec_rec_frame frames[] = {
+		{ .file_id = 1, .addr = s->addr + s->size, .kind = TREC_FRAME_NATIVE,
+		  .flags = TREC_FRAME_F_RETURN_ADDRESS },
+		{ .file_id = 2, .addr = 0x10, .kind = TREC_FRAME_KERNEL },
+		{ .file_id = 3, .addr = 5, .kind = TREC_FRAME_UNKNOWN, .flags = TREC_FRAME_F_ERROR },
+		{ .file_id = 0, .addr = 0x1234, .kind = TREC_FRAME_NATIVE, .flags = TREC_FRAME_F_ABSOLUTE },
+		{ .file_id = 9, .addr = 0x1234, .kind = TREC_FRAME_NATIVE },
+	};
+	struct trec_touched *t = trec_touched_new(1);
+	for (size_t i = 0; i < sizeof(frames) / sizeof(frames[0]); i++)
+		trec_touched_frame(t, &frames[i]);
+	check(trec_touched_count(t) == 2, "only native frames of files are tracked");
+
+	char path[] = "/tmp/trec-arc-touched.XXXXXX";
+	int fd = mkstemp(path);
+	struct trec_header h;
+	trec_header_init_host(&h);
+	struct trec_writer *w = trec_writer_open_fd(fd, &h, NULL);
+	struct lookup_ctx c = { .path = busy_path };
+	struct trec_archive_totals tot;
+	int rc = trec_archive_write_touched(w, t, TREC_ARCHIVE_SAMPLED, lookup, &c, &tot);
+	trec_writer_close(w);
+	check(!rc && c.calls == 2 && tot.files == 1 && tot.failed == 1,
+	      "touched files are archived, an unknown file id is counted as failed");
+
+	int err = 0;
+	struct trec_reader *r = trec_reader_open(path, NULL, &err, NULL, 0);
+	struct trec_archive_store *st = trec_archive_store_new(NULL, NULL);
+	struct trec_record rec;
+	while (r && trec_reader_next(r, &rec) == 1)
+		if (rec.type == TREC_REC_SYMTAB)
+			trec_archive_store_add(st, &rec.u.blob);
+	const struct trec_archive *a = trec_archive_store_get(st, 1, "busy");
+	const struct trec_arc_tables *at = a ? trec_archive_tables(a) : NULL;
+	int inside = 1, lines = 0;
+	for (size_t i = 0; at && i < at->num_lines; i++) {
+		if (!at->lines[i].file)
+			continue;
+		lines++;
+		inside &= at->lines[i].addr >= s->addr && at->lines[i].addr < s->addr + s->size;
+	}
+	check(at && at->level == TREC_ARCHIVE_SAMPLED && at->num_syms == ft->num_syms &&
+		      lines > 0 && inside,
+	      "level sampled keeps every symbol and lines only of the function sampled");
+	trec_archive_store_free(st);
+	trec_reader_close(r);
+	unlink(path);
+	trec_touched_free(t);
 }
 
 int main(void)
@@ -105,6 +189,10 @@ int main(void)
 	trec_archive_store_free(s);
 	trec_reader_close(r);
 	unlink(path);
+	struct trec_archive *ba = NULL;
+	if (!trec_archive_parse(busy, nbusy, &ba, NULL, 0))
+		touched_tests(busy_path, ba);
+	trec_archive_free(ba);
 	trec_archive_free(ia);
 	free(busy);
 	free(inl);
