@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "python_detect.h"
 #include "python_sync.h"
 
@@ -83,11 +84,22 @@ static int grow(void **v, size_t *cap, size_t n, size_t elem)
 	return 0;
 }
 
+/* The file behind a /proc/.../fd or map_files path, for messages. */
+static const char *shown_path(const char *path, char *buf, size_t len)
+{
+	ssize_t n = strncmp(path, "/proc/", 6) ? -1 : readlink(path, buf, len - 1);
+
+	if (n <= 0)
+		return path;
+	buf[n] = 0;
+	return buf;
+}
+
 /* The detection result for a file, computed on first sight. */
 static const struct py_file *file_of(struct trec_py_sync *s, uint64_t file_id, const char *path)
 {
 	struct py_file *f;
-	char err[512] = "";
+	char err[512] = "", shown[4096];
 
 	for (size_t i = 0; i < s->num_files; i++)
 		if (s->files[i].file_id == file_id)
@@ -108,14 +120,19 @@ static const struct py_file *file_of(struct trec_py_sync *s, uint64_t file_id, c
 			f->status = -EIO;
 		if (s->verbose)
 			fprintf(stderr, "trecord: python %u.%u.%u in %s (eval loop %s.cold part)\n",
-				f->offsets.major, f->offsets.minor, f->offsets.micro, path,
+				f->offsets.major, f->offsets.minor, f->offsets.micro,
+				shown_path(path, shown, sizeof(shown)),
 				f->offsets.cold_start ? "and its " : "without a ");
 	} else if (f->status == -ENOENT) {
 		f->status = 0;
 	} else {
+		size_t n = strlen(path);
+		const char *why = strncmp(err, path, n) || strncmp(err + n, ": ", 2) ? err : err + n + 2;
+
 		s->stats.unsupported++;
 		if (s->verbose)
-			fprintf(stderr, "trecord: no python stacks for %s\n", err);
+			fprintf(stderr, "trecord: no python stacks for %s: %s\n",
+				shown_path(path, shown, sizeof(shown)), why);
 	}
 	return f;
 }
