@@ -427,11 +427,13 @@ int trec_record(const struct trec_options *opt)
 	trec_bpf_detach_tracking(&s.bpf);
 	stop_threads(&s);
 	write_metrics(&s, bpf);
+	/* Sampling ended here; building the archives takes a while. */
+	uint64_t end_ns = trec_now_ns();
 	trec_session_write_archives(&s, &at);
 	if (s.start_ns) {
 		struct trec_summary sum = {
 			.start_ns = s.start_ns,
-			.end_ns = trec_now_ns(),
+			.end_ns = end_ns,
 			.samples = atomic_load(&s.cnt.v[TRECORD_METRIC_SAMPLES_WRITTEN]),
 			.lost = bpf[TREC_METRIC_TRACES_LOST_RINGBUF] +
 				atomic_load(&s.cnt.v[TRECORD_METRIC_QUEUE_DROPPED_TRACES]),
