@@ -73,7 +73,7 @@ struct trec_session {
 	struct trec_ksym_subset ksyms_used;
 	uint64_t ksyms_time_ns, ksyms_written_ns;
 
-	uint64_t start_ns;
+	uint64_t start_ns, stop_ns; /* sampling */
 	struct trec_workload wl;
 	bool have_child, child_done;
 	int child_status;

@@ -225,6 +225,7 @@ void trec_syncer_free(struct trec_session *s)
 	if (s->sync_epfd >= 0)
 		close(s->sync_epfd);
 	trec_pid_sync_free(s->sync);
+	trec_delta_loader_stop(&s->deltas, ~0U);
 	trec_delta_loader_destroy(&s->deltas);
 	s->pb = NULL;
 	s->sync = NULL;
