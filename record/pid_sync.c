@@ -441,8 +441,11 @@ int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid)
 				vlog(s, "pid %u: %s: bias %#llx not representable", pid, m->path,
 				     (unsigned long long)bias);
 				file_id = bias = 0;
-			} else if ((p = vec_push(&pending))) {
-				if (!note_file(s, &o, p))
+			} else {
+				/* interpreter detection reads the file through o.path */
+				if (s->ops->exec_mapping)
+					s->ops->exec_mapping(s->ctx, pid, file_id, o.path, bias);
+				if ((p = vec_push(&pending)) && !note_file(s, &o, p))
 					pending.n--;
 			}
 		}

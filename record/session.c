@@ -169,6 +169,11 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 	s->pid_events_fd = trec_bpf_map_fd(&s->bpf, "pid_events");
 	s->inhibit_fd = trec_bpf_map_fd(&s->bpf, "inhibit_events");
 	s->followed_fd = trec_bpf_map_fd(&s->bpf, "followed_pids");
+	err = trec_python_session_start(s);
+	if (err) {
+		snprintf(msg, sizeof(msg), "out of memory");
+		goto fail;
+	}
 
 	if (o->archive_level != TREC_ARCHIVE_NONE &&
 	    !(s->touched = trec_touched_new(o->archive_level == TREC_ARCHIVE_SAMPLED))) {
@@ -364,6 +369,7 @@ static void teardown(struct trec_session *s)
 	stop_threads(s);
 	trec_consumer_free(s);
 	trec_syncer_free(s);
+	trec_python_session_stop(s);
 	trec_ksym_subset_free(&s->ksyms_used);
 	trec_kallsyms_free(&s->ksyms);
 	trec_map_fds_unmap_deltas(&s->fds);

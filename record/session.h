@@ -25,6 +25,7 @@
 #include "msg_queue.h"
 #include "output.h"
 #include "pid_sync.h"
+#include "python_session.h"
 #include "u64map.h"
 #include "workload.h"
 
@@ -57,6 +58,8 @@ struct trec_session {
 	struct trec_msg_queue syncq;  /* writer, main -> sync */
 	struct trec_pid_sync *sync;
 	struct trec_delta_loader deltas;
+	struct trec_py_sync *py; /* python_session.c */
+	int py_procs_fd, py_ranges_fd;
 	int sync_efd, sync_epfd; /* wake-ups of the sync thread */
 
 	pthread_t ring_thread, writer_thread, sync_thread;
