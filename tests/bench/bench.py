@@ -27,7 +27,10 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+import bpf_owned  # noqa: E402
 import stacks  # noqa: E402
 
 # name -> (arguments before and after the work units, stack roots).
@@ -155,7 +158,7 @@ class Bench:
     def samples(self, tool, path):
         if tool == "trec":
             _, p = run([self.a.treport, "--info", path], stdout=subprocess.PIPE)
-            m = re.search(r"^\s*samples\s*[:=]?\s*(\d+)", p.stdout, re.M | re.I)
+            m = re.search(r"^\s*samples:\s+(\d+) read", p.stdout, re.M)
             if not m:
                 raise BenchError("no sample count in treport --info %s:\n%s" %
                                  (path, p.stdout[:2000]))
@@ -264,19 +267,20 @@ class Bench:
         ns = sum(p.get("run_time_ns", 0) for p in perf_progs)
         cnt = max((p.get("run_cnt", 0) for p in perf_progs), default=0)
         other = sum(p.get("run_time_ns", 0) for p in last if p.get("type") != "perf_event")
+        written = self.samples("trec", path)
         os.unlink(path)
-        return {"ns_per_sample": ns / cnt if cnt else None, "runs": cnt,
-                "programs": len(perf_progs), "other_ns": other}
+        # Per run (every cpu-clock tick on every CPU, also other processes'
+        # ticks that the program filters out early) and per written sample.
+        return {"ns_per_run": ns / cnt if cnt else None, "runs": cnt,
+                "ns_per_written": ns / written if written else None,
+                "written": written, "programs": len(perf_progs), "other_ns": other}
 
     @staticmethod
     def trecord_progs(pid):
         try:
-            p = subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True,
-                               text=True, timeout=10)
-            progs = json.loads(p.stdout or "[]")
-        except (subprocess.SubprocessError, ValueError):
+            return bpf_owned.progs(pid)
+        except (subprocess.SubprocessError, OSError):
             return None
-        return [x for x in progs if any(o.get("pid") == pid for o in x.get("pids", []))]
 
     def environment(self):
         e = self.res["env"]
@@ -296,6 +300,7 @@ class Bench:
             e["commit"] = "?"
         with open("/proc/sys/kernel/perf_event_max_sample_rate") as f:
             e["max_sample_rate"] = int(f.read())
+        e["load_start"] = os.getloadavg()[0]
 
 
 # ---- tables -------------------------------------------------------------
@@ -308,8 +313,10 @@ def render(res, tools, freqs, mid):
     env = res["env"]
     L = []
     L.append("Measured %s on Linux %s, %d CPUs, %s, commit %s; median of %d runs "
-             "per configuration, all configurations interleaved in one run." %
-             (env["date"], env["kernel"], env["cpus"], env["perf"], env["commit"], env["runs"]))
+             "per configuration, all configurations interleaved in one run; load "
+             "average %.1f at the start, %.1f at the end." %
+             (env["date"], env["kernel"], env["cpus"], env["perf"], env["commit"], env["runs"],
+              env["load_start"], env["load_end"]))
     L.append("")
     L.append("**Recording overhead**: workload elapsed time under the recorder / "
              "the workload alone (fixed work, ~%s s alone). In brackets: end-to-end "
@@ -377,14 +384,18 @@ def render(res, tools, freqs, mid):
         L.append("| %s | %s |" % (w, " | ".join(cells)))
     if res["bpf"]:
         L.append("")
-        L.append("**BPF cost** of trecord at %d Hz: run time of its perf_event "
-                 "programs (entry plus tail calls) per run, from "
-                 "kernel.bpf_stats_enabled." % mid)
+        L.append("**BPF cost** of trecord at %d Hz (kernel.bpf_stats_enabled): run "
+                 "time of its perf_event programs (entry and tail calls) per program "
+                 "run (every tick on every CPU, including other processes' ticks it "
+                 "filters out) and per sample written for the workload; BPF time of "
+                 "its other programs (process tracepoints) in total." % mid)
         L.append("")
-        L.append("| workload | ns/sample | program runs |")
-        L.append("|---|---:|---:|")
+        L.append("| workload | ns/run | runs | ns/written sample | written | other BPF ms |")
+        L.append("|---|---:|---:|---:|---:|---:|")
         for w, b in res["bpf"].items():
-            L.append("| %s | %s | %d |" % (w, fmt(b["ns_per_sample"], ",.0f"), b["runs"]))
+            L.append("| %s | %s | %d | %s | %d | %.1f |" % (
+                w, fmt(b["ns_per_run"], ",.0f"), b["runs"], fmt(b["ns_per_written"], ",.0f"),
+                b["written"], b["other_ns"] / 1e6))
     return "\n".join(L) + "\n"
 
 
@@ -429,6 +440,7 @@ def main():
     except BenchError as e:
         log("bench: " + str(e))
         return 1
+    b.res["env"]["load_end"] = os.getloadavg()[0]
     text = render(b.res, b.tools, b.freqs, b.mid_freq)
     with open(os.path.join(a.out_dir, "results.json"), "w") as f:
         json.dump(b.res, f, indent=1, sort_keys=True)

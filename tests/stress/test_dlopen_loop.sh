@@ -7,7 +7,7 @@ source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/stress_lib.sh"
 need_tools "$TRECORD" "$TREPORT" "$TREC_PLAIN_BUILD/trecord"
 build_workloads
-dir=$(mktemp_dir)
+make_test_dir
 # Eight copies: eight files, each mapped and unmapped again every round.
 libs=()
 for i in 1 2 3 4 5 6 7 8; do

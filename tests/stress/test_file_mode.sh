@@ -4,7 +4,7 @@
 source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/stress_lib.sh"
 need_tools "$TRECORD"
-dir=$(mktemp_dir)
+make_test_dir
 
 (umask 000; "$TRECORD" -q -o "$dir/new.tr" -- /bin/true 2>"$dir/err")
 check "trecord records /bin/true (exit $?)" test -s "$dir/new.tr"

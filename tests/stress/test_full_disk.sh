@@ -6,10 +6,10 @@ source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/stress_lib.sh"
 need_tools "$TRECORD" "$TREPORT"
 build_workloads
-dir=$(mktemp -d /tmp/trec-test.XXXXXX)
+make_test_dir
 mkdir "$dir/mnt"
 mount -t tmpfs -o size=200k tmpfs "$dir/mnt" || skip_all "cannot mount a tmpfs (needs CAP_SYS_ADMIN)"
-trap 'umount "$dir/mnt"; rm -rf "$dir"' EXIT
+cleanup='umount "$dir/mnt"'
 
 timeout 60 "$TRECORD" -F 4000 -q -o "$dir/mnt/full.tr" -- "$WORKLOADS/busy" 10 \
 	>/dev/null 2>"$dir/err"

@@ -8,7 +8,7 @@ source "$(dirname "$0")/stress_lib.sh"
 need_tools "$TRECORD" "$TREPORT"
 command -v zstd >/dev/null || skip_all "needs the zstd command (package zstd)"
 build_workloads
-dir=$(mktemp_dir)
+make_test_dir
 "$TRECORD" -F 999 -q -o "$dir/real.tr" -- "$WORKLOADS/busy" 0.5 >/dev/null 2>"$dir/err" ||
 	{ fail "could not make the base recording"; cat "$dir/err"; exit 1; }
 python3 "$(dirname "$0")/hostile.py" "$TREPORT" "$dir/real.tr" "$dir" \

@@ -1,8 +1,10 @@
 /* Fork storm for the reliability tests: starts COUNT short-lived children,
  * up to 16 at a time; each execs /bin/true (mode "exec") or burns a little
  * CPU and exits (mode "spin"), so a profiler sees thousands of pids come
- * and go while the parent keeps sampling-worthy work on the CPU.
- * usage: stress_forks COUNT [exec|spin] */
+ * and go. Spinning children live long enough (ITERS, default 200000
+ * iterations) to be sampled, so the profiler syncs pids that exit while
+ * or right after it reads them.
+ * usage: stress_forks COUNT [exec|spin [ITERS]] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +13,9 @@
 
 static volatile unsigned long sink;
 
-__attribute__((noinline)) static void child_spin(void)
+__attribute__((noinline)) static void child_spin(unsigned long iters)
 {
-	for (unsigned long i = 0; i < 200000; i++)
+	for (unsigned long i = 0; i < iters; i++)
 		sink += i ^ (sink >> 1);
 }
 
@@ -21,6 +23,7 @@ int main(int argc, char **argv)
 {
 	long count = argc > 1 ? atol(argv[1]) : 1000;
 	int use_exec = !(argc > 2 && strcmp(argv[2], "spin") == 0);
+	unsigned long iters = argc > 3 ? strtoul(argv[3], NULL, 0) : 200000;
 	long started = 0, failed = 0;
 	int running = 0, status;
 
@@ -36,7 +39,7 @@ int main(int argc, char **argv)
 					execl("/bin/true", "true", (char *)NULL);
 					_exit(127);
 				}
-				child_spin();
+				child_spin(iters);
 				_exit(0);
 			}
 			started++;
