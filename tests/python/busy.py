@@ -2,17 +2,17 @@
 # test (tests/python/test_python_record.sh): <module> -> Worker.run ->
 # recurse x (DEPTH+1) -> sum() (C) -> gen -> leaf; also json and zlib
 # calls into C from Python. "@calls F->G" marks the line where F calls G
-# ("json": the json package), "@leaf F" other lines F may be sampled at
+# ("lib": code outside the script), "@leaf F" other lines F may be sampled at
 # when it is the innermost Python frame, "@starts F" F's first line, where
 # a new frame is before its first instruction (and a generator's while
 # the generator object is made).
 # Runs for SECONDS of its own CPU time, so that a loaded machine does not
 # shrink the number of samples.
 #   usage: python3 busy.py SECONDS
-import json
-import sys
-import time
-import zlib
+import json  # @calls <module>->lib
+import sys  # @calls <module>->lib
+import time  # @calls <module>->lib
+import zlib  # @calls <module>->lib
 
 END = time.process_time() + float(sys.argv[1])
 DEPTH = 5
@@ -42,7 +42,7 @@ class Worker:
         total = 0  # @leaf Worker.run
         while time.process_time() < END:  # @leaf Worker.run
             total += recurse(DEPTH)  # @calls Worker.run->recurse
-            total += zlib.crc32(BLOB) + len(json.dumps([total]))  # @calls Worker.run->json
+            total += zlib.crc32(BLOB) + len(json.dumps([total]))  # @calls Worker.run->lib
         return total  # @leaf Worker.run
 
 
