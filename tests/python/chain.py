@@ -4,8 +4,8 @@
 # spins in worker_spin(). Lines marked "@leaf" are where a sample of the
 # spinning thread may land. Each thread writes its own view of its stack
 # (CPython's frame objects: the independent reference) to DIR/<name>.txt
-# as "qualname<TAB>filename<TAB>line" lines, innermost first, then prints
-# "ready <name>" on stdout.
+# as "qualname<TAB>filename<TAB>line" lines, innermost first, and prints
+# "ready <name>" on stdout from inside its loop.
 #   usage: python3 chain.py DIR
 import json
 import os
@@ -27,6 +27,9 @@ def write_stack(name):
     with open(tmp, "w") as out:
         out.write("\n".join(lines) + "\n")
     os.rename(tmp, os.path.join(OUT, name + ".txt"))
+
+
+def ready(name):
     os.write(1, ("ready %s\n" % name).encode())
 
 
@@ -35,6 +38,8 @@ def spin(obj):
     n = 0
     while n >= 0:  # @leaf
         n += zlib.crc32(DATA)  # @leaf
+        if n == zlib.crc32(DATA):  # @leaf
+            ready("main")  # @leaf
     return str(obj)
 
 
@@ -62,6 +67,8 @@ def worker_spin():
     x = 0
     while x >= 0:  # @leaf
         x += sum(range(50))  # @leaf
+        if x == sum(range(50)):  # @leaf
+            ready("worker")  # @leaf
 
 
 def worker():
