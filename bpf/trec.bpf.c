@@ -88,6 +88,13 @@ int trec_unwind_stop(void *ctx)
 	return 0;
 }
 
+/* ---- interpreters ------------------------------------------------------ */
+
+/* CPython 3.11-3.13 (issue 8): trec_unwind_python, slot
+ * TREC_PROG_UNWIND_PYTHON; routed to by next_unwinder() through
+ * interpreter_offsets, which trecord fills (record/python_sync.h). */
+#include "python_prog.h"
+
 /*
  * Starts the user part of a trace whose header is filled and whose cursor
  * holds the leaf registers: checks that the pid is synced, resolves the

@@ -46,6 +46,20 @@ static int bad(FILE *err, const char *fmt, const char *arg)
 	return TREC_CLI_ERROR;
 }
 
+/* The option getopt complained about, as the user wrote it: a long option
+ * is the last word it read, a short one may sit inside a bundle (-qz). */
+static const char *bad_opt(char **argv, int opt, char buf[3])
+{
+	const char *word = argv[optind - 1];
+
+	if (!strncmp(word, "--", 2) || !opt)
+		return word;
+	buf[0] = '-';
+	buf[1] = (char)opt;
+	buf[2] = 0;
+	return buf;
+}
+
 static int parse_uint(const char *s, unsigned long max, unsigned long *v)
 {
 	char *end;
@@ -106,7 +120,7 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long v;
-	char *end;
+	char *end, optbuf[3];
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -171,9 +185,9 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 			fprintf(out, "trecord %s\n", TREC_VERSION);
 			return TREC_CLI_EXIT_OK;
 		case ':':
-			return bad(err, "option '%s' needs an argument", argv[optind - 1]);
+			return bad(err, "option '%s' needs an argument", bad_opt(argv, optopt, optbuf));
 		default:
-			return bad(err, "unknown option '%s'", argv[optind - 1]);
+			return bad(err, "unknown option '%s'", bad_opt(argv, optopt, optbuf));
 		}
 	}
 	if (optind < argc)

@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "archive.h"
+#include "python_sync.h"
 #include "session.h"
 #include "trec_types.h"
 
@@ -168,6 +169,8 @@ static void handle_trace(struct trec_session *s, const uint8_t *data, size_t len
 	w = trec_output_lock(&s->out);
 	if (w && trec_output_unlock(&s->out, trec_write_sample(w, &smp)) >= 0)
 		trecord_count(&s->cnt, TRECORD_METRIC_SAMPLES_WRITTEN, 1);
+	/* Describe the sample's new Python code objects while they are live. */
+	trec_py_sync_trace(s->py, t->pid, t->frames, n);
 }
 
 static void handle_pid_event(struct trec_session *s, const uint8_t *data, size_t len)
@@ -196,6 +199,12 @@ static void handle_pid_event(struct trec_session *s, const uint8_t *data, size_t
 	if (w && trec_output_unlock(&s->out, trec_write_pid_event(w, &ev)) >= 0)
 		trecord_count(&s->cnt, TRECORD_METRIC_PID_EVENTS_WRITTEN, 1);
 
+	/* Python code objects of the old image are gone; samples after this
+	 * event are of the new one (or none). */
+	if (m->type == TREC_PID_EV_EXEC)
+		trec_py_sync_exec(s->py, m->pid);
+	else if (m->type == TREC_PID_EV_EXIT)
+		trec_py_sync_remove(s->py, m->pid);
 	/* A new image needs its mappings now; an exited pid none at all. */
 	if (m->type == TREC_PID_EV_EXEC)
 		trec_sync_request(s, TREC_SYNC_PID, m->pid);

@@ -74,7 +74,9 @@ static void *loader_main(void *arg)
 			if (!m)
 				continue;
 		}
+		atomic_store(&l->busy, true);
 		load(l, (const struct job *)m->data);
+		atomic_store(&l->busy, false);
 		free(m);
 		atomic_fetch_sub(&l->queued, 1);
 	}
@@ -155,18 +157,27 @@ static void drop_jobs(struct trec_delta_loader *l, struct trec_msg_queue *q)
 	}
 }
 
+bool trec_delta_loader_stop(struct trec_delta_loader *l, unsigned wait_ms)
+{
+	if (!l->store || !l->threaded)
+		return true;
+	drop_jobs(l, &l->jobs);
+	drop_jobs(l, &l->large_jobs);
+	trec_msg_queue_close(&l->jobs);
+	for (unsigned i = 0; atomic_load(&l->busy) && i < wait_ms; i++)
+		usleep(1000);
+	if (atomic_load(&l->busy))
+		return false;
+	pthread_join(l->thread, NULL);
+	l->threaded = false;
+	drop_jobs(l, &l->large_jobs);
+	return true;
+}
+
 void trec_delta_loader_destroy(struct trec_delta_loader *l)
 {
 	if (!l->store)
 		return;
-	if (l->threaded) {
-		/* Drop queued jobs so shutdown does not wait for extractions. */
-		drop_jobs(l, &l->jobs);
-		drop_jobs(l, &l->large_jobs);
-		trec_msg_queue_close(&l->jobs);
-		pthread_join(l->thread, NULL);
-		drop_jobs(l, &l->large_jobs);
-	}
 	trec_msg_queue_destroy(&l->jobs);
 	trec_msg_queue_destroy(&l->large_jobs);
 	trec_delta_store_free(l->store);

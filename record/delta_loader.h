@@ -24,6 +24,7 @@ struct trec_delta_loader {
 	struct trec_msg_queue jobs, large_jobs;
 	pthread_t thread;
 	bool threaded, verbose;
+	atomic_bool busy; /* the thread is inside a load */
 	atomic_uint_fast64_t loaded, failed, queued;
 	/* Store usage, published after each load. */
 	atomic_uint_fast32_t deltas_used, infos_used, pages_used;
@@ -41,7 +42,12 @@ int trec_delta_loader_submit(struct trec_delta_loader *l, uint64_t file_id, int 
 /* Waits up to timeout_ms until every submitted file is loaded; false on
  * timeout. */
 bool trec_delta_loader_drain(struct trec_delta_loader *l, unsigned timeout_ms);
-/* Stops the thread, dropping what is still queued. */
+/* Stops the thread, dropping what is still queued, and waits at most
+ * wait_ms for a load in progress (a huge file takes seconds). false: the
+ * thread is still loading; the loader and the maps it writes must then be
+ * left alone until the process exits. */
+bool trec_delta_loader_stop(struct trec_delta_loader *l, unsigned wait_ms);
+/* Frees the loader (after trec_delta_loader_stop() returned true). */
 void trec_delta_loader_destroy(struct trec_delta_loader *l);
 
 #endif /* TREC_DELTA_LOADER_H */

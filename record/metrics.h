@@ -31,7 +31,14 @@
 	X(LPM_FAILURES, "LPM trie updates that failed")                         \
 	X(STACK_DELTAS_USED, "stack_deltas entries used")                       \
 	X(UNWIND_INFOS_USED, "unwind_info_array entries used")                  \
-	X(DELTA_PAGES_USED, "stack_delta_pages entries used")
+	X(DELTA_PAGES_USED, "stack_delta_pages entries used")                    \
+	X(PY_INTERPRETERS, "python: mapped files detected as CPython")        \
+	X(PY_UNSUPPORTED, "python: CPython files that cannot be unwound")     \
+	X(PY_PIDS, "python: processes set up for python stacks")              \
+	X(PY_PID_FAILURES, "python: processes whose libc TSD layout is unknown") \
+	X(PY_CODE_WRITTEN, "python: code object descriptions written")         \
+	X(PY_CODE_UNREADABLE, "python: code objects that could not be read")   \
+	X(PY_CODE_STALE, "python: code objects replaced before they were read")
 
 #define TRECORD_METRIC_BASE 1000
 enum trecord_metric {

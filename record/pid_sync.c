@@ -408,6 +408,13 @@ int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid)
 	uint64_t t0 = s->ops->now_ns(s->ctx);
 
 	err = trec_proc_maps_read_pid(pid, &maps);
+	if (!err && !maps.n) {
+		/* A zombie (exited, not reaped yet): nothing to sync, and a
+		 * report that arrives after its exit must not resurrect it. */
+		trec_proc_maps_free(&maps);
+		trec_pid_sync_remove(s, pid);
+		err = -ESRCH;
+	}
 	if (err) {
 		s->stats.sync_gone++;
 		return err == -ENOENT || err == -ESRCH ? -ESRCH : err;
@@ -434,8 +441,11 @@ int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid)
 				vlog(s, "pid %u: %s: bias %#llx not representable", pid, m->path,
 				     (unsigned long long)bias);
 				file_id = bias = 0;
-			} else if ((p = vec_push(&pending))) {
-				if (!note_file(s, &o, p))
+			} else {
+				/* interpreter detection reads the file through o.path */
+				if (s->ops->exec_mapping)
+					s->ops->exec_mapping(s->ctx, pid, file_id, o.path, bias);
+				if ((p = vec_push(&pending)) && !note_file(s, &o, p))
 					pending.n--;
 			}
 		}

@@ -21,6 +21,7 @@
 #define QUEUE_MAX_BYTES (64u << 20)
 #define CHILD_TERM_GRACE_NS 2000000000ULL
 #define INITIAL_SYNC_WAIT_NS 2000000000ULL
+#define LOADER_STOP_WAIT_MS 1000
 
 uint64_t trec_now_ns(void)
 {
@@ -168,6 +169,11 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 	s->pid_events_fd = trec_bpf_map_fd(&s->bpf, "pid_events");
 	s->inhibit_fd = trec_bpf_map_fd(&s->bpf, "inhibit_events");
 	s->followed_fd = trec_bpf_map_fd(&s->bpf, "followed_pids");
+	err = trec_python_session_start(s);
+	if (err) {
+		snprintf(msg, sizeof(msg), "out of memory");
+		goto fail;
+	}
 
 	if (o->archive_level != TREC_ARCHIVE_NONE &&
 	    !(s->touched = trec_touched_new(o->archive_level == TREC_ARCHIVE_SAMPLED))) {
@@ -350,11 +356,20 @@ static void stop_threads(struct trec_session *s)
 	s->ring_started = s->writer_started = s->sync_started = false;
 }
 
+/* Whether the delta loader stopped within a second; if it did not (in the
+ * middle of a huge file), the process must exit without tearing down the
+ * maps it writes. */
+static bool stop_loader(struct trec_session *s)
+{
+	return !s->deltas.store || trec_delta_loader_stop(&s->deltas, LOADER_STOP_WAIT_MS);
+}
+
 static void teardown(struct trec_session *s)
 {
 	stop_threads(s);
 	trec_consumer_free(s);
 	trec_syncer_free(s);
+	trec_python_session_stop(s);
 	trec_ksym_subset_free(&s->ksyms_used);
 	trec_kallsyms_free(&s->ksyms);
 	trec_map_fds_unmap_deltas(&s->fds);
@@ -397,6 +412,7 @@ int trec_record(const struct trec_options *opt)
 	struct trec_archive_totals at = { 0 };
 	sigset_t mask, orig;
 	int err, sig = 0, rc = 0;
+	bool loader_done;
 	struct stat st;
 
 	sigemptyset(&mask);
@@ -422,16 +438,18 @@ int trec_record(const struct trec_options *opt)
 		sig = record_loop(&s, &mask);
 
 	trec_bpf_detach_sampling(&s.bpf);
+	s.stop_ns = trec_now_ns();
 	end_child(&s);
 	/* After the command's exit event; then the ring drains completely. */
 	trec_bpf_detach_tracking(&s.bpf);
 	stop_threads(&s);
+	loader_done = stop_loader(&s);
 	write_metrics(&s, bpf);
 	trec_session_write_archives(&s, &at);
 	if (s.start_ns) {
 		struct trec_summary sum = {
 			.start_ns = s.start_ns,
-			.end_ns = trec_now_ns(),
+			.end_ns = s.stop_ns,
 			.samples = atomic_load(&s.cnt.v[TRECORD_METRIC_SAMPLES_WRITTEN]),
 			.lost = bpf[TREC_METRIC_TRACES_LOST_RINGBUF] +
 				atomic_load(&s.cnt.v[TRECORD_METRIC_QUEUE_DROPPED_TRACES]),
@@ -454,6 +472,12 @@ int trec_record(const struct trec_options *opt)
 	if (!rc && s.child_done)
 		rc = trec_workload_exit_code(s.child_status);
 	(void)sig;
+	if (!loader_done) {
+		/* The recording is complete; the exit releases the rest. */
+		if (opt->verbose)
+			fprintf(stderr, "trecord: not waiting for a stack-delta load in progress\n");
+		exit(rc);
+	}
 	teardown(&s);
 	return rc;
 

@@ -25,6 +25,7 @@
 #include "msg_queue.h"
 #include "output.h"
 #include "pid_sync.h"
+#include "python_session.h"
 #include "u64map.h"
 #include "workload.h"
 
@@ -57,6 +58,8 @@ struct trec_session {
 	struct trec_msg_queue syncq;  /* writer, main -> sync */
 	struct trec_pid_sync *sync;
 	struct trec_delta_loader deltas;
+	struct trec_py_sync *py; /* python_session.c */
+	int py_procs_fd, py_ranges_fd;
 	int sync_efd, sync_epfd; /* wake-ups of the sync thread */
 
 	pthread_t ring_thread, writer_thread, sync_thread;
@@ -73,7 +76,7 @@ struct trec_session {
 	struct trec_ksym_subset ksyms_used;
 	uint64_t ksyms_time_ns, ksyms_written_ns;
 
-	uint64_t start_ns;
+	uint64_t start_ns, stop_ns; /* sampling */
 	struct trec_workload wl;
 	bool have_child, child_done;
 	int child_status;

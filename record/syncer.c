@@ -110,6 +110,7 @@ static void publish_stats(struct trec_session *s)
 	trecord_set(&s->cnt, TRECORD_METRIC_STACK_DELTAS_USED, atomic_load(&dl->deltas_used));
 	trecord_set(&s->cnt, TRECORD_METRIC_UNWIND_INFOS_USED, atomic_load(&dl->infos_used));
 	trecord_set(&s->cnt, TRECORD_METRIC_DELTA_PAGES_USED, atomic_load(&dl->pages_used));
+	trec_python_publish_stats(s);
 }
 
 static void *sync_main(void *arg)
@@ -213,6 +214,7 @@ static const struct trec_pid_sync_ops sync_ops = {
 	.write_file = write_file,
 	.write_mappings = write_mappings,
 	.write_blob = write_blob,
+	.exec_mapping = trec_python_on_mapping,
 	.now_ns = now_ns,
 };
 
@@ -225,6 +227,7 @@ void trec_syncer_free(struct trec_session *s)
 	if (s->sync_epfd >= 0)
 		close(s->sync_epfd);
 	trec_pid_sync_free(s->sync);
+	trec_delta_loader_stop(&s->deltas, ~0U);
 	trec_delta_loader_destroy(&s->deltas);
 	s->pb = NULL;
 	s->sync = NULL;

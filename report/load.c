@@ -5,6 +5,7 @@
  * counts, weights, comm strings, mapping ranges, symbol order).
  */
 #include "load.h"
+#include "python_frames.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -181,6 +182,22 @@ static void load_symtab(struct rp_model *m, const struct trec_blob *b)
 		fprintf(stderr, "treport: warning: out of memory keeping embedded symbols\n");
 }
 
+/* Python code object descriptions; a malformed one only leaves the frames
+ * that name it unnamed. */
+static void load_pycode(struct rp_recording *rr, const struct trec_blob *b)
+{
+	int err;
+	if (!rr->py)
+		rr->py = trec_pyframes_new();
+	err = rr->py ? trec_pyframes_add(rr->py, b) : -ENOMEM;
+	if (err == -ENOMEM) {
+		fprintf(stderr, "treport: out of memory\n");
+		exit(1);
+	}
+	if (err)
+		rr->bad_pycode++;
+}
+
 static void load_record(struct rp_model *m, uint32_t rec, const struct trec_record *r,
 			const struct rp_options *o)
 {
@@ -200,8 +217,9 @@ static void load_record(struct rp_model *m, uint32_t rec, const struct trec_reco
 		rr->summary = r->u.summary;
 		break;
 	case TREC_REC_SYMTAB: load_symtab(m, &r->u.blob); break;
+	case TREC_REC_PYCODE: load_pycode(rr, &r->u.blob); break;
 	default:
-		break; /* PYCODE, BLOB: not used yet */
+		break; /* BLOB: not used yet */
 	}
 }
 
@@ -246,6 +264,9 @@ int rp_load_file(struct rp_model *m, const char *path, const struct rp_options *
 			rc = -1;
 		}
 	}
+	if (rr->bad_pycode)
+		fprintf(stderr, "treport: warning: %s: %" PRIu64 " malformed PYCODE record(s); "
+			"their Python frames stay unnamed\n", path, rr->bad_pycode);
 	/* truncation itself was a reader warning: the file is still reported */
 	if (!rc && !rr->have_summary && !rr->truncated && !rr->failed)
 		fprintf(stderr, "treport: warning: %s: recording is incomplete (no SUMMARY record: "

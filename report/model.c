@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The in-memory model of one or more recordings (see model.h). */
 #include "model.h"
+#include "python_frames.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@ void rp_model_free(struct rp_model *m)
 		free(r->meta_values);
 		free(r->ksyms);
 		free(r->metrics);
+		trec_pyframes_free(r->py);
 	}
 	free(m->recs);
 	trec_archive_store_free(m->archives);

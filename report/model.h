@@ -66,6 +66,8 @@ struct rp_metric {
 	uint64_t value;
 };
 
+struct trec_pyframes;
+
 struct rp_recording {
 	uint32_t path; /* string id */
 	struct trec_header hdr;
@@ -87,6 +89,8 @@ struct rp_recording {
 	uint64_t pid_events;
 	bool truncated;
 	bool failed; /* stopped with an error (kept only with --force) */
+	struct trec_pyframes *py; /* PYCODE records (report/python_frames.h), or NULL */
+	uint64_t bad_pycode;      /* PYCODE records that were malformed */
 };
 
 struct rp_agg {

@@ -37,6 +37,11 @@ static void add_frame(struct rp_buf *b, const struct rp_report *r, const struct 
 		rp_buf_adds(b, "]");
 		return;
 	}
+	if (sym->kind == RP_SYM_PYTHON) { /* "function (file.py:line)" */
+		rp_buf_adds(b, ";");
+		add_name(b, rp_str(st, sym->label));
+		return;
+	}
 	const struct rp_line *l = rp_sym_lines(r->s, sym);
 	for (uint32_t i = sym->nlines; i-- > 0;) { /* caller first */
 		rp_buf_adds(b, ";");

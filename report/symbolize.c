@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "demangle.h"
+#include "python_frames.h"
 #include "ksyms.h"
 #include <linux/types.h>
 #include "trec_types.h"
@@ -30,6 +31,7 @@ struct file_state {
 
 struct sym_key {
 	uint64_t a, b; /* meaning depends on kind */
+	uint32_t rec, pid; /* pid-specific (Python) frames only, else 0 */
 	uint8_t kind, flags;
 };
 
@@ -288,19 +290,30 @@ static void symbolize_error(struct rp_symbolizer *s, struct rp_sym *sym)
 	add_line(s, sym->name, 0, 0);
 }
 
-/* Python frames are named from PYCODE records (issue 8); until then the
- * code object address is all there is. */
-static void symbolize_python(struct rp_symbolizer *s, struct rp_sym *sym)
+/* Python frames are named from the recording's PYCODE records: the
+ * label "function (file.py:line)", one line {function, file, line}. */
+static void symbolize_python(struct rp_symbolizer *s, struct rp_sym *sym, uint32_t rec,
+			     uint32_t pid, const struct rp_frame *f)
 {
-	char buf[64];
-	snprintf(buf, sizeof(buf), "[python 0x%" PRIx64 "]", sym->file_id);
+	const struct trec_pyframes *py = s->m->recs[rec].py;
+	struct trec_rec_frame rf = { f->file_id, f->addr, f->kind, f->flags };
+	struct trec_pyframe_sym ps;
+	char buf[1024];
+
 	sym->kind = RP_SYM_PYTHON;
-	sym->resolved = false;
-	sym->dso = s->s_unknown;
-	sym->name = sym->label = rp_strtab_intern(&s->m->strs, buf);
 	sym->first_line = (uint32_t)s->nlines;
 	sym->nlines = 1;
-	add_line(s, sym->name, 0, 0);
+	trec_pyframes_format(py, pid, &rf, buf, sizeof(buf));
+	sym->name = sym->label = intern_clean(s, buf);
+	if (py && !trec_pyframes_lookup(py, pid, &rf, &ps)) {
+		sym->resolved = true;
+		sym->dso = intern_clean(s, ps.file);
+		add_line(s, intern_clean(s, ps.function), sym->dso, ps.line > 0 ? (uint32_t)ps.line : 0);
+	} else {
+		sym->resolved = false;
+		sym->dso = s->s_unknown;
+		add_line(s, sym->name, 0, 0);
+	}
 }
 
 /* ---- cache ------------------------------------------------------------------ */
@@ -314,7 +327,8 @@ static bool key_eq(const void *ctx, uint32_t idx)
 {
 	const struct key_ctx *c = ctx;
 	const struct sym_key *a = &c->s->keys[idx], *b = c->k;
-	return a->a == b->a && a->b == b->b && a->kind == b->kind && a->flags == b->flags;
+	return a->a == b->a && a->b == b->b && a->rec == b->rec && a->pid == b->pid &&
+	       a->kind == b->kind && a->flags == b->flags;
 }
 
 uint32_t rp_symbolize(struct rp_symbolizer *s, uint32_t rec, uint32_t pid, uint64_t time_ns,
@@ -335,11 +349,18 @@ uint32_t rp_symbolize(struct rp_symbolizer *s, uint32_t rec, uint32_t pid, uint6
 	} else if (absolute) {
 		k.a = ((uint64_t)rec << 32) | pid;
 		k.b = f->addr;
+	} else if (f->kind == TREC_FRAME_PYTHON) {
+		/* a code object address means something in one process only */
+		k.a = f->file_id;
+		k.b = f->addr;
+		k.rec = rec;
+		k.pid = pid;
 	} else {
 		k.a = f->file_id;
 		k.b = f->addr;
 	}
-	uint64_t h = rp_hash_u64(k.a ^ rp_hash_u64(k.b ^ ((uint64_t)k.kind << 8 | k.flags)));
+	uint64_t h = rp_hash_u64(k.a ^ rp_hash_u64(k.b ^ ((uint64_t)k.kind << 8 | k.flags) ^
+						  ((uint64_t)k.rec << 32 | k.pid) << 16));
 	struct key_ctx c = { s, &k };
 	uint32_t id = rp_htab_find(&s->index, h, key_eq, &c);
 	if (id != RP_HTAB_NONE)
@@ -360,7 +381,7 @@ uint32_t rp_symbolize(struct rp_symbolizer *s, uint32_t rec, uint32_t pid, uint6
 		sym.file_id = 0;
 		symbolize_kernel(s, &sym, rec, lookup);
 	} else if (f->kind == TREC_FRAME_PYTHON) {
-		symbolize_python(s, &sym);
+		symbolize_python(s, &sym, rec, pid, f);
 	} else if (absolute) {
 		sym.kind = RP_SYM_NATIVE;
 		const struct rp_mapping *mp = rp_model_find_mapping(s->m, rec, pid, time_ns, f->addr);

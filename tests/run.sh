@@ -34,11 +34,14 @@ for t in "${tests[@]}"; do
 	name=${t#"$ROOT"/}
 	log=$logdir/$(echo "$name" | tr '/' '_').log
 	start=$(date +%s)
+	# Each test gets its own TMPDIR, removed afterwards whatever it left.
+	tmp=$(mktemp -d /tmp/trec-run.XXXXXX)
 	case "$t" in
-	*.sh) timeout 600 bash "$t" >"$log" 2>&1 ;;
-	*) timeout 600 "$t" >"$log" 2>&1 ;;
+	*.sh) TMPDIR=$tmp timeout 600 bash "$t" >"$log" 2>&1 ;;
+	*) TMPDIR=$tmp timeout 600 "$t" >"$log" 2>&1 ;;
 	esac
 	rc=$?
+	rm -rf "$tmp"
 	secs=$(( $(date +%s) - start ))
 	p=$(grep -c '^PASS: ' "$log")
 	f=$(grep -c '^FAIL: ' "$log")

@@ -40,6 +40,10 @@ check "without the embedded source the deleted files' frames are unresolved" \
 check "a --no-archive recording cannot name them either" \
 	bash -c "! grep -q 'arcdemo_lib_spin\|arcdemo_main_loop' '$d/none.folded'"
 
+"$TREPORT" --extract-archive "$d/y" "$d/none.tr" 2> "$d/extract-none.err"
+rc=$?
+check "--extract-archive of a --no-archive recording fails, saying why" \
+	bash -c "[ $rc != 0 ] && grep -q 'no embedded symbols' '$d/extract-none.err'"
 "$TREPORT" --extract-archive "$d/x" "$d/rec.tr" 2> "$d/extract.err"
 check "--extract-archive writes the executable's debug file" \
 	test -f "$d/x/.build-id/${bid_exe:0:2}/${bid_exe:2}.debug"

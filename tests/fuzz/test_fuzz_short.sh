@@ -3,6 +3,7 @@
 # the seed corpus; `make fuzz` is the long run. Any crash, leak, sanitizer
 # report or timeout fails.
 source "$(dirname "$0")/../lib/common.sh"
+source "$(dirname "$0")/../lib/fuzz.sh"
 fuzzer=$TREC_ROOT/build/fuzz_reader
 corpus=$TREC_ROOT/build/fuzz-corpus
 secs=${FUZZ_SHORT_SECONDS:-25}
@@ -25,15 +26,4 @@ mkdir -p "$tmp/work"
 	-dict="$TREC_ROOT/tests/fuzz/trec.dict" -artifact_prefix="$tmp/" -print_final_stats=1 \
 	"$tmp/work" "$corpus" >"$tmp/fuzz.log" 2>&1
 rc=$?
-grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb|cov:' "$tmp/fuzz.log" | tail -3
-if [ "$rc" = 0 ]; then
-	pass "reader fuzzing for ${secs}s finds nothing"
-else
-	fail "reader fuzzing for ${secs}s finds nothing (exit $rc)"
-	grep -A30 -E 'ERROR|runtime error|SUMMARY' "$tmp/fuzz.log" | head -40
-	for a in "$tmp"/crash-* "$tmp"/leak-* "$tmp"/timeout-* "$tmp"/oom-*; do
-		[ -f "$a" ] || continue
-		mkdir -p "$TREC_ROOT/build/fuzz-artifacts"
-		cp "$a" "$TREC_ROOT/build/fuzz-artifacts/" && echo "kept build/fuzz-artifacts/${a##*/}"
-	done
-fi
+fuzz_verdict "$rc" "$tmp" "reader fuzzing for ${secs}s"

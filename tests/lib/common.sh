@@ -15,7 +15,9 @@ skip_all() { echo "SKIP: $*"; exit 77; }
 
 # A fresh temporary directory under one per-test root that is removed when
 # the test exits. Safe inside $(...): the trap belongs to the test's shell.
-TREC_TEST_TMP=$(mktemp -d /tmp/trec-test.XXXXXX)
+# A test that sets its own EXIT trap replaces this one; tests/run.sh still
+# removes the test's whole TMPDIR afterwards.
+TREC_TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/trec-test.XXXXXX")
 trap 'rm -rf "$TREC_TEST_TMP"' EXIT
 mktemp_dir() { mktemp -d "$TREC_TEST_TMP/d.XXXXXX"; }
 

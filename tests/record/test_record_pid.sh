@@ -15,9 +15,11 @@ rc=$?
 check "pid: trecord exits 0" [ "$rc" = 0 ]
 check "pid: the target keeps running" kill -0 "$target"
 dump "$out" >"$T/dump" || { fail "pid: recording reads back"; exit 1; }
-# Sampling time from the SUMMARY (start-up time varies with load).
+# Sampling time from the SUMMARY. Not a timing test: the lower bound says
+# --duration was honoured, the upper one only that the run ended (a loaded
+# CI machine stretches the drain at the end by seconds).
 ms=$(awk '$1 == "Z" { print int(($3 - $2) / 1000000) }' "$T/dump")
-check "pid: --duration 2 samples for 2 s (${ms} ms)" [ "$ms" -ge 1950 -a "$ms" -lt 2600 ]
+check "pid: --duration 2 samples for at least 2 s and stops (${ms} ms)" [ "$ms" -ge 1950 -a "$ms" -lt 15000 ]
 $TRCHECK "$T/dump" >"$T/stats"
 # Few on a loaded machine: the target only gets its share of a CPU.
 check "pid: samples recorded" [ "$(stat_of samples <"$T/stats")" -ge 5 ]

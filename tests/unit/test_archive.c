@@ -470,6 +470,46 @@ static void check_sampled(const struct trec_archive *full, const char *path, con
 	trec_archive_free(s);
 }
 
+/* MiniDebugInfo: a stripped copy of busy whose local function symbols live
+ * only in an xz-compressed .gnu_debugdata (as Fedora ships binaries). */
+static void check_minidebuginfo(void)
+{
+	char dir[] = "/tmp/trec-arc-mini.XXXXXX", cmd[16384], path[4200];
+	if (!mkdtemp(dir))
+		return;
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && cp '%s' busy && "
+		 "nm busy --format=posix --defined-only | awk '$2 ~ /^[Tt]$/ {print $1}' > keep && "
+		 "objcopy --only-keep-debug busy dbg && "
+		 "objcopy -S --remove-section .gdb_index --remove-section .comment "
+		 "--keep-symbols=keep dbg mini && xz -f mini && strip --strip-all busy && "
+		 "objcopy --add-section .gnu_debugdata=mini.xz busy", dir, workload("busy"));
+	snprintf(path, sizeof(path), "%s/busy", dir);
+	if (system(cmd)) {
+		printf("SKIP: archive MiniDebugInfo (objcopy/xz failed)\n");
+		goto out;
+	}
+	uint8_t *bytes = NULL;
+	size_t len = 0;
+	struct trec_archive_stats st;
+	struct trec_archive *a = NULL;
+	int ok = !trec_archive_build(path, NULL, 0, TREC_ARCHIVE_FULL, &bytes, &len, &st) &&
+		 !trec_archive_parse(bytes, len, &a, NULL, 0) &&
+		 (st.sources & TREC_ARC_SRC_MINIDEBUG);
+	int found = 0;
+	for (size_t i = 0; ok && i < trec_archive_tables(a)->num_syms; i++)
+		found |= !strcmp(trec_archive_tables(a)->strings[trec_archive_tables(a)->syms[i].name],
+				 "cmp_ints");
+	result(ok && found, "archive %s",
+	       "MiniDebugInfo: a static function of a stripped binary comes from .gnu_debugdata");
+	free(bytes);
+	trec_archive_free(a);
+out:
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", dir);
+}
+
 static void check_build_api(const char *path)
 {
 	uint8_t *bytes = NULL;
@@ -538,5 +578,6 @@ int main(void)
 		trec_archive_free(a);
 	}
 	check_build_api(workload("busy"));
+	check_minidebuginfo();
 	return failures ? 1 : 0;
 }

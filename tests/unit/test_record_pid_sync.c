@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "file_id.h"
 #include "pid_sync.h"
@@ -225,6 +226,15 @@ int main(void)
 	CHECK("pid_sync: remove deletes every entry and the marker", live_count(&f) == 0);
 	CHECK("pid_sync: no longer known", !trec_pid_sync_known(s, getpid()));
 	CHECK("pid_sync: a missing pid is ESRCH", trec_pid_sync_pid(s, 0x7ffffff0) == -ESRCH);
+
+	/* A zombie has no mappings: gone, and no marker left behind. */
+	pid_t z = fork();
+	if (z == 0)
+		_exit(0);
+	usleep(100000);
+	CHECK("pid_sync: a zombie is ESRCH", trec_pid_sync_pid(s, z) == -ESRCH);
+	CHECK("pid_sync: ... and leaves nothing in the trie", live_count(&f) == 0 && !trec_pid_sync_known(s, z));
+	waitpid(z, NULL, 0);
 	trec_pid_sync_free(s);
 	return failures != 0;
 }

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# End to end: trecord records tests/python/busy.py under each CPython 3.11+
+# on the machine, treport names its frames; in the steady part of
+# the run >= 95% of samples must carry the whole Python chain under
+# <module>, in order, with the script's lines, interleaved with the native
+# _PyEval_EvalFrameDefault frames (tests/python/check_stacks.py).
+#
+# trecord is the plain build here: with the sanitizer build, extracting the
+# interpreter's stack deltas takes a second or more, during which native
+# unwinding fails (NATIVE_NO_PAGE_INFO) — that start-up is not what this
+# test measures, and the Python code runs under ASan in test_python_walk.
+source "$(dirname "$0")/../lib/common.sh"
+TRECORD=${TREC_PLAIN_BUILD:-$TREC_ROOT/build}/trecord
+
+[ "$(id -u)" = 0 ] || skip_all "needs root"
+[ -x "$TRECORD" ] && [ -x "$TREPORT" ] || skip_all "trecord/treport not built"
+# (not mktemp_dir: its EXIT trap fires when $(...) ends, removing the dir at once)
+dir=$(mktemp -d /tmp/trec-pyrec.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+script=$TREC_ROOT/tests/python/busy.py
+
+pythons=()
+[ -x /usr/bin/python3.11 ] && pythons+=(/usr/bin/python3.11)
+for p in /root/.pyenv/versions/3.1[123]*/bin/python3.1[123]; do
+	[ -x "$p" ] && pythons+=("$p")
+done
+[ ${#pythons[@]} -gt 0 ] || skip_all "no CPython 3.11+"
+
+for py in "${pythons[@]}"; do
+	ver=$("$py" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')
+	out=$dir/busy-$ver.tr
+	if ! "$TRECORD" -q -F 499 -o "$out" -- "$py" "$script" 2.5 >"$dir/rec.log" 2>&1; then
+		fail "python $ver: trecord runs busy.py"
+		sed 's/^/  | /' "$dir/rec.log"
+		continue
+	fi
+	pass "python $ver: trecord runs busy.py"
+	"$TREPORT" "$out" --perf-script >"$dir/busy.txt" 2>"$dir/rep.log"
+	check "python $ver: treport --perf-script" test -s "$dir/busy.txt"
+	python3 "$TREC_ROOT/tests/python/check_stacks.py" "$script" "$dir/busy.txt" 0.95 "python $ver"
+	"$TREPORT" "$out" --folded >"$dir/busy.folded" 2>>"$dir/rep.log"
+	check "python $ver: folded stacks name python frames 'function (file.py:line)'" \
+		grep -q ';Worker.run (busy.py:[0-9]*);recurse (busy.py:[0-9]*);' "$dir/busy.folded"
+	"$TREPORT" "$out" --info >"$dir/info" 2>&1
+	written=$(awk '$1 == "PY_CODE_WRITTEN" {print $2}' "$dir/info")
+	errors=$(awk '$1 == "PYTHON_ERRORS" {print $2}' "$dir/info")
+	samples=$(awk '$1 == "SAMPLES" {print $2}' "$dir/info")
+	# A few right after exec: py_procs waits for libc to be mapped.
+	if [ "${written:-0}" -gt 0 ] && [ "${errors:-1}" -le $(( ${samples:-0} / 100 + 2 )) ]; then
+		pass "python $ver: PYCODE records written ($written), unwinder errors $errors"
+	else
+		fail "python $ver: PYCODE records written (${written:-none}), unwinder errors ${errors:-?}"
+		grep -E 'samples in .* stack group' "$dir/info" | sed 's/^/  /'
+		[ -n "${TREC_KEEP:-}" ] && cp "$out" "$TREC_KEEP/"
+	fi
+
+done
