@@ -98,6 +98,10 @@ class Bench:
         self.res = {"overhead": {}, "wall": {}, "cpu": {}, "rec_cpu": {}, "size": {}, "report": {},
                     "quality": {}, "bpf": {}, "env": {}}
 
+    def size_tools(self):
+        return (["trec", "trec-noarchive"] if self.have_trec else []) + \
+            [t for t in self.tools if t != "trec"]
+
     # ---- commands -------------------------------------------------------
 
     def workload_cmd(self, w):
@@ -105,14 +109,16 @@ class Bench:
         return [os.path.join(self.a.workloads, w)] + before + [str(self.units[w])] + after
 
     def record_cmd(self, tool, freq, path, cmd):
-        if tool == "trec":
-            return [self.a.trecord, "-F", str(freq), "-q", "-f", "-o", path, "--"] + cmd
+        if tool in ("trec", "trec-noarchive"):
+            extra = ["--no-archive"] if tool == "trec-noarchive" else []
+            return [self.a.trecord, "-F", str(freq), "-q", "-f"] + extra + \
+                ["-o", path, "--"] + cmd
         mode = ["-g"] if tool == "perf-g" else ["--call-graph", "dwarf"]
         return ["perf", "record", "-q", "-e", "cpu-clock", "-F", str(freq)] + mode + \
             ["--no-buildid-cache", "-o", path, "--"] + cmd
 
     def rec_path(self, w, tool, freq):
-        ext = "tr" if tool == "trec" else "data"
+        ext = "tr" if tool.startswith("trec") else "data"
         return os.path.join(self.out, "%s.%s.%d.%s" % (w, tool, freq, ext))
 
     # ---- phases ---------------------------------------------------------
@@ -188,7 +194,7 @@ class Bench:
             for (w, t, f), v in cpu.items() if t == "alone")
 
     def samples(self, tool, path):
-        if tool == "trec":
+        if tool.startswith("trec"):
             _, p = run([self.a.treport, "--info", path], stdout=subprocess.PIPE)
             m = re.search(r"^\s*samples:\s+(\d+) read", p.stdout, re.M)
             if not m:
@@ -202,9 +208,18 @@ class Bench:
         return int(m.group(1))
 
     def sizes(self):
+        """From the first round's recordings; trec also once more with
+        --no-archive (no embedded symbols: like perf.data, the recording
+        then needs the same binaries at report time)."""
         lo, hi = self.freqs[0], self.freqs[-1]
+        if self.have_trec:
+            for w in WORKLOADS:
+                for f in self.freqs:
+                    run(self.record_cmd("trec-noarchive", f,
+                                        self.rec_path(w, "trec-noarchive", f),
+                                        self.workload_cmd(w)))
         for w in WORKLOADS:
-            for tool in self.tools:
+            for tool in self.size_tools():
                 n = {f: self.samples(tool, self.rec_path(w, tool, f)) for f in self.freqs}
                 b = {f: os.path.getsize(self.rec_path(w, tool, f)) for f in self.freqs}
                 mid = self.mid_freq
@@ -382,14 +397,19 @@ def render(res, tools, freqs, mid):
     L.append("")
     L.append("**File size** at %d Hz: bytes per sample of the whole file, and the "
              "marginal bytes per extra sample (slope from %d to %d Hz, fixed costs "
-             "cancel out)." % (mid, freqs[0], freqs[-1]))
+             "cancel out). trec embeds the symbols of the sampled files by default "
+             "(a fixed cost that makes the recording symbolize anywhere); "
+             "trec-noarchive is trecord --no-archive, which like perf.data needs the "
+             "same binaries at report time." % (mid, freqs[0], freqs[-1]))
     L.append("")
-    L.append("| workload | " + " | ".join("%s B/sample (marginal)" % t for t in tools) +
-             " | samples (" + ", ".join(tools) + ") |")
-    L.append("|---|" + "---:|" * len(tools) + "---:|")
+    stools = (["trec", "trec-noarchive"] if "trec" in tools else []) + \
+        [t for t in tools if t != "trec"]
+    L.append("| workload | " + " | ".join("%s B/sample (marginal)" % t for t in stools) +
+             " | samples (" + ", ".join(stools) + ") |")
+    L.append("|---|" + "---:|" * len(stools) + "---:|")
     for w in WORKLOADS:
         cells, counts = [], []
-        for t in tools:
+        for t in stools:
             s = res["size"].get("%s/%s" % (w, t), {})
             cells.append("%s (%s)" % (fmt(s.get("per_sample"), ",.0f"),
                                       fmt(s.get("marginal"), ",.0f")))
