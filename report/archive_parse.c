@@ -253,9 +253,14 @@ static int parse_inlines(struct cur *c, struct trec_archive *a)
 			in->hi = add_addr(c, in->lo, len);
 			in->name = varint32(c, t->num_strings ? t->num_strings - 1 : 0, "name");
 			in->call_file = varint32(c, t->num_strings, "call file");
-			line += zigzag(c);
+			int64_t dline = zigzag(c);
 			if (c->bad)
 				break;
+			/* line stays in [0, UINT32_MAX], so a bounded step cannot overflow. */
+			if (dline >= -(int64_t)UINT32_MAX && dline <= (int64_t)UINT32_MAX)
+				line += dline;
+			else
+				line = -1;
 			if (!len || !t->num_strings || line < 0 || line > UINT32_MAX) {
 				fail(c, "inline range %zu of depth %zu is malformed", i, d + 1);
 				break;
