@@ -270,6 +270,9 @@ int BPF_PROG(trec_sched_fork, struct task_struct *parent, struct task_struct *ch
 			return 0;
 		bpf_map_update_elem(&followed_pids, &ctgid, &one, BPF_ANY);
 	}
+	/* A reused pid: the entries of the process that had it may still be
+	 * in their exit grace period (record/pid_sync.h). */
+	forget_pid(ctgid);
 	send_pid_event(TREC_PID_EV_FORK, child, ptgid, 0, 0);
 	return 0;
 }
@@ -294,7 +297,9 @@ int BPF_PROG(trec_sched_exit, struct task_struct *task, bool group_dead)
 	/* Only the last thread's exit ends the process. */
 	if (!group_dead || !is_followed(tgid))
 		return 0;
-	forget_pid(tgid);
+	/* The marker stays: samples of the teardown still unwind, and
+	 * trecord removes the pid after a grace period. */
+	bpf_map_delete_elem(&reported_pids, &tgid);
 	send_pid_event(TREC_PID_EV_EXIT, task, 0, task->exit_code, 0);
 	if (!follow_all)
 		bpf_map_delete_elem(&followed_pids, &tgid);

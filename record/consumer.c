@@ -209,7 +209,7 @@ static void handle_pid_event(struct trec_session *s, const uint8_t *data, size_t
 	if (m->type == TREC_PID_EV_EXEC)
 		trec_sync_request(s, TREC_SYNC_PID, m->pid);
 	else if (m->type == TREC_PID_EV_EXIT)
-		trec_sync_request(s, TREC_SYNC_REMOVE, m->pid);
+		trec_sync_request(s, TREC_SYNC_EXIT, m->pid);
 }
 
 #define KSYMS_INTERVAL_NS 1000000000ULL

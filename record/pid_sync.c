@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "exit_fifo.h"
 #include "file_id.h"
 #include "lpm.h"
 #include "pid_sync.h"
@@ -31,6 +32,7 @@ struct pid_state {
 	size_t num_ents;
 	struct map_sig *sigs;
 	size_t num_sigs;
+	uint64_t synced_ns; /* last sync that read the mappings */
 };
 
 struct file_state {
@@ -46,6 +48,7 @@ struct trec_pid_sync {
 	struct trec_file_cache *files;
 	struct trec_u64map pids;    /* pid -> struct pid_state */
 	struct trec_u64map fstates; /* file id -> struct file_state */
+	struct trec_exit_fifo exited; /* pids in their exit grace period */
 	struct trec_file *vdso;
 	int vdso_fd;
 	bool vdso_tried;
@@ -510,6 +513,7 @@ int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid)
 			goto out;
 		}
 	}
+	ps->synced_ns = t0;
 	s->stats.lpm_entries += ents.n;
 	s->stats.lpm_entries -= ps->num_ents;
 	free(ps->ents);
@@ -596,6 +600,32 @@ void trec_pid_sync_remove(struct trec_pid_sync *s, uint32_t pid)
 	free_pid_state(ps);
 }
 
+void trec_pid_sync_exited(struct trec_pid_sync *s, uint32_t pid)
+{
+	if (!trec_u64map_get(&s->pids, pid))
+		return;
+	if (trec_exit_fifo_push(&s->exited, pid, s->ops->now_ns(s->ctx)))
+		trec_pid_sync_remove(s, pid);
+}
+
+void trec_pid_sync_reap(struct trec_pid_sync *s, bool all)
+{
+	uint64_t now = s->ops->now_ns(s->ctx);
+	uint64_t before = all ? UINT64_MAX : now - TREC_EXIT_GRACE_NS;
+	struct trec_exit_ent e;
+
+	if (!all && now < TREC_EXIT_GRACE_NS)
+		return;
+	while (trec_exit_fifo_pop_due(&s->exited, before, &e)) {
+		const struct pid_state *ps = trec_u64map_get(&s->pids, e.pid);
+
+		/* Synced after its exit: the pid is a new process (or the old
+		 * one still tearing down, which the sweep will find gone). */
+		if (ps && (all || ps->synced_ns <= e.time_ns))
+			trec_pid_sync_remove(s, e.pid);
+	}
+}
+
 void trec_pid_sync_sweep(struct trec_pid_sync *s)
 {
 	uint32_t dead[256];
@@ -634,6 +664,7 @@ void trec_pid_sync_free(struct trec_pid_sync *s)
 	for (size_t i = 0; trec_u64map_next(&s->fstates, &i, &k, &v);)
 		free(v);
 	trec_u64map_free(&s->fstates);
+	trec_exit_fifo_free(&s->exited);
 	trec_file_cache_free(s->files);
 	if (s->vdso_fd >= 0)
 		close(s->vdso_fd);

@@ -65,6 +65,14 @@ int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid);
 int trec_pid_sync_prefetch(struct trec_pid_sync *s, uint32_t pid);
 /* The process ended: remove its prefixes and marker. */
 void trec_pid_sync_remove(struct trec_pid_sync *s, uint32_t pid);
+/* The process exited: its entries stay for TREC_EXIT_GRACE_NS, for the
+ * samples the kernel takes while it tears the process down. */
+#define TREC_EXIT_GRACE_NS (250ULL * 1000000ULL)
+void trec_pid_sync_exited(struct trec_pid_sync *s, uint32_t pid);
+/* Removes the exited pids whose grace period is over (all: every one, at
+ * the end of a recording), unless a sync since their exit found a process
+ * under the same pid. */
+void trec_pid_sync_reap(struct trec_pid_sync *s, bool all);
 /* Removes every tracked pid that no longer exists. */
 void trec_pid_sync_sweep(struct trec_pid_sync *s);
 bool trec_pid_sync_known(const struct trec_pid_sync *s, uint32_t pid);

@@ -35,7 +35,7 @@ struct perf_buffer;
 /* Requests to the sync thread. */
 enum trec_sync_req_kind {
 	TREC_SYNC_PID = 1,    /* (re)read the pid's mappings */
-	TREC_SYNC_REMOVE = 2, /* the pid exited */
+	TREC_SYNC_EXIT = 2,   /* the pid exited: remove it after a grace period */
 	TREC_SYNC_PREFETCH = 3, /* load the pid's deltas only (trecord itself) */
 	TREC_SYNC_MARK = 4,   /* bumps syncs_done: the requests before it are done */
 };

@@ -3,8 +3,9 @@
  * The sync thread: owns pid_sync (and so the LPM trie and the stack-delta
  * maps). Work comes from three places: pids BPF reported (pid_events, with
  * a wake-up on report_events), exec/exit events forwarded by the writer,
- * and the -p pids at start. A periodic sweep drops pids whose exit was
- * missed, so the trie cannot grow without bound.
+ * and the -p pids at start. Exited pids keep their entries for a grace
+ * period (pid_sync.h); a periodic sweep drops pids whose exit was missed,
+ * so the trie cannot grow without bound.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -83,8 +84,8 @@ static void drain_requests(struct trec_session *s)
 		free(m);
 		if (r.kind == TREC_SYNC_PID)
 			sync_pid(s, r.pid);
-		else if (r.kind == TREC_SYNC_REMOVE)
-			trec_pid_sync_remove(s->sync, r.pid);
+		else if (r.kind == TREC_SYNC_EXIT)
+			trec_pid_sync_exited(s->sync, r.pid);
 		else if (r.kind == TREC_SYNC_PREFETCH)
 			trec_pid_sync_prefetch(s->sync, r.pid);
 		else if (r.kind == TREC_SYNC_MARK)
@@ -133,6 +134,7 @@ static void *sync_main(void *arg)
 		}
 		drain_requests(s);
 		drain_reports(s);
+		trec_pid_sync_reap(s->sync, false);
 		if (trec_now_ns() - last_sweep > SWEEP_INTERVAL_NS) {
 			trec_pid_sync_sweep(s->sync);
 			last_sweep = trec_now_ns();
@@ -142,6 +144,7 @@ static void *sync_main(void *arg)
 	/* The writer has forwarded its last exits and execs: apply them, so
 	 * the final metrics show what the trie really holds. */
 	drain_requests(s);
+	trec_pid_sync_reap(s->sync, true);
 	publish_stats(s);
 	return NULL;
 }

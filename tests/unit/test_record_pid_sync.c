@@ -25,6 +25,7 @@ struct fake {
 	struct trec_pid_page_value v[MAX_ENTS];
 	int live[MAX_ENTS];
 	int updates, deletes, files, snapshots, blobs, deltas, resets;
+	uint64_t now;
 };
 
 static int same_key(const struct trec_pid_page_key *a, const struct trec_pid_page_key *b)
@@ -71,7 +72,7 @@ static int f_file(void *ctx, const struct trec_file_info *fi) { ((struct fake *)
 static int f_maps(void *ctx, const struct trec_mapping_snapshot *m) { ((struct fake *)ctx)->snapshots++; return 0; }
 static int f_blob(void *ctx, enum trec_record_type t, const struct trec_blob *b) { ((struct fake *)ctx)->blobs++; return 0; }
 static void f_reset(void *ctx, uint32_t pid) { ((struct fake *)ctx)->resets++; }
-static uint64_t f_now(void *ctx) { return 1; }
+static uint64_t f_now(void *ctx) { return ((struct fake *)ctx)->now; }
 static void f_deltas(void *ctx, uint64_t id, int fd, uint64_t size, const char *name)
 {
 	((struct fake *)ctx)->deltas++;
@@ -221,6 +222,31 @@ int main(void)
 	CHECK("pid_sync: resync after unmapping", trec_pid_sync_pid(s, getpid()) == 0);
 	CHECK("pid_sync: the unmapped range is gone", lookup(&f, getpid(), (uintptr_t)p + 4096) < 0 &&
 	      live_count(&f) == n0);
+
+	/* An exit keeps the entries for the grace period, then removes them. */
+	f.now = 1000 * TREC_EXIT_GRACE_NS;
+	n0 = live_count(&f);
+	trec_pid_sync_exited(s, getpid());
+	trec_pid_sync_reap(s, false);
+	CHECK("pid_sync: exited: the entries stay during the grace period",
+	      live_count(&f) == n0 && trec_pid_sync_known(s, getpid()));
+	f.now += TREC_EXIT_GRACE_NS + 1;
+	trec_pid_sync_reap(s, false);
+	CHECK("pid_sync: exited: removed after the grace period",
+	      live_count(&f) == 0 && !trec_pid_sync_known(s, getpid()));
+	/* A sync after the exit is a new process under the pid: it stays. */
+	CHECK("pid_sync: sync again", trec_pid_sync_pid(s, getpid()) == 0);
+	trec_pid_sync_exited(s, getpid());
+	f.now += 1;
+	CHECK("pid_sync: ... and after an exit, once more", trec_pid_sync_pid(s, getpid()) == 0);
+	f.now += 2 * TREC_EXIT_GRACE_NS;
+	trec_pid_sync_reap(s, false);
+	CHECK("pid_sync: a pid synced after its exit outlives the grace period",
+	      trec_pid_sync_known(s, getpid()) && live_count(&f) == n0);
+	trec_pid_sync_exited(s, getpid());
+	trec_pid_sync_reap(s, true);
+	CHECK("pid_sync: reap(all) removes an exited pid at once", live_count(&f) == 0);
+	CHECK("pid_sync: sync once more", trec_pid_sync_pid(s, getpid()) == 0);
 
 	trec_pid_sync_remove(s, getpid());
 	CHECK("pid_sync: remove deletes every entry and the marker", live_count(&f) == 0);
