@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "upper_bound.h"
+
 #define TREC_ARC_MAGIC "TRSA"
 #define TREC_ARC_MAGIC_LEN 4
 #define TREC_ARC_VERSION_MAJOR 1
@@ -146,5 +148,24 @@ struct trec_arc_tables {
 	size_t num_segments;
 	struct trec_arc_segment *segments; /* PT_LOADs in program header order */
 };
+
+/* ---- the lookup rule both sides share ---------------------------------- */
+
+/* How far back past nested symbols (assembly labels inside a function) to
+ * look for one that covers the address. */
+#define TREC_ARC_ENCLOSING_SCAN 8
+
+/* The symbol of t (finalized: sorted by addr) that holds vaddr, or NULL.
+ * treport names addresses by it; a level-sampled archive keeps the lines
+ * of the symbols it picks for the sampled addresses. */
+static inline const struct trec_arc_sym *trec_arc_symbol_holding(const struct trec_arc_tables *t,
+								 uint64_t vaddr)
+{
+	size_t i = TREC_UPPER_BOUND(t->syms, t->num_syms, addr, vaddr);
+	for (size_t k = i; k > 0 && k + TREC_ARC_ENCLOSING_SCAN > i; k--)
+		if (vaddr - t->syms[k - 1].addr < t->syms[k - 1].size)
+			return &t->syms[k - 1];
+	return NULL;
+}
 
 #endif /* TREC_ARCHIVE_H */

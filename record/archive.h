@@ -83,13 +83,20 @@ int trec_archive_write_parts(struct trec_writer *w, uint64_t file_id, const uint
 /* ---- which files samples touched (trecord's writer thread) --------------- */
 
 struct trec_rec_frame;
+struct trec_mapping_snapshot;
 struct trec_touched;
 
 /* keep_addrs: also remember each file's sampled addresses (level SAMPLED). */
 struct trec_touched *trec_touched_new(int keep_addrs);
 void trec_touched_free(struct trec_touched *t);
-/* Notes one user frame; only native frames of a file count. 0 or -ENOMEM. */
-int trec_touched_frame(struct trec_touched *t, const struct trec_rec_frame *f);
+/* Notes one frame of a sample of pid; only native frames count. A frame
+ * with a runtime pc (no file yet) is resolved at the end through every
+ * mapping snapshot of pid. One thread only. 0 or -ENOMEM. */
+int trec_touched_frame(struct trec_touched *t, uint32_t pid, const struct trec_rec_frame *f);
+/* Notes a mapping snapshot as written (any thread; safe alongside
+ * trec_touched_frame). 0 or -ENOMEM. */
+int trec_touched_mappings(struct trec_touched *t, const struct trec_mapping_snapshot *s);
+/* Files noted so far (runtime pcs are resolved only when writing). */
 size_t trec_touched_count(const struct trec_touched *t);
 
 /* Fills f (path, name, build-id) for a file id; path may point into buf.
@@ -97,8 +104,9 @@ size_t trec_touched_count(const struct trec_touched *t);
 typedef int (*trec_archive_lookup_fn)(void *ctx, uint64_t file_id,
 				      struct trec_archive_file *f, char *buf, size_t buflen);
 
-/* trec_archive_write_all over the touched files, in file id order. */
-int trec_archive_write_touched(struct trec_writer *w, const struct trec_touched *t, int level,
+/* Resolves the runtime pcs, then trec_archive_write_all over the touched
+ * files, in file id order. After the noting threads have stopped. */
+int trec_archive_write_touched(struct trec_writer *w, struct trec_touched *t, int level,
 			       trec_archive_lookup_fn lookup, void *ctx,
 			       struct trec_archive_totals *tot);
 

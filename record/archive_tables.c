@@ -437,24 +437,19 @@ static int cmp_range(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* The symbol holding addr, by binary search over the finalized symbols. */
-static const struct trec_arc_sym *sym_holding(const struct trec_arc_tables *t, uint64_t addr)
-{
-	size_t lo = TREC_UPPER_BOUND(t->syms, t->num_syms, addr, addr);
-	if (!lo || addr - t->syms[lo - 1].addr >= t->syms[lo - 1].size)
-		return NULL;
-	return &t->syms[lo - 1];
-}
-
-/* The functions holding addrs, sorted, overlaps merged. */
+/* The functions holding addrs (by treport's rule), sorted, overlaps
+ * merged. An address no symbol holds keeps its own byte: treport still
+ * reads its line and inlined calls. */
 static size_t kept_ranges(const struct trec_arc_tables *t, const uint64_t *addrs, size_t n,
 			  struct range *out)
 {
 	size_t k = 0, m = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct trec_arc_sym *s = sym_holding(t, addrs[i]);
+		const struct trec_arc_sym *s = trec_arc_symbol_holding(t, addrs[i]);
 		if (s)
 			out[k++] = (struct range){ s->addr, s->addr + s->size };
+		else if (addrs[i] != UINT64_MAX)
+			out[k++] = (struct range){ addrs[i], addrs[i] + 1 };
 	}
 	qsort(out, k, sizeof(*out), cmp_range);
 	for (size_t i = 0; i < k; i++) {

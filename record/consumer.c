@@ -162,7 +162,7 @@ static void handle_trace(struct trec_session *s, const uint8_t *data, size_t len
 		smp.kernel_frames = frames;
 	}
 	for (uint32_t i = 0; i < n && s->touched; i++)
-		trec_touched_frame(s->touched, &frames[i]);
+		trec_touched_frame(s->touched, t->pid, &frames[i]);
 	if (!trec_u64map_get(&s->seen_pids, t->pid))
 		trec_u64map_put(&s->seen_pids, t->pid, (void *)1, &err);
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "archive.h"
 #include "session.h"
 #include "trec_types.h"
 
@@ -186,6 +187,8 @@ static int write_mappings(void *ctx, const struct trec_mapping_snapshot *m)
 	struct trec_session *s = ctx;
 	struct trec_writer *w = trec_output_lock(&s->out);
 
+	if (s->touched) /* its files explain the pid's absolute frames */
+		trec_touched_mappings(s->touched, m);
 	return w ? trec_output_unlock(&s->out, trec_write_mappings(w, m)) : -EIO;
 }
 

@@ -6,26 +6,16 @@
 #include "archive_internal.h"
 #include "upper_bound.h"
 
-/* How far back past nested symbols (assembly labels inside a function) to
- * look for one that covers the address. */
-#define ENCLOSING_SCAN 8
-
 /* Index of the last element with key <= addr, or -1. */
 #define LAST_LE(arr, n, field, addr) ((long)TREC_UPPER_BOUND(arr, n, field, addr) - 1)
 
 const struct trec_arc_sym *trec_archive_symbol(const struct trec_archive *a, uint64_t vaddr,
 					       uint64_t *offset)
 {
-	const struct trec_arc_tables *t = &a->t;
-	long i = LAST_LE(t->syms, t->num_syms, addr, vaddr);
-	for (long k = i; k >= 0 && k > i - ENCLOSING_SCAN; k--) {
-		const struct trec_arc_sym *s = &t->syms[k];
-		if (vaddr - s->addr < s->size) {
-			*offset = vaddr - s->addr;
-			return s;
-		}
-	}
-	return NULL;
+	const struct trec_arc_sym *s = trec_arc_symbol_holding(&a->t, vaddr);
+	if (s)
+		*offset = vaddr - s->addr;
+	return s;
 }
 
 static const struct trec_arc_line *line_at(const struct trec_arc_tables *t, uint64_t vaddr)

@@ -15,6 +15,7 @@
 #include "ksyms.h"
 #include <linux/types.h>
 #include "trec_types.h"
+#include "symbolize_rule.h"
 
 /* Tried in order for each file id unless the options say otherwise. */
 static const struct rp_symsrc *const default_sources[RP_MAX_SYMSRC] = {
@@ -336,8 +337,7 @@ uint32_t rp_symbolize(struct rp_symbolizer *s, uint32_t rec, uint32_t pid, uint6
 {
 	struct sym_key k = { .kind = f->kind, .flags = f->flags };
 	bool is_error = f->flags & TREC_FRAME_F_ERROR;
-	bool absolute = !is_error && f->kind != TREC_FRAME_KERNEL && f->kind != TREC_FRAME_PYTHON &&
-			(f->flags & TREC_FRAME_F_ABSOLUTE || !f->file_id);
+	bool absolute = trec_frame_is_absolute(f->kind, f->flags, f->file_id);
 	/* The key says exactly what the result depends on. */
 	if (is_error) {
 		k.a = f->addr;
@@ -371,8 +371,7 @@ uint32_t rp_symbolize(struct rp_symbolizer *s, uint32_t rec, uint32_t pid, uint6
 	id = (uint32_t)s->nsyms++;
 	s->keys[id] = k;
 	struct rp_sym sym = { .addr = f->addr, .flags = f->flags, .file_id = f->file_id };
-	/* return addresses point after the call: look up the call itself */
-	uint64_t lookup = f->addr - ((f->flags & TREC_FRAME_F_RETURN_ADDRESS) && f->addr ? 1 : 0);
+	uint64_t lookup = trec_frame_lookup_addr(f->addr, f->flags);
 
 	if (is_error) {
 		symbolize_error(s, &sym);

@@ -1,12 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * rearchive IN.tr OUT.tr LEVEL: copies a recording with its embedded
- * symbol archives rebuilt at LEVEL from the recorded files (which must
- * still be there; the vdso from its embedded image), noting the same
+ * rearchive [--absolute] IN.tr OUT.tr LEVEL: copies a recording with its
+ * embedded symbol archives rebuilt at LEVEL from the recorded files (which
+ * must still be there; the vdso from its embedded image), noting the same
  * sampled addresses trecord notes. So two archive levels can be compared
  * on exactly the same samples.
+ *
+ * --absolute turns the leaf frame of every sample into the runtime pc that
+ * the pid's latest mapping snapshot (so far in the file) gives it, as BPF
+ * writes the leaf of a sample taken before trecord knew the process: the
+ * case where which lines a sampled archive must keep depends on the
+ * snapshots (the callers still name the files, as in such a recording).
+ * stderr gets one line: how many user frames hold runtime pcs.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +23,9 @@
 
 #include "archive.h"
 #include "trec_format.h"
+#include <linux/types.h>
+#include "trec_types.h"
+#include "symbolize_rule.h"
 #include "u64map.h"
 
 struct file_path {
@@ -70,6 +81,55 @@ static int note_image(struct trec_u64map *files, const struct trec_blob *b)
 	return 0;
 }
 
+/* The latest snapshot of one pid, for --absolute. */
+struct pid_maps {
+	size_t n;
+	struct trec_mapping m[];
+};
+
+static int note_snapshot(struct trec_u64map *pids, const struct trec_mapping_snapshot *s)
+{
+	int err = 0;
+	struct pid_maps *pm = malloc(sizeof(*pm) + (s->num_mappings + 1) * sizeof(pm->m[0]));
+	if (!pm)
+		return -ENOMEM;
+	pm->n = s->num_mappings;
+	memcpy(pm->m, s->mappings, pm->n * sizeof(pm->m[0]));
+	for (size_t i = 0; i < pm->n; i++) /* the strings belong to the reader */
+		pm->m[i].path = NULL, pm->m[i].build_id = NULL;
+	free(trec_u64map_put(pids, s->pid, pm, &err));
+	if (err)
+		free(pm);
+	return err;
+}
+
+/* Frame f of a file as the runtime pc pm maps it to; 0 if pm does not. */
+static int to_absolute(const struct pid_maps *pm, struct trec_rec_frame *f)
+{
+	if (!pm || !trec_frame_is_native(f->kind, f->flags) ||
+	    trec_frame_is_absolute(f->kind, f->flags, f->file_id))
+		return 0;
+	for (size_t i = 0; i < pm->n; i++) {
+		uint64_t pc = f->addr + pm->m[i].bias;
+		if (pm->m[i].file_id == f->file_id && pc >= pm->m[i].start && pc < pm->m[i].end) {
+			*f = (struct trec_rec_frame){ .addr = pc, .kind = TREC_FRAME_NATIVE,
+						     .flags = TREC_FRAME_F_ABSOLUTE |
+							      (f->flags & TREC_FRAME_F_RETURN_ADDRESS) };
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void free_all(struct trec_u64map *m)
+{
+	uint64_t key;
+	void *val;
+	for (size_t it = 0; trec_u64map_next(m, &it, &key, &val);)
+		free(val);
+	trec_u64map_free(m);
+}
+
 static int copy_record(struct trec_writer *w, const struct trec_record *r)
 {
 	switch (r->type) {
@@ -90,9 +150,12 @@ static int copy_record(struct trec_writer *w, const struct trec_record *r)
 
 int main(int argc, char **argv)
 {
+	int absolute = argc > 1 && !strcmp(argv[1], "--absolute");
+	argc -= absolute;
+	argv += absolute;
 	int level = argc == 4 ? trec_archive_level_parse(argv[3]) : -1;
 	if (level < 0) {
-		fprintf(stderr, "usage: rearchive IN.tr OUT.tr none|symbols|sampled|full\n");
+		fprintf(stderr, "usage: rearchive [--absolute] IN.tr OUT.tr none|symbols|sampled|full\n");
 		return 2;
 	}
 	char msg[256] = "";
@@ -104,7 +167,9 @@ int main(int argc, char **argv)
 	}
 	struct trec_writer *w = trec_writer_open(argv[2], trec_reader_header(r), NULL, 1);
 	struct trec_touched *t = trec_touched_new(level == TREC_ARCHIVE_SAMPLED);
-	struct trec_u64map files = { 0 };
+	struct trec_u64map files = { 0 }, pids = { 0 };
+	struct trec_rec_frame *frames = NULL;
+	uint64_t nuser = 0, nabs = 0, nrewritten = 0;
 	struct trec_record rec;
 	struct trec_archive_totals tot;
 	int rc, err = !w || !t ? -ENOMEM : 0, archived = 0;
@@ -113,9 +178,32 @@ int main(int argc, char **argv)
 			err = note_file(&files, &rec.u.file);
 		if (rec.type == TREC_REC_BLOB)
 			err = note_image(&files, &rec.u.blob);
+		if (rec.type == TREC_REC_MAPPINGS) {
+			err = trec_touched_mappings(t, &rec.u.mappings);
+			if (!err && absolute)
+				err = note_snapshot(&pids, &rec.u.mappings);
+		}
+		if (rec.type == TREC_REC_SAMPLE && absolute) {
+			struct trec_sample *smp = &rec.u.sample;
+			const struct pid_maps *pm = trec_u64map_get(&pids, smp->pid);
+			free(frames);
+			frames = malloc((smp->num_user_frames + 1) * sizeof(*frames));
+			if (!frames) {
+				err = -ENOMEM;
+				break;
+			}
+			memcpy(frames, smp->user_frames, smp->num_user_frames * sizeof(*frames));
+			if (smp->num_user_frames)
+				nrewritten += to_absolute(pm, &frames[0]);
+			smp->user_frames = frames;
+		}
 		if (rec.type == TREC_REC_SAMPLE)
-			for (uint32_t i = 0; i < rec.u.sample.num_user_frames && !err; i++)
-				err = trec_touched_frame(t, &rec.u.sample.user_frames[i]);
+			for (uint32_t i = 0; i < rec.u.sample.num_user_frames && !err; i++) {
+				const struct trec_rec_frame *f = &rec.u.sample.user_frames[i];
+				nuser++;
+				nabs += trec_frame_is_absolute(f->kind, f->flags, f->file_id);
+				err = trec_touched_frame(t, rec.u.sample.pid, f);
+			}
 		/* trecord writes the archives just before its SUMMARY */
 		if (!err && rec.type == TREC_REC_SUMMARY && level != TREC_ARCHIVE_NONE) {
 			err = trec_archive_write_touched(w, t, level, lookup, &files, &tot);
@@ -140,7 +228,11 @@ int main(int argc, char **argv)
 		free(fp);
 	}
 	trec_u64map_free(&files);
+	free_all(&pids);
+	free(frames);
 	trec_touched_free(t);
+	fprintf(stderr, "rearchive: %" PRIu64 " of %" PRIu64 " user frames hold runtime pcs (%" PRIu64
+		" made so)\n", nabs, nuser, nrewritten);
 	trec_reader_close(r);
 	int cerr = w ? trec_writer_close(w) : 0;
 	if (err || cerr)

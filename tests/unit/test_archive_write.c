@@ -69,10 +69,19 @@ static void touched_tests(const char *busy_path, const struct trec_archive *full
 	for (size_t i = 0; i < ft->num_lines && !s; i++)
 		if (ft->lines[i].file)
 			s = trec_archive_symbol(full, ft->lines[i].addr, &off);
-	if (!s) {
-		check(0, "the busy workload has a function with lines");
+	/* A second one, sampled only through a runtime pc. */
+	const struct trec_arc_sym *s2 = NULL;
+	for (size_t i = 0; i < ft->num_lines && s && !s2; i++) {
+		const struct trec_arc_sym *c =
+			ft->lines[i].file ? trec_archive_symbol(full, ft->lines[i].addr, &off) : NULL;
+		if (c && c != s)
+			s2 = c;
+	}
+	if (!s || !s2) {
+		check(0, "the busy workload has two functions with lines");
 		return;
 	}
+	const uint64_t bias = 0x7f0000000000ULL;
 	struct trec_rec_frame frames[] = {
 		{ .file_id = 1, .addr = s->addr + s->size, .kind = TREC_FRAME_NATIVE,
 		  .flags = TREC_FRAME_F_RETURN_ADDRESS },
@@ -81,10 +90,28 @@ static void touched_tests(const char *busy_path, const struct trec_archive *full
 		{ .file_id = 0, .addr = 0x1234, .kind = TREC_FRAME_NATIVE, .flags = TREC_FRAME_F_ABSOLUTE },
 		{ .file_id = 9, .addr = 0x1234, .kind = TREC_FRAME_NATIVE },
 	};
+	/* A sample of pid 7 taken before its mappings were known: its leaf is
+	 * a runtime pc, a return address one past s2's end. */
+	struct trec_rec_frame early = { .addr = bias + s2->addr + s2->size, .kind = TREC_FRAME_NATIVE,
+					.flags = TREC_FRAME_F_ABSOLUTE |
+						 TREC_FRAME_F_RETURN_ADDRESS };
+	struct trec_rec_frame stray = { .addr = 0x1000, .kind = TREC_FRAME_NATIVE,
+					.flags = TREC_FRAME_F_ABSOLUTE };
+	struct trec_mapping maps[] = {
+		{ .start = 0x1000, .end = 0x2000 }, /* anonymous: no file explains it */
+		{ .start = bias + s2->addr - 0x100, .end = bias + s2->addr + s2->size + 0x100,
+		  .file_id = 1, .bias = bias },
+	};
+	struct trec_mapping_snapshot snap = { .pid = 7, .num_mappings = 2, .mappings = maps };
 	struct trec_touched *t = trec_touched_new(1);
 	for (size_t i = 0; i < sizeof(frames) / sizeof(frames[0]); i++)
-		trec_touched_frame(t, &frames[i]);
+		trec_touched_frame(t, 1, &frames[i]);
 	check(trec_touched_count(t) == 2, "only native frames of files are tracked");
+	trec_touched_frame(t, 7, &early);
+	trec_touched_frame(t, 7, &stray);
+	trec_touched_frame(t, 8, &early); /* a pid without any snapshot */
+	check(!trec_touched_mappings(t, &snap) && !trec_touched_mappings(t, &snap),
+	      "a mapping snapshot is noted (twice: deduplicated)");
 
 	char path[] = "/tmp/trec-arc-touched.XXXXXX";
 	int fd = mkstemp(path);
@@ -107,16 +134,21 @@ static void touched_tests(const char *busy_path, const struct trec_archive *full
 			trec_archive_store_add(st, &rec.u.blob);
 	const struct trec_archive *a = trec_archive_store_get(st, 1, "busy");
 	const struct trec_arc_tables *at = a ? trec_archive_tables(a) : NULL;
-	int inside = 1, lines = 0;
+	int inside = 1, lines = 0, lines2 = 0;
 	for (size_t i = 0; at && i < at->num_lines; i++) {
 		if (!at->lines[i].file)
 			continue;
-		lines++;
-		inside &= at->lines[i].addr >= s->addr && at->lines[i].addr < s->addr + s->size;
+		uint64_t la = at->lines[i].addr;
+		int in1 = la >= s->addr && la < s->addr + s->size;
+		int in2 = la >= s2->addr && la < s2->addr + s2->size;
+		lines += in1;
+		lines2 += in2;
+		inside &= in1 || in2;
 	}
 	check(at && at->level == TREC_ARCHIVE_SAMPLED && at->num_syms == ft->num_syms &&
 		      lines > 0 && inside,
-	      "level sampled keeps every symbol and lines only of the function sampled");
+	      "level sampled keeps every symbol and lines only of the functions sampled");
+	check(lines2 > 0, "a runtime pc keeps the lines of the function its pid's snapshot maps it to");
 	trec_archive_store_free(st);
 	trec_reader_close(r);
 	unlink(path);
