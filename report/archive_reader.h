@@ -70,6 +70,12 @@ int trec_archive_store_add(struct trec_archive_store *s, const struct trec_blob 
  * or damaged (warned about once, naming name). Parsed on first use. */
 const struct trec_archive *trec_archive_store_get(struct trec_archive_store *s,
 						  uint64_t file_id, const char *name);
+/* The k-th archive of file_id (several recordings may each bring one;
+ * identical ones are kept once), as trec_archive_store_get. */
+const struct trec_archive *trec_archive_store_get_nth(struct trec_archive_store *s,
+						      uint64_t file_id, const char *name, size_t k);
+/* How many archives of file_id there are (usable or not). */
+size_t trec_archive_store_archives(const struct trec_archive_store *s, uint64_t file_id);
 /* The file ids that have an archive, in the order they were first seen. */
 size_t trec_archive_store_count(const struct trec_archive_store *s);
 uint64_t trec_archive_store_file_id(const struct trec_archive_store *s, size_t i);

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * The archives of a recording, by file id: SYMTAB parts are copied as the
- * reader returns them (its memory does not outlive the record), joined and
- * parsed the first time the symbolizer asks for a file.
+ * The archives of one or more recordings, by file id: SYMTAB parts are
+ * copied as the reader returns them (its memory does not outlive the
+ * record), joined and parsed the first time the symbolizer asks for a file.
+ * Recordings of the same file each bring its archive: at level sampled
+ * each holds lines of different functions, so all of them are kept.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,10 +81,11 @@ void trec_archive_store_free(struct trec_archive_store *s)
 	free(s);
 }
 
-static struct entry *find(const struct trec_archive_store *s, uint64_t file_id)
+/* The k-th entry of file_id (in the order they began). */
+static struct entry *find_nth(const struct trec_archive_store *s, uint64_t file_id, size_t k)
 {
 	for (size_t i = 0; i < s->n; i++)
-		if (s->v[i].file_id == file_id)
+		if (s->v[i].file_id == file_id && !k--)
 			return &s->v[i];
 	return NULL;
 }
@@ -89,6 +93,42 @@ static struct entry *find(const struct trec_archive_store *s, uint64_t file_id)
 static int complete(const struct entry *e)
 {
 	return e->nparts && e->have == e->nparts;
+}
+
+/* The entry the parts of file_id go to now: the last one, unless it is
+ * done and part 0 begins another archive (of a later recording). */
+static struct entry *collecting(const struct trec_archive_store *s, uint64_t file_id,
+				uint32_t part, bool *another)
+{
+	*another = false;
+	for (size_t i = s->n; i-- > 0;) {
+		struct entry *e = &s->v[i];
+		if (e->file_id != file_id)
+			continue;
+		if ((e->state || complete(e)) && part == 0)
+			*another = true;
+		return e;
+	}
+	return NULL;
+}
+
+/* A just completed archive identical to an earlier one of its file adds
+ * nothing: drop it (merged recordings of one binary at level full). */
+static void drop_if_repeated(struct trec_archive_store *s, struct entry *e)
+{
+	for (struct entry *o = s->v; o < e; o++) {
+		if (o->file_id != e->file_id || o->state || !complete(o) || o->nparts != e->nparts)
+			continue;
+		uint32_t i = 0;
+		while (i < e->nparts && o->parts[i].len == e->parts[i].len &&
+		       !memcmp(o->parts[i].data, e->parts[i].data, e->parts[i].len))
+			i++;
+		if (i == e->nparts) {
+			drop_parts(e);
+			s->n--; /* e is the last entry */
+			return;
+		}
+	}
 }
 
 int trec_archive_store_add(struct trec_archive_store *s, const struct trec_blob *b)
@@ -101,9 +141,12 @@ int trec_archive_store_add(struct trec_archive_store *s, const struct trec_blob 
 		      b->file_id, part, nparts);
 		return 0;
 	}
-	struct entry *e = find(s, b->file_id);
-	if (e && (e->state || complete(e)))
-		return 0; /* the first complete archive of a file wins */
+	bool another;
+	struct entry *e = collecting(s, b->file_id, part, &another);
+	if (another)
+		e = NULL;
+	else if (e && (e->state || complete(e)))
+		return 0; /* a repeated part of a complete archive */
 	if (e && e->nparts != nparts) {
 		warnf(s, "file id %#" PRIx64 ": SYMTAB parts of two archives mixed; "
 		      "keeping the later one", b->file_id);
@@ -137,6 +180,8 @@ int trec_archive_store_add(struct trec_archive_store *s, const struct trec_blob 
 	memcpy(p->data, b->data, b->len);
 	p->len = b->len;
 	e->have++;
+	if (complete(e) && e == &s->v[s->n - 1])
+		drop_if_repeated(s, e);
 	return 0;
 }
 
@@ -167,7 +212,13 @@ static int parse_entry(struct trec_archive_store *s, struct entry *e, const char
 const struct trec_archive *trec_archive_store_get(struct trec_archive_store *s,
 						  uint64_t file_id, const char *name)
 {
-	struct entry *e = find(s, file_id);
+	return trec_archive_store_get_nth(s, file_id, name, 0);
+}
+
+const struct trec_archive *trec_archive_store_get_nth(struct trec_archive_store *s,
+						      uint64_t file_id, const char *name, size_t k)
+{
+	struct entry *e = find_nth(s, file_id, k);
 	if (!e || e->state < 0)
 		return NULL;
 	if (!e->state) {
@@ -184,12 +235,32 @@ const struct trec_archive *trec_archive_store_get(struct trec_archive_store *s,
 	return e->archive;
 }
 
-size_t trec_archive_store_count(const struct trec_archive_store *s)
+size_t trec_archive_store_archives(const struct trec_archive_store *s, uint64_t file_id)
 {
-	return s->n;
+	size_t k = 0;
+	while (find_nth(s, file_id, k))
+		k++;
+	return k;
 }
 
-uint64_t trec_archive_store_file_id(const struct trec_archive_store *s, size_t i)
+/* Whether entry i is the first of its file id. */
+static bool first_of_id(const struct trec_archive_store *s, size_t i)
 {
-	return i < s->n ? s->v[i].file_id : 0;
+	return find_nth(s, s->v[i].file_id, 0) == &s->v[i];
+}
+
+size_t trec_archive_store_count(const struct trec_archive_store *s)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->n; i++)
+		n += first_of_id(s, i);
+	return n;
+}
+
+uint64_t trec_archive_store_file_id(const struct trec_archive_store *s, size_t k)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (first_of_id(s, i) && !k--)
+			return s->v[i].file_id;
+	return 0;
 }

@@ -63,10 +63,12 @@ static void store_tests(const uint8_t *p, size_t n)
 	add_parts(s, 1, p, n, 1, fwd, 1);
 	add_parts(s, 2, p, n, 3, rev, 3);
 	add_parts(s, 3, p, n, 3, gap, 2);
-	/* A second archive of file 1 (here: garbage) is ignored. */
+	/* A second archive of file 1 (another recording's; here garbage) is
+	 * kept apart; a repeat of the first one adds nothing. */
 	struct trec_blob junk = { .file_id = 1, .subtype = TREC_SYMTAB_SUBTYPE(0, 1), .len = 3,
 				  .data = (const uint8_t *)"xyz" };
 	trec_archive_store_add(s, &junk);
+	add_parts(s, 2, p, n, 3, fwd, 3);
 	/* A damaged one-part archive. */
 	struct trec_blob bad = { .file_id = 4, .subtype = TREC_SYMTAB_SUBTYPE(0, 1),
 				 .len = (uint32_t)(n / 2), .data = p };
@@ -99,7 +101,12 @@ static void store_tests(const uint8_t *p, size_t n)
 	check(!trec_archive_store_get(s, 5, "other") && !trec_archive_store_get(s, 99, "none"),
 	      "unknown kinds and absent files have no archive");
 	check(trec_archive_store_count(s) == 4 && trec_archive_store_file_id(s, 1) == 2,
-	      "file ids are listed in first-seen order");
+	      "file ids are listed in first-seen order, once each");
+	warnings = 0;
+	check(trec_archive_store_archives(s, 1) == 2 && same_as(trec_archive_store_get(s, 1, "one"), p, n) &&
+		      !trec_archive_store_get_nth(s, 1, "one again", 1) && warnings == 1,
+	      "a second archive of a file is kept apart (and checked on its own)");
+	check(trec_archive_store_archives(s, 2) == 1, "an identical archive of a file is kept once");
 	trec_archive_store_free(s);
 }
 
