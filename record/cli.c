@@ -26,8 +26,9 @@ static const char usage[] =
 	"  -d, --duration SECS  stop after SECS seconds\n"
 	"  --archive=LEVEL      embed the symbols of the files samples hit, so the\n"
 	"                       recording symbolizes anywhere: none, symbols,\n"
-	"                       sampled (lines only of sampled functions) or full\n"
-	"                       (symbols + DWARF lines + inlines; the default)\n"
+	"                       sampled (all symbols, DWARF lines and inlines of\n"
+	"                       the sampled functions: what the recording needs;\n"
+	"                       the default) or full (all DWARF lines and inlines)\n"
 	"  --no-archive         same as --archive=none\n"
 	"  -q, --quiet          no summary line\n"
 	"  -v, --verbose        log process syncs and BPF program statistics\n"
@@ -126,7 +127,7 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 	memset(o, 0, sizeof(*o));
 	o->freq_hz = TREC_DEFAULT_FREQ;
 	o->output = TREC_DEFAULT_OUTPUT;
-	o->archive_level = TREC_ARCHIVE_FULL;
+	o->archive_level = TREC_ARCHIVE_SAMPLED;
 	o->argc = argc;
 	o->argv = argv;
 	opterr = 0;
