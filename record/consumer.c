@@ -26,6 +26,10 @@ static int on_ring_msg(void *ctx, void *data, size_t len)
 
 	if (len >= sizeof(type))
 		memcpy(&type, data, sizeof(type));
+	/* Straight to the sync thread: through the writer's queue, a new
+	 * process would wait behind the samples queued before its event. */
+	if (type == TREC_MSG_PID_EVENT && len >= sizeof(struct trec_pid_event_msg))
+		trec_sync_on_pid_event(s, data);
 	if (trec_msg_queue_push_prio(&s->queue, data, len, type == TREC_MSG_PID_EVENT))
 		trecord_count(&s->cnt, type == TREC_MSG_PID_EVENT ? TRECORD_METRIC_QUEUE_DROPPED_EVENTS
 								 : TRECORD_METRIC_QUEUE_DROPPED_TRACES, 1);
@@ -205,11 +209,6 @@ static void handle_pid_event(struct trec_session *s, const uint8_t *data, size_t
 		trec_py_sync_exec(s->py, m->pid);
 	else if (m->type == TREC_PID_EV_EXIT)
 		trec_py_sync_remove(s->py, m->pid);
-	/* A new image needs its mappings now; an exited pid none at all. */
-	if (m->type == TREC_PID_EV_EXEC)
-		trec_sync_request(s, TREC_SYNC_PID, m->pid);
-	else if (m->type == TREC_PID_EV_EXIT)
-		trec_sync_request(s, TREC_SYNC_EXIT, m->pid);
 }
 
 #define KSYMS_INTERVAL_NS 1000000000ULL

@@ -222,11 +222,12 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		}
 	}
 
-	err = trec_ring_thread_start(s);
+	/* The sync thread first: the ring thread forwards pid events to it. */
+	err = trec_sync_thread_start(s);
+	if (!err)
+		err = trec_ring_thread_start(s);
 	if (!err)
 		err = trec_writer_thread_start(s);
-	if (!err)
-		err = trec_sync_thread_start(s);
 	if (err) {
 		snprintf(msg, sizeof(msg), "cannot start the reader threads: %s", strerror(-err));
 		goto fail;
