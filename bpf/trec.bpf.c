@@ -48,7 +48,7 @@ static __always_inline int unwind_native_step(void *ctx, struct trec_per_cpu_rec
 	if (trec_unwind_one_frame(st, &stop) || stop)
 		return TREC_PROG_UNWIND_STOP;
 
-	mapped = resolve_text(st, rec->trace.pid, st->pc);
+	mapped = resolve_text(st, rec->mappings_pid, st->pc);
 	if (mapped < 0) {
 		/* Known pid, unknown pc: most likely a dlopen since the last
 		 * sync. Keep the raw pc and ask for a resync. */
@@ -100,13 +100,51 @@ int trec_unwind_stop(void *ctx)
  * holds the leaf registers: checks that the pid is synced, resolves the
  * leaf pc and hands over to its unwinder.
  */
+#ifndef TREC_TESTING_OFFLINE
+/*
+ * Whether the current process still runs the image of parent, the tgid
+ * that forked it: neither it nor the parent has exec'd since the fork
+ * (exec bumps self_exec_id; a fork copies the parent's into
+ * parent_exec_id), and it was not reparented.
+ */
+static __always_inline bool runs_parent_image(__u32 parent)
+{
+	struct task_struct *me = bpf_get_current_task_btf();
+	struct task_struct *leader = BPF_CORE_READ(me, group_leader);
+	struct task_struct *p = BPF_CORE_READ(leader, real_parent);
+	__u64 at_fork = BPF_CORE_READ(leader, parent_exec_id);
+
+	return BPF_CORE_READ(p, tgid) == parent && BPF_CORE_READ(leader, self_exec_id) == at_fork &&
+	       BPF_CORE_READ(p, self_exec_id) == at_fork;
+}
+#endif
+
+/* The pid whose trie entries describe pid's mappings, 0 if none do yet. */
+static __always_inline __u32 mappings_pid(__u32 pid)
+{
+	if (pid_is_synced(pid))
+		return pid;
+#ifndef TREC_TESTING_OFFLINE
+	__u32 *parent = bpf_map_lookup_elem(&fork_parents, &pid);
+
+	if (parent && pid_is_synced(*parent) && runs_parent_image(*parent)) {
+		increment_metric(TREC_METRIC_PID_VIA_PARENT);
+		return *parent;
+	}
+#endif
+	return 0;
+}
+
 static __always_inline int collect_trace(void *ctx, struct trec_per_cpu_record *rec)
 {
 	struct trec_unwind_state *st = &rec->state;
 	__u64 pid_tgid = ((__u64)rec->trace.pid << 32) | rec->trace.tid;
 	int mapped;
 
-	if (!pid_is_synced(rec->trace.pid)) {
+	/* A child unwound with its parent's entries is not reported: the
+	 * fork event already has trecord copy them under its own pid. */
+	rec->mappings_pid = mappings_pid(rec->trace.pid);
+	if (!rec->mappings_pid) {
 		/* Never drop the sample: its leaf pc is still worth a frame. */
 		increment_metric(TREC_METRIC_PID_UNKNOWN);
 		report_pid(ctx, pid_tgid, TREC_REPORT_NEW_PID);
@@ -115,7 +153,7 @@ static __always_inline int collect_trace(void *ctx, struct trec_per_cpu_record *
 		finish_trace(rec);
 		return 0;
 	}
-	mapped = resolve_text(st, rec->trace.pid, st->pc);
+	mapped = resolve_text(st, rec->mappings_pid, st->pc);
 	if (mapped < 0) {
 		report_pid(ctx, pid_tgid, TREC_REPORT_UNKNOWN_PC);
 		push_absolute_frame(rec, st->pc);
@@ -254,6 +292,7 @@ static __always_inline void forget_pid(__u32 pid)
 
 	bpf_map_delete_elem(&pid_page_to_mapping_info, &marker);
 	bpf_map_delete_elem(&reported_pids, &pid);
+	bpf_map_delete_elem(&fork_parents, &pid);
 }
 
 SEC("tp_btf/sched_process_fork")
@@ -273,6 +312,7 @@ int BPF_PROG(trec_sched_fork, struct task_struct *parent, struct task_struct *ch
 	/* A reused pid: the entries of the process that had it may still be
 	 * in their exit grace period (record/pid_sync.h). */
 	forget_pid(ctgid);
+	bpf_map_update_elem(&fork_parents, &ctgid, &ptgid, BPF_ANY);
 	send_pid_event(TREC_PID_EV_FORK, child, ptgid, 0, 0);
 	return 0;
 }
@@ -300,6 +340,7 @@ int BPF_PROG(trec_sched_exit, struct task_struct *task, bool group_dead)
 	/* The marker stays: samples of the teardown still unwind, and
 	 * trecord removes the pid after a grace period. */
 	bpf_map_delete_elem(&reported_pids, &tgid);
+	bpf_map_delete_elem(&fork_parents, &tgid);
 	send_pid_event(TREC_PID_EV_EXIT, task, 0, task->exit_code, 0);
 	if (!follow_all)
 		bpf_map_delete_elem(&followed_pids, &tgid);
