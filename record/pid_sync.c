@@ -43,6 +43,8 @@ struct pid_state {
 struct file_state {
 	bool written;      /* FILE record is in the recording */
 	bool deltas_tried; /* extraction attempted (loaded or failed) */
+	bool published;    /* in exec_files, at published_offset */
+	uint64_t published_offset;
 	const struct trec_file *f; /* owned by the file cache */
 };
 
@@ -295,6 +297,34 @@ static bool note_file(struct trec_pid_sync *s, struct opened *o, struct opened *
 	return true;
 }
 
+/* Lets the BPF side resolve pcs of the mapping through its VMA before
+ * a sync of its process has put it in the trie (a new image, a library
+ * ld.so just mapped). Once per file and offset (nearly always one). */
+static void publish_exec_file(struct trec_pid_sync *s, const struct trec_proc_map *m,
+			      const struct trec_file *f, uint64_t vaddr)
+{
+	struct file_state *fs = trec_u64map_get(&s->fstates, f->file_id);
+	struct trec_exec_file_key k = { 0 };
+	struct trec_exec_file_value v = {
+		.file_id = f->file_id,
+		.vaddr_minus_offset = (int64_t)(vaddr - m->offset),
+	};
+
+	if (!s->ops->exec_file || !fs || (fs->published && fs->published_offset == m->offset))
+		return;
+	if (f != s->vdso) {
+		/* The kernel's dev_t: major << 20 | minor. */
+		k.dev = (uint64_t)m->dev_major << 20 | m->dev_minor;
+		k.inode = m->inode;
+		k.mtime_ns = f->mtime_ns;
+		k.offset = m->offset;
+	}
+	if (!s->ops->exec_file(s->ctx, &k, &v)) {
+		fs->published = true;
+		fs->published_offset = m->offset;
+	}
+}
+
 const struct trec_file *trec_pid_sync_file(struct trec_pid_sync *s, uint64_t file_id,
 					   char *path, size_t pathlen)
 {
@@ -524,6 +554,7 @@ int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid)
 					s->ops->exec_mapping(s->ctx, pid, file_id, o.path, bias);
 				if ((p = vec_push(&pending)) && !note_file(s, &o, p))
 					pending.n--;
+				publish_exec_file(s, m, o.f, vaddr);
 			}
 		}
 		close_opened(&o);

@@ -42,6 +42,10 @@ struct trec_pid_sync_ops {
 	 * interpreter detection, record/python_session.h). */
 	int (*exec_mapping)(void *ctx, uint32_t pid, uint64_t file_id, const char *open_path,
 			    uint64_t bias);
+	/* An executable mapping of a described file, by what the kernel
+	 * knows of it (exec_files; may be NULL). */
+	int (*exec_file)(void *ctx, const struct trec_exec_file_key *k,
+			 const struct trec_exec_file_value *v);
 	/* Timestamps on the recording's clock (CLOCK_MONOTONIC ns). */
 	uint64_t (*now_ns)(void *ctx);
 };

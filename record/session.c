@@ -169,6 +169,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 	s->pid_events_fd = trec_bpf_map_fd(&s->bpf, "pid_events");
 	s->inhibit_fd = trec_bpf_map_fd(&s->bpf, "inhibit_events");
 	s->followed_fd = trec_bpf_map_fd(&s->bpf, "followed_pids");
+	s->exec_files_fd = trec_bpf_map_fd(&s->bpf, "exec_files");
 	err = trec_python_session_start(s);
 	if (err) {
 		snprintf(msg, sizeof(msg), "out of memory");

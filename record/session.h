@@ -53,7 +53,7 @@ struct trec_session {
 	struct trec_bpf_loader bpf;
 	struct trec_output out;
 	struct trec_map_fds fds;
-	int stackmap_fd, pid_events_fd, inhibit_fd, followed_fd;
+	int stackmap_fd, pid_events_fd, inhibit_fd, followed_fd, exec_files_fd;
 
 	struct ring_buffer *rb;
 	struct perf_buffer *pb;

@@ -249,6 +249,14 @@ static void load_deltas(void *ctx, uint64_t file_id, int fd, uint64_t size, cons
 	trec_delta_loader_submit(&s->deltas, file_id, fd, size, name);
 }
 
+static int exec_file(void *ctx, const struct trec_exec_file_key *k,
+		     const struct trec_exec_file_value *v)
+{
+	struct trec_session *s = ctx;
+
+	return bpf_map_update_elem(s->exec_files_fd, k, v, BPF_ANY) ? -errno : 0;
+}
+
 static uint64_t now_ns(void *ctx)
 {
 	return trec_now_ns();
@@ -263,6 +271,7 @@ static const struct trec_pid_sync_ops sync_ops = {
 	.write_mappings = write_mappings,
 	.write_blob = write_blob,
 	.exec_mapping = trec_python_on_mapping,
+	.exec_file = exec_file,
 	.now_ns = now_ns,
 };
 
