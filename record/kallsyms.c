@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kallsyms.h"
+#include "upper_bound.h"
 
 static int read_all(FILE *f, char **out)
 {
@@ -141,17 +142,7 @@ void trec_kallsyms_free(struct trec_kallsyms *k)
 
 long trec_kallsyms_find(const struct trec_kallsyms *k, uint64_t addr)
 {
-	size_t lo = 0, hi = k->num;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (long)lo - 1;
+	return (long)TREC_UPPER_BOUND(k->syms, k->num, addr, addr) - 1;
 }
 
 int trec_ksym_subset_init(struct trec_ksym_subset *u, const struct trec_kallsyms *k)
