@@ -37,9 +37,11 @@ start() {
 	tpid=$!
 }
 
-# catches_sigint: trecord has installed its handlers (SigCgt has SIGINT).
+# catches_sigint: trecord (not the subshell before its exec) has installed
+# its handlers (SigCgt has SIGINT).
 catches_sigint() {
 	local cgt
+	[ "$(cat "/proc/$tpid/comm" 2>/dev/null)" = trecord ] || return 1
 	cgt=$(awk '/^SigCgt:/ { print $2 }' "/proc/$tpid/status" 2>/dev/null) || return 1
 	[ -n "$cgt" ] && [ $((16#$cgt & 2)) != 0 ]
 }
