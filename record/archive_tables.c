@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "archive_build.h"
+#include "upper_bound.h"
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
@@ -439,14 +440,7 @@ static int cmp_range(const void *a, const void *b)
 /* The symbol holding addr, by binary search over the finalized symbols. */
 static const struct trec_arc_sym *sym_holding(const struct trec_arc_tables *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->num_syms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = TREC_UPPER_BOUND(t->syms, t->num_syms, addr, addr);
 	if (!lo || addr - t->syms[lo - 1].addr >= t->syms[lo - 1].size)
 		return NULL;
 	return &t->syms[lo - 1];
@@ -504,14 +498,7 @@ static int restrict_lines(struct trec_arc_tables *t, const struct range *r, size
 
 static int overlaps(const struct range *r, size_t nr, uint64_t lo, uint64_t hi)
 {
-	size_t a = 0, b = nr;
-	while (a < b) { /* first range ending after lo */
-		size_t mid = a + (b - a) / 2;
-		if (r[mid].hi <= lo)
-			a = mid + 1;
-		else
-			b = mid;
-	}
+	size_t a = TREC_UPPER_BOUND(r, nr, hi, lo); /* first range ending after lo */
 	return a < nr && r[a].lo < hi;
 }
 

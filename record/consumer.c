@@ -88,7 +88,7 @@ static const struct trec_kstack *kernel_stack(struct trec_session *s, int32_t id
 		return NULL;
 	k->num = n;
 	for (uint32_t i = 0; i < n; i++)
-		trec_ksym_subset_add(&s->ksyms_used, &s->ksyms, ips[i]);
+		trec_ksym_subset_add(&s->ksyms_used, &s->ksyms, ips[i], i > 0);
 	for (uint32_t i = 0; i < n; i++)
 		k->frames[i] = (struct trec_rec_frame){
 			.addr = ips[i],
@@ -137,7 +137,8 @@ static void handle_trace(struct trec_session *s, const uint8_t *data, size_t len
 	uint32_t nk = 0;
 
 	while (nk < n && frames[nk].kind == TREC_FRAME_KERNEL) {
-		trec_ksym_subset_add(&s->ksyms_used, &s->ksyms, frames[nk].addr);
+		trec_ksym_subset_add(&s->ksyms_used, &s->ksyms, frames[nk].addr,
+				     frames[nk].flags & TREC_FRAME_F_RETURN_ADDRESS);
 		nk++;
 	}
 	if (n && (frames[n - 1].flags & TREC_FRAME_F_ERROR)) {

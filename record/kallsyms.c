@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kallsyms.h"
+#include "upper_bound.h"
 
 static int read_all(FILE *f, char **out)
 {
@@ -141,17 +142,7 @@ void trec_kallsyms_free(struct trec_kallsyms *k)
 
 long trec_kallsyms_find(const struct trec_kallsyms *k, uint64_t addr)
 {
-	size_t lo = 0, hi = k->num;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (long)lo - 1;
+	return (long)TREC_UPPER_BOUND(k->syms, k->num, addr, addr) - 1;
 }
 
 int trec_ksym_subset_init(struct trec_ksym_subset *u, const struct trec_kallsyms *k)
@@ -169,8 +160,7 @@ static void flag(struct trec_ksym_subset *u, size_t i)
 	}
 }
 
-void trec_ksym_subset_add(struct trec_ksym_subset *u, const struct trec_kallsyms *k,
-			  uint64_t addr)
+static void add_holder(struct trec_ksym_subset *u, const struct trec_kallsyms *k, uint64_t addr)
 {
 	long i = trec_kallsyms_find(k, addr);
 
@@ -184,6 +174,16 @@ void trec_ksym_subset_add(struct trec_ksym_subset *u, const struct trec_kallsyms
 			break;
 		}
 	}
+}
+
+void trec_ksym_subset_add(struct trec_ksym_subset *u, const struct trec_kallsyms *k,
+			  uint64_t addr, bool return_address)
+{
+	add_holder(u, k, addr);
+	/* The report names a return address by the call before it, which
+	 * can lie in the previous symbol (a call that ends a function). */
+	if (return_address && addr)
+		add_holder(u, k, addr - 1);
 }
 
 struct trec_ksym *trec_ksym_subset_list(const struct trec_ksym_subset *u,

@@ -104,7 +104,8 @@ void trec_syncer_free(struct trec_session *s);
 struct trec_archive_totals;
 int trec_session_write_archives(struct trec_session *s, struct trec_archive_totals *tot);
 
-/* session.c: runs a whole recording; returns trecord's exit code. */
-int trec_record(const struct trec_options *opt);
+/* session.c: runs a whole recording; returns trecord's exit code, or sets
+ * *die_sig to the signal trecord must die by (trec_die_by_signal). */
+int trec_record(const struct trec_options *opt, int *die_sig);
 
 #endif /* TREC_SESSION_H */

@@ -4,24 +4,14 @@
 
 #include "archive_reader.h"
 #include "archive_internal.h"
+#include "upper_bound.h"
 
 /* How far back past nested symbols (assembly labels inside a function) to
  * look for one that covers the address. */
 #define ENCLOSING_SCAN 8
 
 /* Index of the last element with key <= addr, or -1. */
-#define LAST_LE(arr, n, field, addr)                                       \
-	({                                                                 \
-		size_t lo_ = 0, hi_ = (n);                                 \
-		while (lo_ < hi_) {                                        \
-			size_t mid_ = lo_ + (hi_ - lo_) / 2;               \
-			if ((arr)[mid_].field <= (addr))                   \
-				lo_ = mid_ + 1;                            \
-			else                                               \
-				hi_ = mid_;                                \
-		}                                                          \
-		(long)lo_ - 1;                                             \
-	})
+#define LAST_LE(arr, n, field, addr) ((long)TREC_UPPER_BOUND(arr, n, field, addr) - 1)
 
 const struct trec_arc_sym *trec_archive_symbol(const struct trec_archive *a, uint64_t vaddr,
 					       uint64_t *offset)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Kernel symbol lookup by binary search over a sorted KSYMS snapshot. */
 #include "ksyms.h"
+#include "upper_bound.h"
 
 #include <stdio.h>
 #include <stddef.h>
@@ -60,8 +61,7 @@ void rp_ksyms_set(struct rp_model *m, uint32_t rec, const struct trec_ksyms *k)
 
 const struct rp_ksym *rp_ksyms_lookup(const struct rp_recording *r, uint64_t addr)
 {
-	size_t lo = rp_upper_bound(r->ksyms, r->nksyms, sizeof(*r->ksyms),
-				   offsetof(struct rp_ksym, addr), addr);
+	size_t lo = TREC_UPPER_BOUND(r->ksyms, r->nksyms, addr, addr);
 	if (!lo)
 		return NULL;
 	const struct rp_ksym *s = &r->ksyms[lo - 1];

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "archive_reader.h"
+#include "upper_bound.h"
 
 void rp_model_init(struct rp_model *m)
 {
@@ -218,11 +219,10 @@ const struct rp_mapping *rp_model_find_mapping(const struct rp_model *m, uint32_
 	if (!p || !p->nsnaps)
 		return NULL;
 	/* the last snapshot at or before time_ns; the first one if all are later */
-	size_t lo = rp_upper_bound(p->snaps, p->nsnaps, sizeof(*p->snaps),
-				   offsetof(struct rp_snapshot, time_ns), time_ns);
+	size_t lo = TREC_UPPER_BOUND(p->snaps, p->nsnaps, time_ns, time_ns);
 	const struct rp_snapshot *s = &p->snaps[lo ? lo - 1 : 0];
 	const struct rp_mapping *maps = m->maps + s->first;
-	lo = rp_upper_bound(maps, s->num, sizeof(*maps), offsetof(struct rp_mapping, start), addr);
+	lo = TREC_UPPER_BOUND(maps, s->num, start, addr);
 	if (lo && addr < maps[lo - 1].end)
 		return &maps[lo - 1];
 	return NULL;

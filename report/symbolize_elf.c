@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "upper_bound.h"
 #include "util.h"
 
 struct elf_sym {
@@ -291,7 +292,7 @@ static const struct cu_funcs *cu_funcs(struct elf_handle *h, Dwarf_Die *cu)
 static int func_chain(struct elf_handle *h, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *chain)
 {
 	const struct cu_funcs *c = cu_funcs(h, cu);
-	size_t lo = rp_upper_bound(c->r, c->n, sizeof(*c->r), offsetof(struct func_range, lo), pc);
+	size_t lo = TREC_UPPER_BOUND(c->r, c->n, lo, pc);
 	if (!lo || pc >= c->r[lo - 1].hi)
 		return 0;
 	Dwarf_Addr bias;
@@ -452,8 +453,7 @@ static const struct elf_sym *find_sym(struct elf_handle *h, uint64_t addr)
 {
 	if (!h->syms_loaded)
 		load_syms(h);
-	size_t lo = rp_upper_bound(h->syms, h->nsyms, sizeof(*h->syms),
-				   offsetof(struct elf_sym, start), addr);
+	size_t lo = TREC_UPPER_BOUND(h->syms, h->nsyms, start, addr);
 	for (size_t i = lo, tries = 0; i-- > 0 && tries < 8; tries++) {
 		const struct elf_sym *s = &h->syms[i];
 		if (!s->size)

@@ -78,22 +78,6 @@ uint64_t rp_hash_bytes(const void *p, size_t n, uint64_t seed)
 	return rp_hash_u64(h);
 }
 
-size_t rp_upper_bound(const void *base, size_t n, size_t esz, size_t off, uint64_t key)
-{
-	const unsigned char *b = base;
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		uint64_t v;
-		memcpy(&v, b + mid * esz + off, sizeof(v));
-		if (v <= key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* ---- index hash table ---------------------------------------------------- */
 
 static void htab_rehash(struct rp_htab *t, size_t ncap)

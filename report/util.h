@@ -45,13 +45,6 @@ uint32_t rp_htab_find(const struct rp_htab *t, uint64_t hash, rp_htab_eq_fn eq, 
 void rp_htab_insert(struct rp_htab *t, uint64_t hash, uint32_t idx);
 void rp_htab_free(struct rp_htab *t);
 
-/*
- * Binary search over n structs of esz bytes sorted by the uint64_t field at
- * offset off: the number of leading structs whose field is <= key (so the
- * last one at or below key is at the result - 1).
- */
-size_t rp_upper_bound(const void *base, size_t n, size_t esz, size_t off, uint64_t key);
-
 /* Interned NUL-terminated strings; id 0 is always "". */
 struct rp_strtab {
 	char **blocks;

@@ -34,3 +34,42 @@ PY
 )
 check "kernel: every kernel frame's symbol and its end are recorded ($missing missing)" [ "$missing" = 0 ]
 check "kernel: only needed symbols are recorded (< 5000)" [ "$(wc -l <"$T/syms")" -lt 5000 ]
+
+# treport names every kernel frame from that subset alone (it never reads
+# the local /proc/kallsyms, so this is what another machine shows): the
+# name must be one of /proc/kallsyms' names at the text symbol holding the
+# frame (the call, pc - 1, above the leaf) and the offset must match.
+"$TREPORT" --perf-script --symbol-source=embedded "$T/k.tr" >"$T/script" 2>"$T/script.err"
+named=$(python3 - "$T/script" /proc/kallsyms <<'PY'
+import bisect, re, sys
+names = {}
+for l in open(sys.argv[2]):
+    f = l.split()
+    if len(f) >= 3 and f[1] in ("t", "T", "w", "W") and int(f[0], 16):
+        names.setdefault(int(f[0], 16), set()).add(f[2])
+addrs = sorted(names)
+frame = re.compile(r"^\t\s*([0-9a-f]+) (.*) \((.*)\)$")
+good = bad = 0
+leaf = True
+for l in open(sys.argv[1]):
+    if not l.startswith("\t"):
+        leaf = True
+        continue
+    m = frame.match(l.rstrip("\n"))
+    first, leaf = leaf, False
+    if not m or not m.group(1).startswith("ffff"):
+        continue
+    a = int(m.group(1), 16)
+    i = bisect.bisect_right(addrs, a if first else a - 1) - 1
+    sym, _, off = m.group(2).rpartition("+0x")
+    ok = i >= 0 and sym in names[addrs[i]] and int(off or "-1", 16) == a - addrs[i]
+    good += ok
+    bad += not ok
+    if not ok and bad <= 3:
+        print("misnamed:", l.strip(), "want", sorted(names[addrs[i]]) if i >= 0 else None, hex(a - addrs[i]) if i >= 0 else "", file=sys.stderr)
+print(good, bad)
+PY
+)
+read -r good bad <<<"$named"
+check "kernel: treport names all ${good:-0} kernel frames as /proc/kallsyms does (${bad:-?} wrong)" \
+	[ "${good:-0}" -gt 10 -a "${bad:-1}" = 0 ]

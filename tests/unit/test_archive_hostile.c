@@ -196,7 +196,7 @@ enum craft {
 	C_VALID, C_UNKNOWN_SECTION, C_BAD_MAGIC, C_VERSION2, C_HUGE_COUNT, C_LONG_VARINT,
 	C_DUP_SECTION, C_CONTROL_BYTE, C_NAME_RANGE, C_ADDR_WRAP, C_DEPTHS, C_NO_SYMBOLS,
 	C_TRAILING, C_PREFIX, C_BIG_STRINGS, C_SECTION_LEN, C_EMPTY_INLINE, C_LINE_FILE,
-	C_LAYOUT, C_LAYOUT_SECTIONS, C_LAYOUT_WRAP, C_COUNT
+	C_LAYOUT, C_LAYOUT_SECTIONS, C_LAYOUT_WRAP, C_INLINE_LINE_STEP, C_COUNT
 };
 
 static void craft(struct trec_buf *b, enum craft k)
@@ -265,6 +265,17 @@ static void craft(struct trec_buf *b, enum craft k)
 		trec_buf_varint(&s, 0), trec_buf_varint(&s, 0), trec_buf_varint(&s, 0);
 		section(b, TREC_ARC_SEC_INLINES, &s);
 	}
+	if (k == C_INLINE_LINE_STEP) {
+		/* Call line 5, then a step of INT64_MAX: a decoder that adds before
+		 * checking overflows int64_t (UBSan halts; found by the fuzzer). */
+		trec_buf_varint(&s, 1), trec_buf_varint(&s, 2);
+		trec_buf_varint(&s, 0x2000), trec_buf_varint(&s, 4);
+		trec_buf_varint(&s, 0), trec_buf_varint(&s, 1), trec_buf_varint(&s, trec_zigzag_enc(5));
+		trec_buf_varint(&s, 0), trec_buf_varint(&s, 4);
+		trec_buf_varint(&s, 1), trec_buf_varint(&s, 1);
+		trec_buf_varint(&s, trec_zigzag_enc(INT64_MAX));
+		section(b, TREC_ARC_SEC_INLINES, &s);
+	}
 	if (k == C_LAYOUT || k == C_LAYOUT_SECTIONS || k == C_LAYOUT_WRAP) {
 		size_t nsec = k == C_LAYOUT_SECTIONS ? TREC_ARC_MAX_SECTIONS + 1 : 1;
 		trec_buf_varint(&s, 0x2000); /* entry */
@@ -321,6 +332,8 @@ static void crafted(void)
 		{ C_LAYOUT, 0, "an ELF layout section parses", NULL },
 		{ C_LAYOUT_SECTIONS, -EBADMSG, "1025 ELF sections are refused", "ELF sections (max" },
 		{ C_LAYOUT_WRAP, -EBADMSG, "a segment wrapping 2^64 is refused", "overflows" },
+		{ C_INLINE_LINE_STEP, -EBADMSG, "an inline call-line step of INT64_MAX is refused",
+		  "inline range 1 of depth 1 is malformed" },
 	};
 	_Static_assert(sizeof(cases) / sizeof(cases[0]) == C_COUNT, "a case per craft");
 	for (size_t i = 0; i < C_COUNT; i++) {
