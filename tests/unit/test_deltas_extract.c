@@ -449,7 +449,7 @@ static void check_file(const char *name, const char *path, unsigned stride, int 
 		 name);
 	CHECK(label, v.mismatches == 0 && v.addrs > 0);
 	GElf_Ehdr eh;
-	size_t entry_stops;
+	size_t entry_stops = 0;
 
 	snprintf(label, sizeof(label),
 		 "extract: %s addresses outside FDEs are INVALID, the entry point's gap STOP", name);
