@@ -5,6 +5,8 @@
 #   make test       install packages, build (plain and ASan/UBSan), run tests
 #   make bench      benchmarks against perf (not part of make test)
 #   make fuzz       a longer run of the reader fuzz target
+#   make browser-check  load --perf-script output into speedscope in headless
+#                   Chromium (installs chromium + npm packages; not in make test)
 #
 # Sources are picked up by wildcard: record/main.c and report/main.c hold
 # the two main()s, every other .c of a directory goes into its library.
@@ -61,7 +63,7 @@ GEN_HDRS := build/vmlinux.h $(SKELS) $(PB_HDRS)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps demo test test-build check bench stress fuzz clean
+.PHONY: all deps demo test test-build check bench stress fuzz browser-check clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -149,6 +151,9 @@ bench: deps
 stress: deps
 	$(MAKE) test-build
 	bash tests/stress/run-stress.sh
+
+browser-check: deps
+	bash tests/browser/check_speedscope.sh
 
 clean:
 	rm -rf build build-san

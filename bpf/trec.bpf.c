@@ -33,6 +33,76 @@
 /* Set by trecord: follow every process (-a) or only followed_pids. */
 TREC_RODATA(bool, follow_all, true);
 
+#ifndef TREC_TESTING_OFFLINE
+struct vma_text {
+	__u64 start, end, file_id, bias;
+};
+
+static long vma_to_text(struct task_struct *task, struct vm_area_struct *vma, void *arg)
+{
+	struct vma_text *out = arg;
+	struct trec_exec_file_key key = { 0 };
+	struct trec_exec_file_value *v;
+	struct file *f = vma->vm_file;
+	__u64 start = vma->vm_start, bias;
+
+	if (!(vma->vm_flags & 0x4)) /* VM_EXEC */
+		return 0;
+	if (f) {
+		struct inode *ino = f->f_inode;
+
+		key.dev = BPF_CORE_READ(ino, i_sb, s_dev);
+		key.inode = BPF_CORE_READ(ino, i_ino);
+		if (bpf_core_field_exists(ino->i_mtime_sec))
+			key.mtime_ns = BPF_CORE_READ(ino, i_mtime_sec) * 1000000000ULL +
+				       BPF_CORE_READ(ino, i_mtime_nsec);
+		key.offset = vma->vm_pgoff << 12;
+	} else if ((__u64)BPF_CORE_READ(vma, vm_mm, context.vdso) != start) {
+		return 0;
+	}
+	v = bpf_map_lookup_elem(&exec_files, &key);
+	if (!v)
+		return 0;
+	bias = start - (key.offset + v->vaddr_minus_offset);
+	if (bias & ~TREC_BIAS_MASK)
+		return 0;
+	out->start = start;
+	out->end = vma->vm_end;
+	out->file_id = v->file_id;
+	out->bias = bias;
+	return 0;
+}
+#endif
+
+/*
+ * resolve_text for a pc the trie does not know: through the VMA that
+ * holds it, if its file is one trecord has described (a process just
+ * exec'd, a library just mapped). -1 if not.
+ */
+static __always_inline int resolve_text_vma(struct trec_per_cpu_record *rec, __u64 pc)
+{
+	struct trec_unwind_state *st = &rec->state;
+
+#ifndef TREC_TESTING_OFFLINE
+	if (!(pc >= rec->vma_start && pc < rec->vma_end)) {
+		struct vma_text t = { 0 };
+
+		bpf_find_vma(bpf_get_current_task_btf(), pc, vma_to_text, &t, 0);
+		rec->vma_start = t.start;
+		rec->vma_end = t.end;
+		rec->vma_file_id = t.file_id;
+		rec->vma_bias = t.bias;
+	}
+#endif
+	if (!(pc >= rec->vma_start && pc < rec->vma_end))
+		return -1;
+	st->text_file_id = rec->vma_file_id;
+	st->text_bias = rec->vma_bias;
+	st->text_offset = pc - rec->vma_bias;
+	increment_metric(TREC_METRIC_PC_VIA_VMA);
+	return TREC_PROG_UNWIND_NATIVE;
+}
+
 /* The frame at the cursor is pushed; the cursor moves to its caller and
  * the caller's mapping is resolved. Returns the program for the caller, or
  * TREC_PROG_UNWIND_STOP when the trace is complete or failed. */
@@ -48,12 +118,16 @@ static __always_inline int unwind_native_step(void *ctx, struct trec_per_cpu_rec
 	if (trec_unwind_one_frame(st, &stop) || stop)
 		return TREC_PROG_UNWIND_STOP;
 
-	mapped = resolve_text(st, rec->trace.pid, st->pc);
+	mapped = resolve_text(st, rec->mappings_pid, st->pc);
 	if (mapped < 0) {
-		/* Known pid, unknown pc: most likely a dlopen since the last
-		 * sync. Keep the raw pc and ask for a resync. */
+		/* Unknown pc: most likely a library mapped since the last
+		 * sync. Ask for a resync; meanwhile its VMA may tell. */
 		report_pid(ctx, ((__u64)rec->trace.pid << 32) | rec->trace.tid,
 			   TREC_REPORT_UNKNOWN_PC);
+		mapped = resolve_text_vma(rec, st->pc);
+	}
+	if (mapped < 0) {
+		/* Keep the raw pc. */
 		push_absolute_frame(rec, st->pc);
 		set_error(st, TREC_ERR_NATIVE_LOOKUP_TEXT_SECTION, TREC_METRIC_UNKNOWN_PC);
 		return TREC_PROG_UNWIND_STOP;
@@ -100,26 +174,66 @@ int trec_unwind_stop(void *ctx)
  * holds the leaf registers: checks that the pid is synced, resolves the
  * leaf pc and hands over to its unwinder.
  */
+#ifndef TREC_TESTING_OFFLINE
+/*
+ * Whether the current process still runs the image of parent, the tgid
+ * that forked it: neither it nor the parent has exec'd since the fork
+ * (exec bumps self_exec_id; a fork copies the parent's into
+ * parent_exec_id), and it was not reparented.
+ */
+static __always_inline bool runs_parent_image(__u32 parent)
+{
+	struct task_struct *me = bpf_get_current_task_btf();
+	struct task_struct *leader = BPF_CORE_READ(me, group_leader);
+	struct task_struct *p = BPF_CORE_READ(leader, real_parent);
+	__u64 at_fork = BPF_CORE_READ(leader, parent_exec_id);
+
+	return BPF_CORE_READ(p, tgid) == parent && BPF_CORE_READ(leader, self_exec_id) == at_fork &&
+	       BPF_CORE_READ(p, self_exec_id) == at_fork;
+}
+#endif
+
+/* The pid whose trie entries describe pid's mappings, 0 if none do yet. */
+static __always_inline __u32 mappings_pid(__u32 pid)
+{
+	if (pid_is_synced(pid))
+		return pid;
+#ifndef TREC_TESTING_OFFLINE
+	__u32 *parent = bpf_map_lookup_elem(&fork_parents, &pid);
+
+	if (parent && pid_is_synced(*parent) && runs_parent_image(*parent)) {
+		increment_metric(TREC_METRIC_PID_VIA_PARENT);
+		return *parent;
+	}
+#endif
+	return 0;
+}
+
 static __always_inline int collect_trace(void *ctx, struct trec_per_cpu_record *rec)
 {
 	struct trec_unwind_state *st = &rec->state;
 	__u64 pid_tgid = ((__u64)rec->trace.pid << 32) | rec->trace.tid;
 	int mapped;
 
-	if (!pid_is_synced(rec->trace.pid)) {
-		/* Never drop the sample: its leaf pc is still worth a frame. */
-		increment_metric(TREC_METRIC_PID_UNKNOWN);
-		report_pid(ctx, pid_tgid, TREC_REPORT_NEW_PID);
-		push_absolute_frame(rec, st->pc);
-		set_error(st, TREC_ERR_NO_PID_INFO, -1);
-		finish_trace(rec);
-		return 0;
-	}
-	mapped = resolve_text(st, rec->trace.pid, st->pc);
+	/* A child unwound with its parent's entries is not reported: the
+	 * fork event already has trecord copy them under its own pid. */
+	rec->mappings_pid = mappings_pid(rec->trace.pid);
+	rec->vma_start = rec->vma_end = 0;
+	mapped = rec->mappings_pid ? resolve_text(st, rec->mappings_pid, st->pc) : -1;
 	if (mapped < 0) {
-		report_pid(ctx, pid_tgid, TREC_REPORT_UNKNOWN_PC);
+		report_pid(ctx, pid_tgid, rec->mappings_pid ? TREC_REPORT_UNKNOWN_PC
+							    : TREC_REPORT_NEW_PID);
+		mapped = resolve_text_vma(rec, st->pc);
+	}
+	if (mapped < 0) {
+		/* Never drop the sample: its leaf pc is still worth a frame. */
 		push_absolute_frame(rec, st->pc);
-		set_error(st, TREC_ERR_NATIVE_LOOKUP_TEXT_SECTION, TREC_METRIC_UNKNOWN_PC);
+		if (rec->mappings_pid) {
+			set_error(st, TREC_ERR_NATIVE_LOOKUP_TEXT_SECTION, TREC_METRIC_UNKNOWN_PC);
+		} else {
+			increment_metric(TREC_METRIC_PID_UNKNOWN);
+			set_error(st, TREC_ERR_NO_PID_INFO, -1);
+		}
 		finish_trace(rec);
 		return 0;
 	}
@@ -254,6 +368,7 @@ static __always_inline void forget_pid(__u32 pid)
 
 	bpf_map_delete_elem(&pid_page_to_mapping_info, &marker);
 	bpf_map_delete_elem(&reported_pids, &pid);
+	bpf_map_delete_elem(&fork_parents, &pid);
 }
 
 SEC("tp_btf/sched_process_fork")
@@ -273,6 +388,7 @@ int BPF_PROG(trec_sched_fork, struct task_struct *parent, struct task_struct *ch
 	/* A reused pid: the entries of the process that had it may still be
 	 * in their exit grace period (record/pid_sync.h). */
 	forget_pid(ctgid);
+	bpf_map_update_elem(&fork_parents, &ctgid, &ptgid, BPF_ANY);
 	send_pid_event(TREC_PID_EV_FORK, child, ptgid, 0, 0);
 	return 0;
 }
@@ -300,6 +416,7 @@ int BPF_PROG(trec_sched_exit, struct task_struct *task, bool group_dead)
 	/* The marker stays: samples of the teardown still unwind, and
 	 * trecord removes the pid after a grace period. */
 	bpf_map_delete_elem(&reported_pids, &tgid);
+	bpf_map_delete_elem(&fork_parents, &tgid);
 	send_pid_event(TREC_PID_EV_EXIT, task, 0, task->exit_code, 0);
 	if (!follow_all)
 		bpf_map_delete_elem(&followed_pids, &tgid);

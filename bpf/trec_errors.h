@@ -80,7 +80,9 @@ enum trec_error {
 	X(NATIVE_SP_NOT_INCREASING, "stack pointer did not increase")          \
 	X(NATIVE_STOPPED, "stacks ended at an explicit stop rule")             \
 	X(PYTHON_FRAMES, "python frames unwound")                              \
-	X(PYTHON_ERRORS, "python unwinder errors")
+	X(PYTHON_ERRORS, "python unwinder errors")                             \
+	X(PID_VIA_PARENT, "samples of a forked pid unwound with its parent's mappings") \
+	X(PC_VIA_VMA, "pcs resolved through their VMA's file, not the trie")
 
 enum trec_metric {
 #define TREC_X(name, desc) TREC_METRIC_##name,

@@ -18,6 +18,12 @@ struct trec_per_cpu_record {
 	__u32 tail_calls;     /* tail calls made for this trace */
 	__u32 unwinders_done; /* bit per enum trec_unwinder */
 	__u64 python_frame;   /* python: next frame to walk (pythonUnwindState) */
+	__u32 mappings_pid;   /* whose trie entries resolve pcs: the pid, or
+			       * the parent of a fork not synced yet */
+	/* The VMA the last trie miss was resolved through: one bpf_find_vma
+	 * per sample (its deferred unlock is per CPU), so the other frames
+	 * in the same file come from here. vma_end 0: none. */
+	__u64 vma_start, vma_end, vma_file_id, vma_bias;
 };
 
 struct {
@@ -131,6 +137,26 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } followed_pids SEC(".maps");
+
+/* Forked processes -> their parent's tgid, from the fork tracepoint: a
+ * child that has not exec'd runs its parent's image, so until trecord has
+ * synced it, its pcs resolve through the parent's entries. LRU: the exec
+ * and exit tracepoints remove entries, a missed one just ages out. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u32);
+} fork_parents SEC(".maps");
+
+/* Executable file mappings trecord has described: (dev, inode, offset) ->
+ * file id and vaddr (trec_types.h). Filled by userspace at each sync. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct trec_exec_file_key);
+	__type(value, struct trec_exec_file_value);
+} exec_files SEC(".maps");
 
 /* The tail-call loop: slot = enum trec_unwinder. */
 struct {

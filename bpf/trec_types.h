@@ -150,6 +150,25 @@ struct trec_pid_page_value {
 	__u64 bias_and_unwinder;
 };
 
+/*
+ * Executable file mappings by what the kernel knows of them, for pcs of a
+ * process whose trie entries are not in yet (a fresh exec, a library ld.so
+ * just mapped): the BPF side finds the pc's VMA and looks its file up here.
+ * dev is the kernel's encoding (major << 20 | minor); all zero is the
+ * vdso. vaddr_minus_offset: ELF vaddr - file offset in the mapped segment.
+ */
+struct trec_exec_file_key {
+	__u64 dev;
+	__u64 inode;
+	__u64 mtime_ns; /* so a reused inode number is another file */
+	__u64 offset;   /* the mapping's file offset (page aligned) */
+};
+
+struct trec_exec_file_value {
+	__u64 file_id;
+	__s64 vaddr_minus_offset;
+};
+
 #define TREC_BIAS_MASK 0x00ffffffffffffffULL
 #define TREC_UNWINDER_SHIFT 56
 

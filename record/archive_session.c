@@ -6,13 +6,19 @@
 #include "archive.h"
 #include "file_id.h"
 #include "session.h"
+#include "stop_signals.h"
 
 static int lookup_file(void *ctx, uint64_t file_id, struct trec_archive_file *f, char *buf,
 		       size_t buflen)
 {
 	struct trec_session *s = ctx;
-	const struct trec_file *tf = trec_pid_sync_file(s->sync, file_id, buf, buflen);
+	const struct trec_file *tf;
 
+	/* A second stop signal: the rest of the files go without symbols. */
+	trec_stop_signals_wait(0);
+	if (trec_stop_hurry())
+		return -1;
+	tf = trec_pid_sync_file(s->sync, file_id, buf, buflen);
 	if (!tf || !tf->is_elf)
 		return -1;
 	f->path = buf;

@@ -26,6 +26,10 @@ static int on_ring_msg(void *ctx, void *data, size_t len)
 
 	if (len >= sizeof(type))
 		memcpy(&type, data, sizeof(type));
+	/* Straight to the sync thread: through the writer's queue, a new
+	 * process would wait behind the samples queued before its event. */
+	if (type == TREC_MSG_PID_EVENT && len >= sizeof(struct trec_pid_event_msg))
+		trec_sync_on_pid_event(s, data);
 	if (trec_msg_queue_push_prio(&s->queue, data, len, type == TREC_MSG_PID_EVENT))
 		trecord_count(&s->cnt, type == TREC_MSG_PID_EVENT ? TRECORD_METRIC_QUEUE_DROPPED_EVENTS
 								 : TRECORD_METRIC_QUEUE_DROPPED_TRACES, 1);
@@ -84,7 +88,7 @@ static const struct trec_kstack *kernel_stack(struct trec_session *s, int32_t id
 		return NULL;
 	k->num = n;
 	for (uint32_t i = 0; i < n; i++)
-		trec_ksym_subset_add(&s->ksyms_used, &s->ksyms, ips[i]);
+		trec_ksym_subset_add(&s->ksyms_used, &s->ksyms, ips[i], i > 0);
 	for (uint32_t i = 0; i < n; i++)
 		k->frames[i] = (struct trec_rec_frame){
 			.addr = ips[i],
@@ -133,7 +137,8 @@ static void handle_trace(struct trec_session *s, const uint8_t *data, size_t len
 	uint32_t nk = 0;
 
 	while (nk < n && frames[nk].kind == TREC_FRAME_KERNEL) {
-		trec_ksym_subset_add(&s->ksyms_used, &s->ksyms, frames[nk].addr);
+		trec_ksym_subset_add(&s->ksyms_used, &s->ksyms, frames[nk].addr,
+				     frames[nk].flags & TREC_FRAME_F_RETURN_ADDRESS);
 		nk++;
 	}
 	if (n && (frames[n - 1].flags & TREC_FRAME_F_ERROR)) {
@@ -205,11 +210,6 @@ static void handle_pid_event(struct trec_session *s, const uint8_t *data, size_t
 		trec_py_sync_exec(s->py, m->pid);
 	else if (m->type == TREC_PID_EV_EXIT)
 		trec_py_sync_remove(s->py, m->pid);
-	/* A new image needs its mappings now; an exited pid none at all. */
-	if (m->type == TREC_PID_EV_EXEC)
-		trec_sync_request(s, TREC_SYNC_PID, m->pid);
-	else if (m->type == TREC_PID_EV_EXIT)
-		trec_sync_request(s, TREC_SYNC_EXIT, m->pid);
 }
 
 #define KSYMS_INTERVAL_NS 1000000000ULL

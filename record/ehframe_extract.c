@@ -7,7 +7,8 @@
  *  1. rt_sigreturn trampolines found by their code bytes (SIGNAL);
  *  2. .eh_frame (via libdw);
  *  3. .debug_frame (via libdw), for code .eh_frame does not cover;
- *  4. PLT sections without CFI (synthesized rules).
+ *  4. PLT sections without CFI (synthesized rules);
+ *  5. the ELF entry point's code, when no CFI covers it (STOP).
  * Each source gives rows; rows are painted by priority, and every gap
  * between rows gets an INVALID delta so uncovered code never inherits the
  * rule of the code before it.
@@ -175,6 +176,47 @@ static int paint_sources(struct extract *x)
 	return 0;
 }
 
+/* Entry code without CFI is never bigger than this (ld.so's RTLD_START:
+ * 64 bytes); a larger gap is not trusted to be entry code. */
+#define ENTRY_GAP_MAX 4096
+
+/*
+ * The program's first code (ld.so's _start/_dl_start_user has no CFI)
+ * is the outermost frame: its CFI-less gap gets STOP instead of INVALID,
+ * so stacks sampled while ld.so starts a process end cleanly.
+ */
+static int entry_stop_row(struct extract *x)
+{
+	struct trec_rows *r = &x->src[0];
+	uint64_t lo = 0, hi = UINT64_MAX, entry;
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(x->elf, &eh) || !eh.e_entry)
+		return 0;
+	entry = eh.e_entry;
+	for (size_t i = 0; i < x->exec.n; i++)
+		if (x->exec.lo[i] <= entry && entry < x->exec.hi[i]) {
+			lo = x->exec.lo[i];
+			hi = x->exec.hi[i];
+		}
+	if (hi == UINT64_MAX)
+		return 0;
+	for (size_t i = 0; i < r->n; i++) {
+		if (r->v[i].start <= entry && entry < r->v[i].end)
+			return 0; /* CFI covers it */
+		if (r->v[i].end <= entry && r->v[i].end > lo)
+			lo = r->v[i].end;
+		if (r->v[i].start > entry && r->v[i].start < hi)
+			hi = r->v[i].start;
+	}
+	if (hi - lo > ENTRY_GAP_MAX)
+		return 0;
+	int err = push_rule(r, lo, hi, CMD(TREC_CMD_STOP), 0, 0, 0);
+
+	trec_rows_normalize(r);
+	return err;
+}
+
 static int push_entry(struct trec_file_deltas *d, size_t *cap, uint64_t addr,
 		      const struct trec_row *rule)
 {
@@ -247,6 +289,7 @@ int trec_deltas_extract(const char *path, struct trec_file_deltas *out)
 	err = err ?: plt_rows(&x);
 	err = err ?: signal_rows(&x);
 	err = err ?: paint_sources(&x);
+	err = err ?: entry_stop_row(&x);
 	err = err ?: build_entries(&x.src[0], out);
 	out->fdes = x.fdes;
 	out->unsupported_rules = x.unsupported;

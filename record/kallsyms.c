@@ -160,8 +160,7 @@ static void flag(struct trec_ksym_subset *u, size_t i)
 	}
 }
 
-void trec_ksym_subset_add(struct trec_ksym_subset *u, const struct trec_kallsyms *k,
-			  uint64_t addr)
+static void add_holder(struct trec_ksym_subset *u, const struct trec_kallsyms *k, uint64_t addr)
 {
 	long i = trec_kallsyms_find(k, addr);
 
@@ -175,6 +174,16 @@ void trec_ksym_subset_add(struct trec_ksym_subset *u, const struct trec_kallsyms
 			break;
 		}
 	}
+}
+
+void trec_ksym_subset_add(struct trec_ksym_subset *u, const struct trec_kallsyms *k,
+			  uint64_t addr, bool return_address)
+{
+	add_holder(u, k, addr);
+	/* The report names a return address by the call before it, which
+	 * can lie in the previous symbol (a call that ends a function). */
+	if (return_address && addr)
+		add_holder(u, k, addr - 1);
 }
 
 struct trec_ksym *trec_ksym_subset_list(const struct trec_ksym_subset *u,

@@ -10,6 +10,7 @@
 #ifndef TREC_KALLSYMS_H
 #define TREC_KALLSYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,8 +39,10 @@ struct trec_ksym_subset {
 };
 
 int trec_ksym_subset_init(struct trec_ksym_subset *u, const struct trec_kallsyms *k);
+/* Flags the symbol holding addr (and, for a return address, the one
+ * holding addr - 1), each with the next higher one, which ends it. */
 void trec_ksym_subset_add(struct trec_ksym_subset *u, const struct trec_kallsyms *k,
-			  uint64_t addr);
+			  uint64_t addr, bool return_address);
 /* The flagged symbols, sorted, as a new array (caller frees). */
 struct trec_ksym *trec_ksym_subset_list(const struct trec_ksym_subset *u,
 					const struct trec_kallsyms *k, uint32_t *n);

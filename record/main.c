@@ -2,16 +2,24 @@
 /* trecord: records CPU stacks with eBPF. See cli.c for the options. */
 #include "cli.h"
 #include "session.h"
+#include "stop_signals.h"
 
 int main(int argc, char **argv)
 {
 	struct trec_options o;
-	int rc = trec_parse_options(argc, argv, &o, stdout, stderr);
+	int rc, die_sig = 0;
 
+	/* First: from here on a stop signal is never lost, whatever
+	 * disposition we inherited. */
+	if (trec_stop_signals_init())
+		perror("trecord: warning: cannot catch SIGINT/SIGTERM/SIGHUP");
+	rc = trec_parse_options(argc, argv, &o, stdout, stderr);
 	if (rc == TREC_CLI_RUN)
-		rc = trec_record(&o);
+		rc = trec_record(&o, &die_sig);
 	else
 		rc = rc == TREC_CLI_EXIT_OK ? 0 : 2;
 	trec_options_free(&o);
+	if (die_sig)
+		trec_die_by_signal(die_sig);
 	return rc;
 }

@@ -38,7 +38,8 @@
 	X(PY_PID_FAILURES, "python: processes whose libc TSD layout is unknown") \
 	X(PY_CODE_WRITTEN, "python: code object descriptions written")         \
 	X(PY_CODE_UNREADABLE, "python: code objects that could not be read")   \
-	X(PY_CODE_STALE, "python: code objects replaced before they were read")
+	X(PY_CODE_STALE, "python: code objects replaced before they were read") \
+	X(PID_FORK_COPIES, "forked processes synced from their parent's mappings")
 
 #define TRECORD_METRIC_BASE 1000
 enum trecord_metric {

@@ -32,12 +32,19 @@ struct pid_state {
 	size_t num_ents;
 	struct map_sig *sigs;
 	size_t num_sigs;
+	/* The last snapshot written, paths in one block: a forked child
+	 * starts with it (build ids point into the file cache). */
+	struct trec_mapping *snap;
+	size_t num_snap;
+	char *paths;
 	uint64_t synced_ns; /* last sync that read the mappings */
 };
 
 struct file_state {
 	bool written;      /* FILE record is in the recording */
 	bool deltas_tried; /* extraction attempted (loaded or failed) */
+	bool published;    /* in exec_files, at published_offset */
+	uint64_t published_offset;
 	const struct trec_file *f; /* owned by the file cache */
 };
 
@@ -200,22 +207,34 @@ static void close_opened(struct opened *o)
 	o->fd = -1;
 }
 
-static struct file_state *file_state(struct trec_pid_sync *s, uint64_t file_id)
+/* m's value for key, a zeroed one of size bytes if it has none (*created
+ * set); NULL on -ENOMEM. */
+static void *get_or_new(struct trec_u64map *m, uint64_t key, size_t size, bool *created)
 {
-	struct file_state *fs = trec_u64map_get(&s->fstates, file_id);
+	void *v = trec_u64map_get(m, key);
 	int err;
 
-	if (fs)
-		return fs;
-	fs = calloc(1, sizeof(*fs));
-	if (!fs)
+	*created = false;
+	if (v)
+		return v;
+	v = calloc(1, size);
+	if (!v)
 		return NULL;
-	trec_u64map_put(&s->fstates, file_id, fs, &err);
+	trec_u64map_put(m, key, v, &err);
 	if (err) {
-		free(fs);
+		free(v);
 		return NULL;
 	}
-	s->stats.files++;
+	*created = true;
+	return v;
+}
+
+static struct file_state *file_state(struct trec_pid_sync *s, uint64_t file_id)
+{
+	bool created;
+	struct file_state *fs = get_or_new(&s->fstates, file_id, sizeof(*fs), &created);
+
+	s->stats.files += created;
 	return fs;
 }
 
@@ -276,6 +295,34 @@ static bool note_file(struct trec_pid_sync *s, struct opened *o, struct opened *
 	*pending = *o;
 	o->fd = -1;
 	return true;
+}
+
+/* Lets the BPF side resolve pcs of the mapping through its VMA before
+ * a sync of its process has put it in the trie (a new image, a library
+ * ld.so just mapped). Once per file and offset (nearly always one). */
+static void publish_exec_file(struct trec_pid_sync *s, const struct trec_proc_map *m,
+			      const struct trec_file *f, uint64_t vaddr)
+{
+	struct file_state *fs = trec_u64map_get(&s->fstates, f->file_id);
+	struct trec_exec_file_key k = { 0 };
+	struct trec_exec_file_value v = {
+		.file_id = f->file_id,
+		.vaddr_minus_offset = (int64_t)(vaddr - m->offset),
+	};
+
+	if (!s->ops->exec_file || !fs || (fs->published && fs->published_offset == m->offset))
+		return;
+	if (f != s->vdso) {
+		/* The kernel's dev_t: major << 20 | minor. */
+		k.dev = (uint64_t)m->dev_major << 20 | m->dev_minor;
+		k.inode = m->inode;
+		k.mtime_ns = f->mtime_ns;
+		k.offset = m->offset;
+	}
+	if (!s->ops->exec_file(s->ctx, &k, &v)) {
+		fs->published = true;
+		fs->published_offset = m->offset;
+	}
 }
 
 const struct trec_file *trec_pid_sync_file(struct trec_pid_sync *s, uint64_t file_id,
@@ -394,7 +441,64 @@ static void free_pid_state(struct pid_state *ps)
 		return;
 	free(ps->ents);
 	free(ps->sigs);
+	free(ps->snap);
+	free(ps->paths);
 	free(ps);
+}
+
+/* Keeps a copy of the snapshot just written; on -ENOMEM the old one stays
+ * (a fork then copies a stale snapshot, which the child's own resync
+ * corrects). */
+static int keep_snapshot(struct pid_state *ps, const struct trec_mapping *v, size_t n)
+{
+	size_t len = 0, off = 0;
+	struct trec_mapping *snap;
+	char *paths;
+
+	for (size_t i = 0; i < n; i++)
+		len += strlen(v[i].path) + 1;
+	snap = malloc((n ? n : 1) * sizeof(*snap));
+	paths = malloc(len ? len : 1);
+	if (!snap || !paths) {
+		free(snap);
+		free(paths);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(v[i].path) + 1;
+
+		snap[i] = v[i];
+		snap[i].path = memcpy(paths + off, v[i].path, l);
+		off += l;
+	}
+	free(ps->snap);
+	free(ps->paths);
+	ps->snap = snap;
+	ps->paths = paths;
+	ps->num_snap = n;
+	return 0;
+}
+
+/* The pid's state, created empty if it has none; NULL on -ENOMEM. */
+static struct pid_state *get_pid_state(struct trec_pid_sync *s, uint32_t pid)
+{
+	bool created;
+
+	return get_or_new(&s->pids, pid, sizeof(struct pid_state), &created);
+}
+
+/* Replaces ps's entries and signatures (taking ownership of both). */
+static void set_entries(struct trec_pid_sync *s, struct pid_state *ps, struct lpm_entry *ents,
+			size_t num_ents, struct map_sig *sigs, size_t num_sigs)
+{
+	s->stats.lpm_entries += num_ents;
+	s->stats.lpm_entries -= ps->num_ents;
+	free(ps->ents);
+	free(ps->sigs);
+	ps->ents = ents;
+	ps->num_ents = num_ents;
+	ps->sigs = sigs;
+	ps->num_sigs = num_sigs;
 }
 
 int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid)
@@ -450,6 +554,7 @@ int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid)
 					s->ops->exec_mapping(s->ctx, pid, file_id, o.path, bias);
 				if ((p = vec_push(&pending)) && !note_file(s, &o, p))
 					pending.n--;
+				publish_exec_file(s, m, o.f, vaddr);
 			}
 		}
 		close_opened(&o);
@@ -501,27 +606,14 @@ int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid)
 			s->ops->report_reset(s->ctx, pid);
 	}
 
-	if (!ps) {
-		ps = calloc(1, sizeof(*ps));
-		if (!ps) {
-			err = -ENOMEM;
-			goto out;
-		}
-		trec_u64map_put(&s->pids, pid, ps, &err);
-		if (err) {
-			free(ps);
-			goto out;
-		}
+	if (!ps && !(ps = get_pid_state(s, pid))) {
+		err = -ENOMEM;
+		goto out;
 	}
+	if (changed)
+		keep_snapshot(ps, snap.v, snap.n);
 	ps->synced_ns = t0;
-	s->stats.lpm_entries += ents.n;
-	s->stats.lpm_entries -= ps->num_ents;
-	free(ps->ents);
-	free(ps->sigs);
-	ps->ents = ents.v;
-	ps->num_ents = ents.n;
-	ps->sigs = sigs.v;
-	ps->num_sigs = sigs.n;
+	set_entries(s, ps, ents.v, ents.n, sigs.v, sigs.n);
 	ents.v = sigs.v = NULL;
 	err = 0;
 	for (size_t i = 0; i < pending.n; i++) {
@@ -544,6 +636,64 @@ out:
 	free(snap.v);
 	trec_proc_maps_free(&maps);
 	return err;
+}
+
+int trec_pid_sync_fork(struct trec_pid_sync *s, uint32_t child, uint32_t parent)
+{
+	const struct pid_state *pp = trec_u64map_get(&s->pids, parent);
+	struct pid_state empty = { 0 }, *cs;
+	struct lpm_entry *ents = NULL;
+	struct map_sig *sigs = NULL;
+	uint32_t child_be = __builtin_bswap32(child);
+
+	if (!pp || !pp->snap || child == parent)
+		return -ENOENT;
+	ents = malloc((pp->num_ents ? pp->num_ents : 1) * sizeof(*ents));
+	sigs = malloc((pp->num_sigs ? pp->num_sigs : 1) * sizeof(*sigs));
+	if (!ents || !sigs)
+		goto nomem;
+	/* The same keys but for the pid: still sorted, as the pid is a
+	 * common prefix of every key. */
+	for (size_t i = 0; i < pp->num_ents; i++) {
+		ents[i] = pp->ents[i];
+		ents[i].k.pid_be = child_be;
+	}
+	memcpy(sigs, pp->sigs, pp->num_sigs * sizeof(*sigs));
+	cs = trec_u64map_get(&s->pids, child);
+	apply_entries(s, cs ? cs : &empty, ents, pp->num_ents);
+	write_marker(s, child);
+	/* Interpreter detection, as a sync of the child would do it. */
+	for (size_t i = 0; i < pp->num_snap && s->ops->exec_mapping; i++) {
+		const struct trec_mapping *m = &pp->snap[i];
+		char path[4096];
+
+		if (m->file_id && trec_pid_sync_file(s, m->file_id, path, sizeof(path)))
+			s->ops->exec_mapping(s->ctx, child, m->file_id, path, m->bias);
+	}
+	if (s->ops->write_mappings) {
+		struct trec_mapping_snapshot sn = {
+			.time_ns = s->ops->now_ns(s->ctx),
+			.pid = child,
+			.num_mappings = pp->num_snap,
+			.mappings = pp->snap,
+		};
+
+		s->ops->write_mappings(s->ctx, &sn);
+	}
+	if (!cs && !(cs = get_pid_state(s, child)))
+		goto nomem;
+	/* pp is still valid: get_pid_state adds an entry, which may move
+	 * the map's values but not what they point to. */
+	keep_snapshot(cs, pp->snap, pp->num_snap);
+	cs->synced_ns = s->ops->now_ns(s->ctx);
+	set_entries(s, cs, ents, pp->num_ents, sigs, pp->num_sigs);
+	s->stats.fork_copies++;
+	vlog(s, "pid %u: %zu LPM entries copied from its parent %u", child, cs->num_ents, parent);
+	return 0;
+nomem:
+	free(ents);
+	free(sigs);
+	return -ENOMEM;
 }
 
 /* Files nearly every process maps. */

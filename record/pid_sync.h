@@ -42,12 +42,16 @@ struct trec_pid_sync_ops {
 	 * interpreter detection, record/python_session.h). */
 	int (*exec_mapping)(void *ctx, uint32_t pid, uint64_t file_id, const char *open_path,
 			    uint64_t bias);
+	/* An executable mapping of a described file, by what the kernel
+	 * knows of it (exec_files; may be NULL). */
+	int (*exec_file)(void *ctx, const struct trec_exec_file_key *k,
+			 const struct trec_exec_file_value *v);
 	/* Timestamps on the recording's clock (CLOCK_MONOTONIC ns). */
 	uint64_t (*now_ns)(void *ctx);
 };
 
 struct trec_pid_sync_stats {
-	uint64_t syncs, sync_gone, sync_changed;
+	uint64_t syncs, sync_gone, sync_changed, fork_copies;
 	uint64_t files;
 	uint64_t lpm_entries, lpm_failures;
 	uint64_t pids;
@@ -59,6 +63,11 @@ struct trec_pid_sync *trec_pid_sync_new(const struct trec_pid_sync_ops *ops, voi
 					bool verbose);
 /* Syncs pid. 0; -ESRCH if the process is gone; other negative errno. */
 int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid);
+/* child was just forked by parent: until it execs it has exactly the
+ * parent's mappings, so it gets the parent's prefixes, marker and snapshot
+ * at once, without waiting for a sample and a read of /proc. -ENOENT if
+ * the parent is not synced (the child then syncs when it reports). */
+int trec_pid_sync_fork(struct trec_pid_sync *s, uint32_t child, uint32_t parent);
 /* Starts loading the deltas of pid's libc, ld.so and vdso without syncing
  * the pid: with trecord's own pid, they are ready before the command runs
  * (nearly every program maps the same three). */

@@ -6,19 +6,30 @@
 #include <sys/uio.h>
 #include "python_codeobj.h"
 
-static int rd(int pid, uint64_t addr, void *buf, size_t len)
+/* Where the object's bytes come from: the live process, or a snapshot. */
+struct mem {
+	trec_py_read_fn read;
+	void *ctx;
+};
+
+static int read_pid(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	ssize_t n = process_vm_readv(*(const int *)ctx, &local, 1, &remote, 1, 0);
 
 	if (n == (ssize_t)len)
 		return 0;
 	return n < 0 && errno == ESRCH ? -ESRCH : -EFAULT;
 }
 
-static int rd_ptr(int pid, uint64_t addr, uint64_t *v)
+static int rd(const struct mem *m, uint64_t addr, void *buf, size_t len)
 {
-	return rd(pid, addr, v, sizeof(*v));
+	return m->read(m->ctx, addr, buf, len);
+}
+
+static int rd_ptr(const struct mem *m, uint64_t addr, uint64_t *v)
+{
+	return rd(m, addr, v, sizeof(*v));
 }
 
 /* Appends code point cp as UTF-8. */
@@ -53,7 +64,7 @@ static size_t utf8(char *p, uint32_t cp)
  * (all names and file names of code objects are); longer ones than the
  * format allows are cut.
  */
-static int read_str(int pid, const struct trec_py_process *proc, uint64_t addr, char **out,
+static int read_str(const struct mem *m, const struct trec_py_process *proc, uint64_t addr, char **out,
 		    uint32_t *out_len)
 {
 	const struct trec_py_offsets *o = &proc->offsets;
@@ -67,8 +78,8 @@ static int read_str(int pid, const struct trec_py_process *proc, uint64_t addr, 
 	*out = NULL;
 	if (!addr)
 		return -EINVAL;
-	if ((err = rd_ptr(pid, addr + 8, &type)) || (err = rd_ptr(pid, addr + o->str_length, &length)) ||
-	    (err = rd(pid, addr + o->str_state, &state, sizeof(state))))
+	if ((err = rd_ptr(m, addr + 8, &type)) || (err = rd_ptr(m, addr + o->str_length, &length)) ||
+	    (err = rd(m, addr + o->str_state, &state, sizeof(state))))
 		return err;
 	if (type != o->str_type_vaddr + proc->bias)
 		return -EINVAL;
@@ -83,7 +94,7 @@ static int read_str(int pid, const struct trec_py_process *proc, uint64_t addr, 
 		goto fail;
 	}
 	/* state.ascii: 1-byte data right after PyASCIIObject */
-	err = rd(pid, addr + ((state >> 6 & 1) ? o->str_ascii_data : o->str_compact_data), raw,
+	err = rd(m, addr + ((state >> 6 & 1) ? o->str_ascii_data : o->str_compact_data), raw,
 		 (size_t)n * kind);
 	if (err)
 		goto fail;
@@ -104,7 +115,7 @@ fail:
 	return err;
 }
 
-static int read_bytes(int pid, const struct trec_py_process *proc, uint64_t addr, uint8_t **out,
+static int read_bytes(const struct mem *m, const struct trec_py_process *proc, uint64_t addr, uint8_t **out,
 		      uint32_t *out_len)
 {
 	const struct trec_py_offsets *o = &proc->offsets;
@@ -114,14 +125,14 @@ static int read_bytes(int pid, const struct trec_py_process *proc, uint64_t addr
 	*out = NULL;
 	if (!addr)
 		return -EINVAL;
-	if ((err = rd_ptr(pid, addr + 8, &type)) || (err = rd_ptr(pid, addr + o->bytes_size, &size)))
+	if ((err = rd_ptr(m, addr + 8, &type)) || (err = rd_ptr(m, addr + o->bytes_size, &size)))
 		return err;
 	if (type != o->bytes_type_vaddr + proc->bias || size > TREC_PYCODE_MAX_LINETABLE)
 		return -EINVAL;
 	*out = malloc(size ? size : 1);
 	if (!*out)
 		return -ENOMEM;
-	err = rd(pid, addr + o->bytes_data, *out, size);
+	err = rd(m, addr + o->bytes_data, *out, size);
 	if (err) {
 		free(*out);
 		*out = NULL;
@@ -150,29 +161,37 @@ static int32_t field_int(const uint8_t *obj, uint16_t off)
 int trec_py_read_code(int pid, const struct trec_py_process *proc, uint64_t addr,
 		      struct trec_pycode_owned *out)
 {
+	return trec_py_read_code_from(read_pid, &pid, (uint32_t)pid, proc, addr, out);
+}
+
+int trec_py_read_code_from(trec_py_read_fn read, void *ctx, uint32_t pid,
+			   const struct trec_py_process *proc, uint64_t addr,
+			   struct trec_pycode_owned *out)
+{
 	const struct trec_py_offsets *o = &proc->offsets;
+	const struct mem mem = { read, ctx }, *m = &mem;
 	uint8_t obj[512];
 	int err;
 
 	memset(out, 0, sizeof(*out));
 	if (o->code_adaptive > sizeof(obj))
 		return -EINVAL;
-	err = rd(pid, addr, obj, o->code_adaptive);
+	err = rd(m, addr, obj, o->code_adaptive);
 	if (err)
 		return err;
 	if (field_ptr(obj, 8) != o->code_type_vaddr + proc->bias)
 		return -EINVAL;
-	if ((err = read_str(pid, proc, field_ptr(obj, o->code_filename), &out->filename,
+	if ((err = read_str(m, proc, field_ptr(obj, o->code_filename), &out->filename,
 			    &out->c.filename_len)) ||
-	    (err = read_str(pid, proc, field_ptr(obj, o->code_name), &out->name, &out->c.name_len)) ||
-	    (err = read_str(pid, proc, field_ptr(obj, o->code_qualname), &out->qualname,
+	    (err = read_str(m, proc, field_ptr(obj, o->code_name), &out->name, &out->c.name_len)) ||
+	    (err = read_str(m, proc, field_ptr(obj, o->code_qualname), &out->qualname,
 			    &out->c.qualname_len)) ||
-	    (err = read_bytes(pid, proc, field_ptr(obj, o->code_linetable), &out->linetable,
+	    (err = read_bytes(m, proc, field_ptr(obj, o->code_linetable), &out->linetable,
 			      &out->c.linetable_len))) {
 		trec_pycode_owned_free(out);
 		return err;
 	}
-	out->c.pid = (uint32_t)pid;
+	out->c.pid = pid;
 	out->c.code_addr = addr;
 	out->c.firstlineno = field_int(obj, o->code_firstlineno);
 	{

@@ -27,6 +27,14 @@ struct trec_pycode_owned {
  */
 int trec_py_read_code(int pid, const struct trec_py_process *proc, uint64_t addr,
 		      struct trec_pycode_owned *out);
+
+/* Reads len bytes at addr of the process: 0, -ESRCH (gone), -EFAULT. */
+typedef int (*trec_py_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
+/* trec_py_read_code with the process's memory read through read (e.g.
+ * from a core dump: tests/harness/). */
+int trec_py_read_code_from(trec_py_read_fn read, void *ctx, uint32_t pid,
+			   const struct trec_py_process *proc, uint64_t addr,
+			   struct trec_pycode_owned *out);
 void trec_pycode_owned_free(struct trec_pycode_owned *c);
 
 /* Remembers which (pid, code address, object id) have been written. */

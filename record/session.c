@@ -14,6 +14,7 @@
 #include "archive.h"
 #include "kallsyms.h"
 #include "session.h"
+#include "stop_signals.h"
 
 #define FLUSH_INTERVAL_NS 1000000000ULL     /* a SIGKILL loses at most ~1 s */
 #define METRICS_INTERVAL_NS 10000000000ULL
@@ -22,6 +23,7 @@
 #define CHILD_TERM_GRACE_NS 2000000000ULL
 #define INITIAL_SYNC_WAIT_NS 2000000000ULL
 #define LOADER_STOP_WAIT_MS 1000
+#define LOOP_TICK_MS 100
 
 uint64_t trec_now_ns(void)
 {
@@ -169,6 +171,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 	s->pid_events_fd = trec_bpf_map_fd(&s->bpf, "pid_events");
 	s->inhibit_fd = trec_bpf_map_fd(&s->bpf, "inhibit_events");
 	s->followed_fd = trec_bpf_map_fd(&s->bpf, "followed_pids");
+	s->exec_files_fd = trec_bpf_map_fd(&s->bpf, "exec_files");
 	err = trec_python_session_start(s);
 	if (err) {
 		snprintf(msg, sizeof(msg), "out of memory");
@@ -222,11 +225,12 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		}
 	}
 
-	err = trec_ring_thread_start(s);
+	/* The sync thread first: the ring thread forwards pid events to it. */
+	err = trec_sync_thread_start(s);
+	if (!err)
+		err = trec_ring_thread_start(s);
 	if (!err)
 		err = trec_writer_thread_start(s);
-	if (!err)
-		err = trec_sync_thread_start(s);
 	if (err) {
 		snprintf(msg, sizeof(msg), "cannot start the reader threads: %s", strerror(-err));
 		goto fail;
@@ -240,11 +244,14 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 	trec_sync_request(s, TREC_SYNC_MARK, 0);
 	uint64_t until = trec_now_ns() + INITIAL_SYNC_WAIT_NS;
 
-	while (!atomic_load(&s->marks_done) && trec_now_ns() < until)
-		usleep(1000);
+	/* A stop signal already received ends the wait: the recording then
+	 * starts and stops at once, leaving a complete (empty) file. */
+	while (!atomic_load(&s->marks_done) && trec_now_ns() < until && !trec_stop_signals_wait(1))
+		;
 	uint64_t now = trec_now_ns();
 
-	trec_delta_loader_drain(&s->deltas, now < until ? (until - now) / 1000000 : 0);
+	if (!trec_stop_signals_count())
+		trec_delta_loader_drain(&s->deltas, now < until ? (until - now) / 1000000 : 0);
 
 	err = trec_bpf_attach_tracking(&s->bpf, msg, sizeof(msg));
 	if (!err)
@@ -270,19 +277,27 @@ static bool any_alive(const struct trec_options *o)
 
 static void reap_child(struct trec_session *s, int flags)
 {
+	pid_t r;
 	int st;
 
 	if (!s->have_child || s->child_done)
 		return;
-	if (waitpid(s->wl.pid, &st, flags) == s->wl.pid) {
+	do
+		r = waitpid(s->wl.pid, &st, flags);
+	while (r < 0 && errno == EINTR);
+	if (r == s->wl.pid) {
 		s->child_done = true;
 		s->child_status = st;
+	} else if (r < 0 && errno == ECHILD) {
+		/* Reaped by someone else: its status is unknown, but it is gone. */
+		s->child_done = true;
+		s->child_status = -1;
 	}
 }
 
-/* Runs until the command exits, a signal, --duration, or a write error.
- * Returns the signal that stopped it, or 0. */
-static int record_loop(struct trec_session *s, const sigset_t *wait_mask)
+/* Runs until the command exits, a stop signal, --duration, or a write
+ * error. */
+static void record_loop(struct trec_session *s)
 {
 	const struct trec_options *o = s->opt;
 	uint64_t deadline = o->duration_s > 0 ? s->start_ns + (uint64_t)(o->duration_s * 1e9) : 0;
@@ -290,22 +305,25 @@ static int record_loop(struct trec_session *s, const sigset_t *wait_mask)
 	uint64_t next_metrics = s->start_ns + METRICS_INTERVAL_NS;
 
 	for (;;) {
-		struct timespec ts = { 0, 100 * 1000000L };
 		uint64_t now;
-		int sig = sigtimedwait(wait_mask, NULL, &ts);
+		unsigned wait_ms = LOOP_TICK_MS;
 
-		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
-			return sig;
+		/* --duration ends on time, not on the next tick. */
+		now = trec_now_ns();
+		if (deadline && deadline < now + wait_ms * 1000000ULL)
+			wait_ms = deadline > now ? (unsigned)((deadline - now) / 1000000) + 1 : 0;
+		if (trec_stop_signals_wait(wait_ms))
+			return;
 		reap_child(s, WNOHANG);
 		if (s->child_done)
-			return 0;
+			return;
 		now = trec_now_ns();
 		if (deadline && now >= deadline)
-			return 0;
+			return;
 		if (o->num_pids && !any_alive(o))
-			return 0;
+			return;
 		if (trec_output_error(&s->out))
-			return 0;
+			return;
 		if (now >= next_flush) {
 			struct trec_writer *w = trec_output_lock(&s->out);
 
@@ -331,8 +349,9 @@ static void end_child(struct trec_session *s)
 		return;
 	kill(s->wl.pid, SIGTERM);
 	until = trec_now_ns() + CHILD_TERM_GRACE_NS;
-	while (!s->child_done && trec_now_ns() < until) {
-		usleep(10000);
+	/* SIGCHLD ends the wait at once; a second stop signal ends the grace. */
+	while (!s->child_done && trec_now_ns() < until && !trec_stop_hurry()) {
+		trec_stop_signals_wait(10);
 		reap_child(s, WNOHANG);
 	}
 	if (!s->child_done) {
@@ -361,7 +380,8 @@ static void stop_threads(struct trec_session *s)
  * maps it writes. */
 static bool stop_loader(struct trec_session *s)
 {
-	return !s->deltas.store || trec_delta_loader_stop(&s->deltas, LOADER_STOP_WAIT_MS);
+	return !s->deltas.store ||
+	       trec_delta_loader_stop(&s->deltas, trec_stop_hurry() ? 0 : LOADER_STOP_WAIT_MS);
 }
 
 static void teardown(struct trec_session *s)
@@ -400,7 +420,22 @@ static void print_summary(struct trec_session *s, const uint64_t *bpf, uint64_t 
 	fprintf(stderr, ", wrote %s (%llu bytes) ]\n", s->opt->output, (unsigned long long)bytes);
 }
 
-int trec_record(const struct trec_options *opt)
+/* perf record's exit status: a command killed by a signal, else the stop
+ * signal, kills trecord the same way; else the command's exit code. */
+static int exit_status(const struct trec_session *s, int *die_sig)
+{
+	bool known = s->child_done && s->child_status != -1;
+
+	if (known && WIFSIGNALED(s->child_status))
+		*die_sig = WTERMSIG(s->child_status);
+	else if (trec_stop_signal_first())
+		*die_sig = trec_stop_signal_first();
+	else if (known)
+		return trec_workload_exit_code(s->child_status);
+	return 0;
+}
+
+int trec_record(const struct trec_options *opt, int *die_sig)
 {
 	struct trec_session s = {
 		.opt = opt,
@@ -410,19 +445,15 @@ int trec_record(const struct trec_options *opt)
 	};
 	uint64_t bpf[TREC_METRIC_COUNT] = { 0 };
 	struct trec_archive_totals at = { 0 };
-	sigset_t mask, orig;
-	int err, sig = 0, rc = 0;
+	sigset_t orig;
+	int err, rc = 0;
 	bool loader_done;
 	struct stat st;
 
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGCHLD);
-	/* Blocked everywhere (threads inherit it); the main loop takes them
+	*die_sig = 0;
+	/* Blocked everywhere (threads inherit it); the main thread takes them
 	 * with sigtimedwait. The command gets the original mask back. */
-	pthread_sigmask(SIG_BLOCK, &mask, &orig);
+	trec_stop_signals_block(&orig);
 
 	err = setup(&s, &orig);
 	if (err)
@@ -435,7 +466,7 @@ int trec_record(const struct trec_options *opt)
 		}
 	}
 	if (!rc)
-		sig = record_loop(&s, &mask);
+		record_loop(&s);
 
 	trec_bpf_detach_sampling(&s.bpf);
 	s.stop_ns = trec_now_ns();
@@ -445,6 +476,10 @@ int trec_record(const struct trec_options *opt)
 	stop_threads(&s);
 	loader_done = stop_loader(&s);
 	write_metrics(&s, bpf);
+	trec_stop_signals_wait(0);
+	if (trec_stop_hurry() && opt->archive_level != TREC_ARCHIVE_NONE && !opt->quiet)
+		fprintf(stderr, "trecord: second signal: not embedding symbols, finishing %s\n",
+			opt->output);
 	trec_session_write_archives(&s, &at);
 	if (s.start_ns) {
 		struct trec_summary sum = {
@@ -469,14 +504,18 @@ int trec_record(const struct trec_options *opt)
 	} else if (!rc && !opt->quiet) {
 		print_summary(&s, bpf, stat(opt->output, &st) ? 0 : (uint64_t)st.st_size, &at);
 	}
-	if (!rc && s.child_done)
-		rc = trec_workload_exit_code(s.child_status);
-	(void)sig;
+	if (!rc)
+		rc = exit_status(&s, die_sig);
 	if (!loader_done) {
-		/* The recording is complete; the exit releases the rest. */
+		/* The recording is complete. Not exit(): its handlers (the ASan
+		 * build's leak check, stdio) would run beside the loading thread;
+		 * _exit ends that thread with the process. */
 		if (opt->verbose)
 			fprintf(stderr, "trecord: not waiting for a stack-delta load in progress\n");
-		exit(rc);
+		if (*die_sig)
+			trec_die_by_signal(*die_sig);
+		fflush(NULL);
+		_exit(rc);
 	}
 	teardown(&s);
 	return rc;

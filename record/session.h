@@ -31,6 +31,7 @@
 
 struct ring_buffer;
 struct perf_buffer;
+struct trec_pid_event_msg;
 
 /* Requests to the sync thread. */
 enum trec_sync_req_kind {
@@ -38,11 +39,13 @@ enum trec_sync_req_kind {
 	TREC_SYNC_EXIT = 2,   /* the pid exited: remove it after a grace period */
 	TREC_SYNC_PREFETCH = 3, /* load the pid's deltas only (trecord itself) */
 	TREC_SYNC_MARK = 4,   /* bumps syncs_done: the requests before it are done */
+	TREC_SYNC_FORK = 5,   /* pid was forked by parent: copy parent's mappings */
 };
 
 struct trec_sync_req {
 	uint32_t kind;
 	uint32_t pid;
+	uint32_t parent; /* TREC_SYNC_FORK */
 };
 
 struct trec_session {
@@ -50,7 +53,7 @@ struct trec_session {
 	struct trec_bpf_loader bpf;
 	struct trec_output out;
 	struct trec_map_fds fds;
-	int stackmap_fd, pid_events_fd, inhibit_fd, followed_fd;
+	int stackmap_fd, pid_events_fd, inhibit_fd, followed_fd, exec_files_fd;
 
 	struct ring_buffer *rb;
 	struct perf_buffer *pb;
@@ -92,13 +95,17 @@ void trec_consumer_free(struct trec_session *s);
 /* syncer.c */
 int trec_sync_thread_start(struct trec_session *s);
 int trec_sync_request(struct trec_session *s, uint32_t kind, uint32_t pid);
+/* The sync requests a pid event implies (ring thread: the sooner a new
+ * process is synced, the fewer of its samples lack a stack). */
+void trec_sync_on_pid_event(struct trec_session *s, const struct trec_pid_event_msg *m);
 void trec_syncer_free(struct trec_session *s);
 
 /* archive_session.c: embeds the symbols of the touched files (before SUMMARY). */
 struct trec_archive_totals;
 int trec_session_write_archives(struct trec_session *s, struct trec_archive_totals *tot);
 
-/* session.c: runs a whole recording; returns trecord's exit code. */
-int trec_record(const struct trec_options *opt);
+/* session.c: runs a whole recording; returns trecord's exit code, or sets
+ * *die_sig to the signal trecord must die by (trec_die_by_signal). */
+int trec_record(const struct trec_options *opt, int *die_sig);
 
 #endif /* TREC_SESSION_H */

@@ -2,7 +2,8 @@
 /*
  * The sync thread: owns pid_sync (and so the LPM trie and the stack-delta
  * maps). Work comes from three places: pids BPF reported (pid_events, with
- * a wake-up on report_events), exec/exit events forwarded by the writer,
+ * a wake-up on report_events), fork/exec/exit events forwarded by the ring
+ * thread,
  * and the -p pids at start. Exited pids keep their entries for a grace
  * period (pid_sync.h); a periodic sweep drops pids whose exit was missed,
  * so the trie cannot grow without bound.
@@ -22,16 +23,39 @@
 #define SWEEP_INTERVAL_NS (5ULL * 1000000000ULL)
 #define REPORT_BATCH 1024
 
-int trec_sync_request(struct trec_session *s, uint32_t kind, uint32_t pid)
+static int push_request(struct trec_session *s, const struct trec_sync_req *r)
 {
-	struct trec_sync_req r = { kind, pid };
 	uint64_t one = 1;
-	int err = trec_msg_queue_push(&s->syncq, &r, sizeof(r));
+	int err = trec_msg_queue_push(&s->syncq, r, sizeof(*r));
 
 	/* An exec'd image must be synced while it runs: wake the thread. */
 	if (!err && s->sync_efd >= 0 && write(s->sync_efd, &one, sizeof(one)) < 0)
 		err = -errno;
 	return err;
+}
+
+int trec_sync_request(struct trec_session *s, uint32_t kind, uint32_t pid)
+{
+	struct trec_sync_req r = { .kind = kind, .pid = pid };
+
+	return push_request(s, &r);
+}
+
+void trec_sync_on_pid_event(struct trec_session *s, const struct trec_pid_event_msg *m)
+{
+	struct trec_sync_req r = { .pid = m->pid, .parent = m->parent_pid };
+
+	/* A new image needs its mappings now, a forked child its parent's;
+	 * an exited pid none at all. */
+	if (m->type == TREC_PID_EV_FORK)
+		r.kind = TREC_SYNC_FORK;
+	else if (m->type == TREC_PID_EV_EXEC)
+		r.kind = TREC_SYNC_PID;
+	else if (m->type == TREC_PID_EV_EXIT)
+		r.kind = TREC_SYNC_EXIT;
+	else
+		return;
+	push_request(s, &r);
 }
 
 static void on_report(void *ctx, int cpu, void *data, __u32 size)
@@ -73,25 +97,45 @@ static void drain_reports(struct trec_session *s)
 	} while (n == REPORT_BATCH);
 }
 
+#define REQUEST_BATCH 256
+
+/* Whether reqs after i ask for a full sync of pid (its exec): a fork copy
+ * would give the new image the parent's mappings until then. */
+static bool exec_follows(const struct trec_sync_req *reqs, size_t i, size_t n, uint32_t pid)
+{
+	for (size_t j = i + 1; j < n; j++)
+		if (reqs[j].kind == TREC_SYNC_PID && reqs[j].pid == pid)
+			return true;
+	return false;
+}
+
 static void drain_requests(struct trec_session *s)
 {
+	struct trec_sync_req reqs[REQUEST_BATCH];
 	struct trec_msg *m;
 	bool closed;
+	size_t n;
 
-	while ((m = trec_msg_queue_pop(&s->syncq, 0, &closed))) {
-		struct trec_sync_req r;
+	do {
+		for (n = 0; n < REQUEST_BATCH && (m = trec_msg_queue_pop(&s->syncq, 0, &closed)); n++) {
+			memcpy(&reqs[n], m->data, sizeof(reqs[n]));
+			free(m);
+		}
+		for (size_t i = 0; i < n; i++) {
+			const struct trec_sync_req *r = &reqs[i];
 
-		memcpy(&r, m->data, sizeof(r));
-		free(m);
-		if (r.kind == TREC_SYNC_PID)
-			sync_pid(s, r.pid);
-		else if (r.kind == TREC_SYNC_EXIT)
-			trec_pid_sync_exited(s->sync, r.pid);
-		else if (r.kind == TREC_SYNC_PREFETCH)
-			trec_pid_sync_prefetch(s->sync, r.pid);
-		else if (r.kind == TREC_SYNC_MARK)
-			atomic_fetch_add(&s->marks_done, 1);
-	}
+			if (r->kind == TREC_SYNC_PID)
+				sync_pid(s, r->pid);
+			else if (r->kind == TREC_SYNC_FORK && !exec_follows(reqs, i, n, r->pid))
+				trec_pid_sync_fork(s->sync, r->pid, r->parent);
+			else if (r->kind == TREC_SYNC_EXIT)
+				trec_pid_sync_exited(s->sync, r->pid);
+			else if (r->kind == TREC_SYNC_PREFETCH)
+				trec_pid_sync_prefetch(s->sync, r->pid);
+			else if (r->kind == TREC_SYNC_MARK)
+				atomic_fetch_add(&s->marks_done, 1);
+		}
+	} while (n == REQUEST_BATCH);
 }
 
 static void publish_stats(struct trec_session *s)
@@ -103,6 +147,7 @@ static void publish_stats(struct trec_session *s)
 	trecord_set(&s->cnt, TRECORD_METRIC_PID_SYNCS, st.syncs);
 	trecord_set(&s->cnt, TRECORD_METRIC_PID_SYNCS_GONE, st.sync_gone);
 	trecord_set(&s->cnt, TRECORD_METRIC_PID_SYNCS_CHANGED, st.sync_changed);
+	trecord_set(&s->cnt, TRECORD_METRIC_PID_FORK_COPIES, st.fork_copies);
 	trecord_set(&s->cnt, TRECORD_METRIC_PIDS_TRACKED, st.pids);
 	trecord_set(&s->cnt, TRECORD_METRIC_FILES, st.files);
 	trecord_set(&s->cnt, TRECORD_METRIC_FILES_WITH_DELTAS, atomic_load(&dl->loaded));
@@ -142,7 +187,7 @@ static void *sync_main(void *arg)
 		}
 		publish_stats(s);
 	}
-	/* The writer has forwarded its last exits and execs: apply them, so
+	/* The ring thread has forwarded its last pid events: apply them, so
 	 * the final metrics show what the trie really holds. */
 	drain_requests(s);
 	trec_pid_sync_reap(s->sync, true);
@@ -207,6 +252,14 @@ static void load_deltas(void *ctx, uint64_t file_id, int fd, uint64_t size, cons
 	trec_delta_loader_submit(&s->deltas, file_id, fd, size, name);
 }
 
+static int exec_file(void *ctx, const struct trec_exec_file_key *k,
+		     const struct trec_exec_file_value *v)
+{
+	struct trec_session *s = ctx;
+
+	return bpf_map_update_elem(s->exec_files_fd, k, v, BPF_ANY) ? -errno : 0;
+}
+
 static uint64_t now_ns(void *ctx)
 {
 	return trec_now_ns();
@@ -221,6 +274,7 @@ static const struct trec_pid_sync_ops sync_ops = {
 	.write_mappings = write_mappings,
 	.write_blob = write_blob,
 	.exec_mapping = trec_python_on_mapping,
+	.exec_file = exec_file,
 	.now_ns = now_ns,
 };
 

@@ -10,6 +10,9 @@
  * file frames are ELF addresses like perf's map-relative ones; inlined
  * functions get their own "name (inlined)" line as with perf --inline.
  * A record of weight w is printed once with period w * sample period.
+ * Spaces in a dso path are written as '_': speedscope (and other readers
+ * of this text) take the dso as one token and drop frames whose dso has a
+ * space.
  */
 #include "output.h"
 
@@ -17,23 +20,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* " (dso)\n", spaces in dso as '_' (see above). */
+static void add_dso(struct rp_buf *b, const char *dso)
+{
+	rp_buf_add(b, " (", 2);
+	for (const char *p = dso; *p; p++)
+		rp_buf_add(b, *p == ' ' ? "_" : p, 1);
+	rp_buf_add(b, ")\n", 2);
+}
+
 /* The text lines of one symbol, formatted once: frames repeat millions of times. */
 static void format_frame(struct rp_buf *b, const struct rp_report *r, const struct rp_sym *sym)
 {
 	const struct rp_strtab *st = &r->m->strs;
 	const char *dso = rp_str(st, sym->dso);
 	if (!sym->resolved) {
-		rp_buf_printf(b, "\t%16" PRIx64 " %s (%s)\n", sym->addr, rp_str(st, sym->name), dso);
+		rp_buf_printf(b, "\t%16" PRIx64 " %s", sym->addr, rp_str(st, sym->name));
+		add_dso(b, dso);
 		return;
 	}
 	const struct rp_line *l = rp_sym_lines(r->s, sym);
 	for (uint32_t i = 0; i + 1 < sym->nlines; i++)
 		rp_buf_printf(b, "\t%16" PRIx64 " %s (inlined)\n", sym->addr, rp_str(st, l[i].func));
 	if (sym->kind == RP_SYM_ERROR || sym->kind == RP_SYM_PYTHON)
-		rp_buf_printf(b, "\t%16" PRIx64 " %s (%s)\n", (uint64_t)0, rp_str(st, sym->name), dso);
+		rp_buf_printf(b, "\t%16" PRIx64 " %s", (uint64_t)0, rp_str(st, sym->name));
 	else
-		rp_buf_printf(b, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", sym->addr,
-			      rp_str(st, sym->name), sym->sym_off, dso);
+		rp_buf_printf(b, "\t%16" PRIx64 " %s+0x%" PRIx64, sym->addr, rp_str(st, sym->name),
+			      sym->sym_off);
+	add_dso(b, dso);
 }
 
 struct frame_texts {

@@ -18,13 +18,20 @@
 #   TREC_CASE_RUN      a command run with the case files as arguments while
 #                      the process is still stopped under gdb (so it can
 #                      read the live /proc/PID/maps); output: PREFIX.out
+#   TREC_CASE_CORE     set: dump the whole process with gcore to PREFIX.core
+#                      (every mapping: coredump_filter 0x3f) and name it in
+#                      the cases instead of a stack snapshot: the memory the
+#                      Python unwinder reads (thread state, frames, code)
+#   TREC_CASE_PYREF    a file the workload wrote at the stop point with its
+#                      own Python stack ("qualname TAB file TAB line TAB
+#                      entry" lines): copied into the cases as "pyframe"
 import os
 import shlex
 import subprocess
 
 import gdb
 
-REGS = ("rip", "rsp", "rbp", "rax", "r9", "r11", "r15")
+REGS = ("rip", "rsp", "rbp", "rax", "r9", "r11", "r15", "fs_base")
 RED_ZONE = 256
 MAX_STACK = 512 * 1024
 
@@ -83,13 +90,21 @@ def physical_frames():
     return frames, reason, gdb.frame_stop_reason_string(reason)
 
 
-def write_case(path, pid, tid, maps, vdso_path):
+def dump_core(pid, path):
+    # Read-only file mappings too (their data is on disk, but a core
+    # should not need the files to be read as the process saw them).
+    with open("/proc/%d/coredump_filter" % pid, "w") as f:
+        f.write("0x3f")
+    gdb.execute("gcore %s" % path, to_string=True)
+
+
+def write_case(path, pid, tid, maps, vdso_path, core):
     frame = gdb.newest_frame()
     regs = {r: int(frame.read_register(r)) & 0xFFFFFFFFFFFFFFFF for r in REGS}
     rsp = regs["rsp"]
     inf = gdb.selected_inferior()
     stack = None
-    for lo, hi, perms, off, p in maps:
+    for lo, hi, perms, off, p in maps if not core else ():
         if lo <= rsp < hi:
             start = max(lo, rsp - RED_ZONE)
             end = min(hi, start + MAX_STACK)
@@ -108,6 +123,8 @@ def write_case(path, pid, tid, maps, vdso_path):
             elif not p.startswith("/"):
                 continue
             out.write("map %x %x %x %s\n" % (lo, hi, off, p))
+        if core:
+            out.write("core %s\n" % core)
         if stack:
             start, data = stack
             out.write("mem %x %x\n" % (start, len(data)))
@@ -118,6 +135,12 @@ def write_case(path, pid, tid, maps, vdso_path):
         out.write("gdb-stop %d %s\n" % (reason, reason_str))
         for fn in env("TREC_CASE_STOP_IN", "").split():
             out.write("expect-stop-in %s\n" % fn)
+        pyref = env("TREC_CASE_PYREF")
+        if pyref:
+            with open(pyref) as ref:
+                for line in ref:
+                    if line.strip():
+                        out.write("pyframe\t%s\n" % line.rstrip("\n"))
         out.write("end\n")
 
 
@@ -133,6 +156,10 @@ def main():
             vdso_path = prefix + ".vdso"
             with open(vdso_path, "wb") as f:
                 f.write(bytes(inf.read_memory(lo, hi - lo)))
+    core = None
+    if env("TREC_CASE_CORE"):
+        core = prefix + ".core"
+        dump_core(pid, core)
     if env("TREC_CASE_THREADS", "current") == "all":
         threads = sorted(inf.threads(), key=lambda t: t.ptid[1])
     else:
@@ -142,7 +169,7 @@ def main():
         th.switch()
         tid = th.ptid[1]
         cases.append("%s.t%d.case" % (prefix, tid))
-        write_case(cases[-1], pid, tid, maps, vdso_path)
+        write_case(cases[-1], pid, tid, maps, vdso_path, core)
     run = env("TREC_CASE_RUN")
     if run:
         with open(prefix + ".out", "w") as out:

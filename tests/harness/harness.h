@@ -11,10 +11,11 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "trec_types.h"
+#include "python_types.h"
 
 struct fake_sink;
 
-/* A captured memory range (the thread's stack). */
+/* A captured memory range (the thread's stack, or a core dump segment). */
 struct harness_mem {
 	uint64_t start;
 	size_t len;
@@ -27,11 +28,27 @@ struct harness_lpm_entry {
 	struct trec_pid_page_value v;
 };
 
+/* interpreter_offsets and py_procs entries (few: one interpreter). */
+#define HARNESS_MAX_PY 4
+
+struct harness_py_range {
+	uint64_t file_id;
+	struct trec_offset_range r;
+};
+
+struct harness_py_proc {
+	uint32_t pid;
+	struct trec_py_proc_info info;
+};
+
 struct harness_env {
 	/* Inputs: the maps (filled by the delta store and harness_lpm_*). */
 	struct fake_sink *sink;
 	struct harness_lpm_entry *lpm;
 	size_t num_lpm, cap_lpm;
+	struct harness_py_range py_ranges[HARNESS_MAX_PY];
+	struct harness_py_proc py_procs[HARNESS_MAX_PY];
+	size_t num_py_ranges, num_py_procs;
 	const struct harness_mem *mem;
 	size_t num_mem;
 	/* Outputs. */
@@ -44,12 +61,17 @@ struct harness_env {
 
 struct harness_regs {
 	uint64_t rip, rsp, rbp, rax, r9, r11, r15;
+	uint64_t fs_base; /* the thread pointer: the Python unwinder's TSD */
 };
 
 /* Runs the program for one sample of (pid, tid) with these registers.
  * 0 if a trace was sent (into e->trace), -1 if not. */
 int harness_unwind(struct harness_env *e, const struct harness_regs *r, uint32_t pid,
 		   uint32_t tid);
+
+/* Reads the captured memory like bpf_probe_read_user (across adjacent
+ * ranges): 0, or -EFAULT if any byte was not captured. */
+int harness_read(const struct harness_env *e, uint64_t addr, void *buf, size_t len);
 
 /* The BPF get_stack_delta() for a leaf pc at ELF vaddr in file_id: 0 and
  * *info, or the enum trec_error it failed with. */

@@ -20,8 +20,8 @@ harness: $(B)/harness/trec-harness
 
 # The BPF code defines helpers and knobs it does not use offline.
 $(B)/harness/trec-harness: $(HARNESS_SRCS) $(wildcard tests/harness/*.h) \
-		tests/unit/fake_delta_sink.h $(BPF_HDRS) $(HARNESS_PROG) $(B)/librecord.a \
+		tests/unit/fake_delta_sink.h $(BPF_HDRS) $(HARNESS_PROG) $(B)/librecord.a $(B)/libreport.a \
 		$(B)/libtrecformat.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wno-unused-function -Itests/harness $(LDFLAGS) -o $@ \
-		$(HARNESS_SRCS) $(B)/librecord.a $(B)/libtrecformat.a $(LIBS_RECORD)
+		$(HARNESS_SRCS) $(B)/librecord.a $(B)/libreport.a $(B)/libtrecformat.a $(LIBS_ALL)

@@ -5,13 +5,17 @@
  *  - maps: bpf_map_lookup_elem dispatches on the map's address; the delta
  *    maps read the fake sink the real delta store wrote, the LPM trie is
  *    harness_lpm.c;
- *  - bpf_probe_read_user reads the captured stack;
+ *  - bpf_probe_read_user reads the captured memory (the stack, or a core
+ *    dump); the Python unwinder's thread pointer is the captured fs base;
  *  - bpf_tail_call longjmps back to harness_unwind, which runs the program
  *    in the slot (the kernel's "never returns"), up to the kernel's 33;
  *  - bpf_ringbuf_output copies the trace out.
  */
 #define TREC_TESTING_OFFLINE 1
 #include "testing_shim.h"
+#include <stdint.h>
+static uint64_t sampled_fs_base;
+#define TREC_PY_FSBASE() (sampled_fs_base)
 #include "trec.bpf.c"
 
 #include <endian.h>
@@ -46,7 +50,19 @@ static void *bpf_map_lookup_elem(void *map, const void *key)
 		return idx < env->sink->max_deltas ? &env->sink->deltas[idx] : NULL;
 	if (map == &unwind_info_array)
 		return idx < TREC_MAX_UNWIND_INFOS ? &env->sink->infos[idx] : NULL;
-	/* interpreter_offsets, reported_pids, ...: empty here. */
+	if (map == &interpreter_offsets) {
+		for (size_t i = 0; i < env->num_py_ranges; i++)
+			if (env->py_ranges[i].file_id == *(const uint64_t *)key)
+				return &env->py_ranges[i].r;
+		return NULL;
+	}
+	if (map == &py_procs) {
+		for (size_t i = 0; i < env->num_py_procs; i++)
+			if (env->py_procs[i].pid == idx)
+				return &env->py_procs[i].info;
+		return NULL;
+	}
+	/* reported_pids, ...: empty here. */
 	return NULL;
 }
 
@@ -62,16 +78,31 @@ static long bpf_map_delete_elem(void *map, const void *key)
 	return 0;
 }
 
+int harness_read(const struct harness_env *e, uint64_t addr, void *buf, size_t len)
+{
+	uint8_t *out = buf;
+	size_t done = 0;
+
+	while (done < len) {
+		const struct harness_mem *m = NULL;
+		uint64_t a = addr + done;
+		for (size_t i = 0; i < e->num_mem && !m; i++)
+			if (a >= e->mem[i].start && a - e->mem[i].start < e->mem[i].len)
+				m = &e->mem[i];
+		if (!m)
+			return -EFAULT;
+		size_t n = m->len - (a - m->start);
+		n = n < len - done ? n : len - done;
+		memcpy(out + done, m->bytes + (a - m->start), n);
+		done += n;
+	}
+	return 0;
+}
+
 static long bpf_probe_read_user(void *dst, __u32 size, const void *unsafe_ptr)
 {
-	uint64_t a = (uint64_t)(uintptr_t)unsafe_ptr;
-	for (size_t i = 0; i < env->num_mem; i++) {
-		const struct harness_mem *m = &env->mem[i];
-		if (a >= m->start && a - m->start <= m->len && size <= m->len - (a - m->start)) {
-			memcpy(dst, m->bytes + (a - m->start), size);
-			return 0;
-		}
-	}
+	if (harness_read(env, (uint64_t)(uintptr_t)unsafe_ptr, dst, size) == 0)
+		return 0;
 	env->memory_faults++;
 	memset(dst, 0, size); /* like the kernel helper on a fault */
 	return -EFAULT;
@@ -88,7 +119,7 @@ static long bpf_tail_call(void *ctx, void *prog_array_map, __u32 index)
 {
 	(void)ctx;
 	if (prog_array_map != &unwinder_progs || index >= TREC_PROG_COUNT ||
-	    index == TREC_PROG_UNWIND_PYTHON || env->tail_calls >= KERNEL_MAX_TAIL_CALLS)
+	    env->tail_calls >= KERNEL_MAX_TAIL_CALLS)
 		return -ENOENT; /* an empty slot, or the kernel's limit */
 	env->tail_calls++;
 	longjmp(tail_call_jmp, (int)index + 1);
@@ -134,6 +165,7 @@ int harness_unwind(struct harness_env *e, const struct harness_regs *r, uint32_t
 	st->r9 = r->r9;
 	st->r11 = r->r11;
 	st->r15 = r->r15;
+	sampled_fs_base = r->fs_base;
 
 	int slot = setjmp(tail_call_jmp);
 	if (slot == 0)
@@ -142,6 +174,8 @@ int harness_unwind(struct harness_env *e, const struct harness_regs *r, uint32_t
 		trec_unwind_native(NULL);
 	else if (slot - 1 == TREC_PROG_UNWIND_STOP)
 		trec_unwind_stop(NULL);
+	else if (slot - 1 == TREC_PROG_UNWIND_PYTHON)
+		trec_unwind_python(NULL);
 	return e->traces_sent == 1 ? 0 : -1;
 }
 

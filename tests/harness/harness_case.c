@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Case files written by capture.py: registers, mappings, a stack snapshot
- * and gdb's frames. Line-oriented text; see capture.py for the writer.
+ * or a core dump, gdb's frames and (Python cases) the interpreter's own
+ * stack. Line-oriented text; see capture.py for the writer.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -47,6 +48,7 @@ static int set_reg(struct harness_regs *r, const char *name, uint64_t v)
 		{ "rbp", offsetof(struct harness_regs, rbp) }, { "rax", offsetof(struct harness_regs, rax) },
 		{ "r9", offsetof(struct harness_regs, r9) },   { "r11", offsetof(struct harness_regs, r11) },
 		{ "r15", offsetof(struct harness_regs, r15) },
+		{ "fs_base", offsetof(struct harness_regs, fs_base) },
 	};
 	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
 		if (strcmp(regs[i].name, name) == 0) {
@@ -68,10 +70,28 @@ static int set_reg(struct harness_regs *r, const char *name, uint64_t v)
 		}                                                                                  \
 	} while (0)
 
+/* "pyframe<TAB>qualname<TAB>file<TAB>line<TAB>entry" */
+static int parse_pyframe(char *line, struct harness_pyframe *p)
+{
+	char *save = NULL, *f[5];
+	int n = 0;
+
+	memset(p, 0, sizeof(*p));
+	for (char *t = strtok_r(line, "\t", &save); t && n < 5; t = strtok_r(NULL, "\t", &save))
+		f[n++] = t;
+	if (n != 5 || strcmp(f[0], "pyframe") || (f[4][0] != '0' && f[4][0] != '1'))
+		return -EINVAL;
+	p->line = atoi(f[3]);
+	p->entry = f[4][0] == '1';
+	p->qualname = strdup(f[1]);
+	p->file = strdup(f[2]);
+	return p->qualname && p->file ? 0 : -ENOMEM;
+}
+
 int harness_case_read(const char *path, struct harness_case *c)
 {
 	char line[4608];
-	size_t cap_maps = 0, cap_mem = 0, cap_frames = 0, cap_exp = 0;
+	size_t cap_maps = 0, cap_mem = 0, cap_frames = 0, cap_exp = 0, cap_py = 0;
 	int err = 0, lineno = 0;
 	memset(c, 0, sizeof(*c));
 	FILE *f = fopen(path, "r");
@@ -122,9 +142,25 @@ int harness_case_read(const char *path, struct harness_case *c)
 			GROW(c->stop_in, c->num_stop_in, cap_exp);
 			if (!(c->stop_in[c->num_stop_in++] = strdup(s)))
 				goto nomem;
+		} else if (sscanf(line, "core %4095[^\n]", s) == 1) {
+			free(c->core);
+			if (!(c->core = strdup(s)))
+				goto nomem;
+		} else if (strncmp(line, "pyframe\t", 8) == 0) {
+			GROW(c->pyframes, c->num_pyframes, cap_py);
+			err = parse_pyframe(line, &c->pyframes[c->num_pyframes++]);
+			if (err == -ENOMEM)
+				goto nomem;
+			if (err)
+				goto bad;
 		} else if (strcmp(line, "end") != 0 && line[0] != '#' && line[0]) {
 			goto bad;
 		}
+	}
+	if (c->core) {
+		err = harness_core_load(c);
+		if (err)
+			fprintf(stderr, "%s: core %s: %s\n", path, c->core, strerror(-err));
 	}
 	goto out;
 bad:
@@ -150,6 +186,12 @@ void harness_case_free(struct harness_case *c)
 		free(c->frames[i].name);
 	for (size_t i = 0; i < c->num_stop_in; i++)
 		free(c->stop_in[i]);
+	for (size_t i = 0; i < c->num_pyframes; i++) {
+		free(c->pyframes[i].qualname);
+		free(c->pyframes[i].file);
+	}
+	free(c->pyframes);
+	free(c->core);
 	free(c->maps);
 	free(c->mem);
 	free(c->frames);

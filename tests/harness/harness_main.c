@@ -18,6 +18,13 @@
  *    (code without CFI) and the unwinder stopped there with an error;
  *  - where gdb gave up, frames beyond gdb's are reported as unverified;
  *    gdb frames from a pc below 0x1000 on are dropped (gdb's failure).
+ * Python frames are left out of that comparison (gdb has none). A case
+ * with a core dump (all of the process's memory) runs the Python
+ * unwinder too, and gets a second line for its Python frames: named as
+ * trecord and treport name them, they must equal the stack the script
+ * wrote from its own frame objects, and each run of them must sit right
+ * before a _PyEval_EvalFrameDefault frame of gdb's backtrace and end at a
+ * frame the script says C code entered.
  */
 #include <endian.h>
 #include <errno.h>
@@ -33,6 +40,7 @@
 #include "delta_loader.h"
 #include "file_id.h"
 #include "harness_case.h"
+#include "harness_python.h"
 #include "lpm.h"
 #include "pid_sync.h"
 #include "unwind_tables.h"
@@ -49,6 +57,7 @@ struct known_file {
 struct harness {
 	int verbose;
 	size_t cases, passed, frames_compared, frames_unverified, live_syncs;
+	size_t py_cases, py_passed, py_frames;
 	uint32_t max_deltas, max_infos; /* store usage, over all cases */
 };
 
@@ -59,6 +68,7 @@ struct case_maps {
 	struct trec_delta_loader *loader; /* pid-sync path only */
 	struct known_file *files;
 	size_t num_files;
+	struct harness_py *py; /* cases with a core dump only */
 };
 
 static const Dwfl_Callbacks dwfl_cb = {
@@ -128,6 +138,13 @@ static int ops_write_file(void *ctx, const struct trec_file_info *f)
 	return 0;
 }
 
+static int ops_exec_mapping(void *ctx, uint32_t pid, uint64_t file_id, const char *open_path,
+			    uint64_t bias)
+{
+	struct case_maps *cm = ctx;
+	return cm->py ? harness_py_on_mapping(cm->py, pid, file_id, open_path, bias) : 0;
+}
+
 static uint64_t ops_now_ns(void *ctx)
 {
 	(void)ctx;
@@ -141,6 +158,7 @@ static const struct trec_pid_sync_ops sync_ops = {
 	.lpm_delete = ops_lpm_delete,
 	.load_deltas = ops_load_deltas,
 	.write_file = ops_write_file,
+	.exec_mapping = ops_exec_mapping,
 	.now_ns = ops_now_ns,
 };
 
@@ -167,7 +185,8 @@ static int maps_from_pid_sync(struct case_maps *cm, uint32_t pid, uint32_t *delt
 
 /* ---- filling the maps from the case file ------------------------------ */
 
-static int add_case_mapping(struct case_maps *cm, uint32_t pid, const struct harness_map *m)
+static int add_case_mapping(struct case_maps *cm, const struct harness_case *c,
+			    const struct harness_map *m)
 {
 	struct trec_file f;
 	uint64_t vaddr;
@@ -181,6 +200,8 @@ static int add_case_mapping(struct case_maps *cm, uint32_t pid, const struct har
 	trec_file_vaddr_of_offset(&f, m->offset, &vaddr);
 	uint64_t bias = m->start - vaddr;
 	note_file(cm, f.file_id, m->path);
+	if (cm->py && (err = harness_py_case_mapping(cm->py, c, f.file_id, m->path, bias)))
+		fprintf(stderr, "%s: python: %s\n", m->path, strerror(-err));
 	if (!trec_delta_store_has(cm->store, f.file_id)) {
 		struct trec_file_deltas d;
 		err = trec_deltas_extract(m->path, &d);
@@ -199,7 +220,7 @@ static int add_case_mapping(struct case_maps *cm, uint32_t pid, const struct har
 			.bias_and_unwinder = (bias & TREC_BIAS_MASK) |
 					     ((uint64_t)TREC_PROG_UNWIND_NATIVE << TREC_UNWINDER_SHIFT),
 		};
-		trec_lpm_key(&k, pid, pre[i].addr, pre[i].bits);
+		trec_lpm_key(&k, c->pid, pre[i].addr, pre[i].bits);
 		if (harness_lpm_update(&cm->env, &k, &v))
 			break;
 	}
@@ -214,7 +235,7 @@ static int maps_from_case(struct case_maps *cm, const struct harness_case *c, ui
 	if (!cm->store)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->num_maps; i++)
-		add_case_mapping(cm, c->pid, &c->maps[i]);
+		add_case_mapping(cm, c, &c->maps[i]);
 	/* The "synced" marker, last, as trecord writes it. */
 	struct trec_pid_page_key k;
 	struct trec_pid_page_value v = { 0 };
@@ -232,6 +253,7 @@ static void case_maps_free(struct case_maps *cm)
 	}
 	free(cm->files);
 	free(cm->env.lpm);
+	harness_py_free(cm->py);
 	trec_delta_store_free(cm->store);
 	fake_sink_free(cm->env.sink);
 }
@@ -253,7 +275,7 @@ struct hframe {
 	uint64_t pc; /* runtime pc (~0 if its file's bias is unknown) */
 	struct known_file *file;
 	uint64_t vaddr;
-	uint8_t flags;
+	uint8_t kind, flags;
 };
 
 /* Whether libdw finds CFI (.eh_frame or .debug_frame) for vaddr in path:
@@ -286,6 +308,91 @@ static bool has_cfi(const char *path, uint64_t vaddr)
 	return found;
 }
 
+/* A Python frame of the trace, and the native frame after it. */
+struct pyhframe {
+	const struct trec_frame *f;
+	size_t next_native; /* index into the native frames */
+};
+
+static const char *frame_kind(uint8_t kind)
+{
+	switch (kind) {
+	case TREC_FRAME_NATIVE: return "native";
+	case TREC_FRAME_PYTHON: return "python";
+	case TREC_FRAME_KERNEL: return "kernel";
+	}
+	return "other";
+}
+
+static bool is_eval_frame(const struct harness_frame *g)
+{
+	return strcmp(g->name, "_PyEval_EvalFrameDefault") == 0;
+}
+
+/*
+ * The Python verdict: the named Python frames equal the script's own
+ * stack (function, file, line, in order), and the runs interleave as in
+ * CPython 3.11: one run per _PyEval_EvalFrameDefault frame of gdb's
+ * backtrace, right before it, each ending at a frame C code entered.
+ */
+static bool python_verdict(const struct case_maps *cm, const struct harness_case *c,
+			   const struct pyhframe *py, size_t npy, size_t ng, size_t *runs_out,
+			   const char **why)
+{
+	size_t evals = 0, runs = 0;
+
+	for (size_t i = 0; i < ng; i++)
+		evals += is_eval_frame(&c->frames[i]);
+	if (!harness_py_found(cm->py))
+		return *why = "no CPython found in the maps", false;
+	if (npy != c->num_pyframes)
+		return *why = "not as many Python frames as the script's own stack", false;
+	for (size_t i = 0; i < npy; i++) {
+		const struct harness_pyframe *want = &c->pyframes[i];
+		struct trec_pyframe_sym sym;
+		bool last_of_run = i + 1 == npy || py[i + 1].next_native != py[i].next_native;
+
+		if (harness_py_lookup(cm->py, c->pid, py[i].f, &sym))
+			return *why = "a Python frame has no code object description", false;
+		if (strcmp(sym.function, want->qualname) || strcmp(sym.file, want->file) ||
+		    sym.line != want->line)
+			return *why = "a Python frame differs from the script's own stack", false;
+		if (last_of_run != want->entry)
+			return *why = "a run of Python frames does not end where C code entered", false;
+		if (!last_of_run)
+			continue;
+		runs++;
+		if (py[i].next_native >= ng || !is_eval_frame(&c->frames[py[i].next_native]))
+			return *why = "a run of Python frames is not right before _PyEval_EvalFrameDefault",
+			       false;
+	}
+	*runs_out = runs;
+	if (runs != evals)
+		return *why = "not one run of Python frames per _PyEval_EvalFrameDefault frame", false;
+	return true;
+}
+
+static void print_trace(const struct case_maps *cm, const struct harness_case *c,
+			const struct hframe *hf, size_t nh, const struct pyhframe *py, size_t npy)
+{
+	size_t k = 0, pos = 0;
+
+	printf("  trace (innermost first):\n");
+	for (size_t i = 0; i <= nh; i++) {
+		for (; k < npy && py[k].next_native == i; k++, pos++) {
+			struct trec_pyframe_sym sym;
+			if (harness_py_lookup(cm->py, c->pid, py[k].f, &sym) == 0)
+				printf("  %3zu python %s (%s:%d)\n", pos, sym.function, sym.file,
+				       sym.line);
+			else
+				printf("  %3zu python [code %#llx]\n", pos,
+				       (unsigned long long)py[k].f->file_id);
+		}
+		if (i < nh)
+			printf("  %3zu %s %#lx %s\n", pos++, frame_kind(hf[i].kind), (unsigned long)hf[i].pc, symbolize(hf[i].file, hf[i].vaddr));
+	}
+}
+
 static const char *error_name(uint64_t code)
 {
 	switch (code) {
@@ -301,6 +408,7 @@ static int run_case(struct harness *h, const char *path)
 	struct harness_case c;
 	struct case_maps cm = { 0 };
 	struct hframe *hf = NULL;
+	struct pyhframe *py = NULL;
 	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	int err = harness_case_read(path, &c);
 	if (err) {
@@ -318,7 +426,11 @@ static int run_case(struct harness *h, const char *path)
 	cm.env.mem = c.mem;
 	cm.env.num_mem = c.num_mem;
 	hf = calloc(TREC_MAX_FRAMES, sizeof(*hf));
-	if (!cm.env.sink || !hf)
+	py = calloc(TREC_MAX_FRAMES, sizeof(*py));
+	/* Python frames need the heap: only a core dump has it. */
+	if (c.core && !(cm.py = harness_py_new(&cm.env)))
+		err = -ENOMEM;
+	if (!cm.env.sink || !hf || !py)
 		err = -ENOMEM;
 	else if (live)
 		err = maps_from_pid_sync(&cm, c.pid, &deltas, &infos);
@@ -338,7 +450,7 @@ static int run_case(struct harness *h, const char *path)
 
 	/* Trace -> runtime pcs. */
 	const struct trec_trace *t = &cm.env.trace;
-	size_t nh = 0;
+	size_t nh = 0, npy = 0;
 	int herr = 0;
 	uint64_t herr_code = 0;
 	for (unsigned i = 0; i < t->num_frames && i < TREC_MAX_FRAMES; i++) {
@@ -351,8 +463,14 @@ static int run_case(struct harness *h, const char *path)
 			herr_code = fr->addr_or_line;
 			continue;
 		}
+		if (fr->kind == TREC_FRAME_PYTHON) {
+			py[npy].f = fr;
+			py[npy++].next_native = nh;
+			continue;
+		}
 		x->pc = fr->addr_or_line;
 		x->vaddr = fr->addr_or_line;
+		x->kind = fr->kind;
 		x->flags = fr->flags;
 		if (!(fr->flags & TREC_FRAME_F_ABSOLUTE)) {
 			x->file = file_by_id(&cm, fr->file_id);
@@ -425,7 +543,34 @@ static int run_case(struct harness *h, const char *path)
 			printf("      unwinder error: %s\n", error_name(herr_code));
 		printf("      gdb stop: %s\n", c.gdb_outermost ? "outermost" : "other");
 	}
+	if (cm.py) {
+		const char *pywhy = NULL;
+		size_t runs = 0;
+		int undescribed = harness_py_describe(cm.py, c.pid, t, live);
+
+		h->py_cases++;
+		if (undescribed)
+			pywhy = "a code object could not be read from the captured memory";
+		else if (python_verdict(&cm, &c, py, npy, ng, &runs, &pywhy))
+			h->py_passed++;
+		h->py_frames += npy;
+		if (!pywhy)
+			printf("PASS: harness %s python: %zu Python frames equal the script's own stack, "
+			       "in %zu runs between native frames (code objects read %s)\n",
+			       name, npy, runs,
+			       live ? "from the live process" : "from the core dump");
+		else
+			printf("FAIL: harness %s python: %s\n", name, pywhy);
+		print_trace(&cm, &c, hf, nh, py, npy);
+		if (pywhy) {
+			printf("  the script's own stack:\n");
+			for (size_t i = 0; i < c.num_pyframes; i++)
+				printf("      %s (%s:%d)%s\n", c.pyframes[i].qualname, c.pyframes[i].file,
+				       c.pyframes[i].line, c.pyframes[i].entry ? " [entered from C]" : "");
+		}
+	}
 out:
+	free(py);
 	free(hf);
 	case_maps_free(&cm);
 	harness_case_free(&c);
@@ -506,5 +651,9 @@ int main(int argc, char **argv)
 	       "%zu frames compared, %zu unverified; largest store: %u deltas, %u unwind infos\n",
 	       h.passed, h.cases, h.live_syncs, h.frames_compared, h.frames_unverified,
 	       h.max_deltas, h.max_infos);
-	return h.passed == h.cases ? 0 : 1;
+	if (h.py_cases)
+		printf("harness: %zu/%zu Python cases agree with the scripts' own stacks, %zu Python "
+		       "frames\n",
+		       h.py_passed, h.py_cases, h.py_frames);
+	return h.passed == h.cases && h.py_passed == h.py_cases ? 0 : 1;
 }

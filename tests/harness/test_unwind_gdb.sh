@@ -86,4 +86,8 @@ cat "$d"/*.out
 # Again, offline, for a few: the processes are gone, the maps come from
 # the case files (the path for re-running saved cases).
 "$HARNESS" ${TREC_HARNESS_VERBOSE:+-v} "$d"/busy-recursion.*.case "$d"/signal.*.case \
-	"$d"/threads-attached.*.case "$d"/partcfi.*.case | sed 's/^\(PASS\|FAIL\): harness /\1: harness offline /'
+	"$d"/threads-attached.*.case "$d"/partcfi.*.case >"$d/offline.out" 2>"$d/offline.err"
+rc=$?
+sed "s/^\(PASS\|FAIL\): harness /\1: harness offline /" "$d/offline.out"
+check "harness offline: exits 0 (no sanitizer report)" [ "$rc" = 0 ]
+[ "$rc" = 0 ] || tail -20 "$d/offline.err"

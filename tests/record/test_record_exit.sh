@@ -39,14 +39,14 @@ for sig in INT TERM; do
 	check "exit: SIG$sig: the command is gone" bash -c "[ -n '$child' ] && ! kill -0 '$child' 2>/dev/null"
 done
 
-# -a ends on SIGINT with status 0.
+# -a ends on SIGINT, dying by it like perf record (130).
 "$TRECORD" -q -o "$T/a.tr" -f -a 2>"$T/err" & rec=$!
 BG_PIDS+=("$rec")
 for _ in $(seq 100); do [ -s "$T/a.tr" ] && break; sleep 0.1; done
 sleep 1
 kill -INT "$rec"
 wait "$rec"
-check "exit: -a stops on SIGINT with status 0" [ "$?" = 0 ]
+check "exit: -a stops on SIGINT with status 130" [ "$?" = 130 ]
 check "exit: -a file reads back" bash -c "'$TRDUMP' '$T/a.tr' | grep -q '^Z '"
 
 # SIGKILL: no summary, but the chunks flushed every second read back.

@@ -12,6 +12,9 @@ d = t.tmpdir()
 busy = os.path.join(t.WORKLOADS, "busy")
 stripped = os.path.join(d, "busy-stripped")
 subprocess.run(["strip", "--strip-all", "-o", stripped, busy], check=True)
+spaced = os.path.join(d, "my dir", "busy-stripped")  # speedscope reads a dso as one token
+os.mkdir(os.path.dirname(spaced))
+shutil.copy(stripped, spaced)
 syms = {name: start for start, size, name in t.text_symbols(busy)}
 libc = "/usr/lib/x86_64-linux-gnu/libc.so.6"
 libc_qsort = None
@@ -29,6 +32,7 @@ K = {  # kernel symbols, deliberately unsorted, with a data symbol between
 spec = ["meta freq_hz 1000", "meta cmdline ./busy 2",
         "file 0x1111 %s %s" % (busy, t.build_id(busy)),
         "file 0x2222 %s %s" % (stripped, t.build_id(stripped)),
+        "file 0x4444 %s %s" % (spaced.replace(" ", "%20"), t.build_id(spaced)),
         "map 10 42 0x555555554000 0x555555556000 0x1000 0x1111 0x555555553000 5 %s" % busy,
         "maps",
         "ksym 0xffffffffc0001000 t ext4_read ext4",
@@ -52,6 +56,7 @@ stacks = {
     "mod": ([U("main", 0x30)], [K["ext4_read"] + 0x44, K["do_syscall_64"] + 0x20], None),
     "err": ([U("spin.constprop.0", 0x10, False), U("recurse", 0x20), (None, 4003, False)], [], 4003),
     "strip": ([(0x2222, syms["spin.constprop.0"] + 0x10, False), (0x2222, syms["main"] + 0x30, True)], [], None),
+    "spaced": ([(0x4444, syms["spin.constprop.0"] + 0x10, False), (0x4444, syms["main"] + 0x30, True)], [], None),
 }
 # (stack, pid, tid, comm, weight, time in s from start)
 samples = []
@@ -62,7 +67,7 @@ for i in range(25):
 for i in range(10):
     samples.append(("sys", 42, 43, "busy", 2, 0.1 * i + 0.01))
 samples += [("mod", 50, 50, "my_prog", 3, 1.2), ("err", 50, 51, "my_prog", 1, 1.9),
-            ("strip", 60, 60, "stripped", 4, 0.3)]
+            ("strip", 60, 60, "stripped", 4, 0.3), ("spaced", 61, 61, "spaced", 1, 0.4)]
 START = 5000000000
 
 
@@ -92,7 +97,7 @@ def expect_user(f):
     fid, addr, ret = f
     if fid is None:
         return ["[error: NATIVE_STACK_DELTA_INVALID]"]
-    if fid == 0x2222:
+    if fid in (0x2222, 0x4444):
         return ["[busy-stripped]"]
     if fid == 0x3333:
         return ["qsort"]
@@ -142,6 +147,8 @@ t.check(sc == {k: v * PERIOD for k, v in folded.items()},
 times = [float(h.split(":")[0].split()[-1]) for h in headers]
 t.check(times == sorted(times), "perf-script: samples in time order")
 t.check("ext4_read+0x44 ([ext4])" in ps and "(inlined)" in ps, "perf-script: module dso and inlined lines")
+t.check("[unknown] (%s)" % spaced.replace(" ", "_") in ps,
+        "perf-script: spaces in a dso path written as '_' (speedscope drops frames whose dso has a space)")
 
 # ---- pprof ------------------------------------------------------------------
 if t.have_go():

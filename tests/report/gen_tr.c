@@ -8,7 +8,7 @@
  *
  * Spec lines (numbers in C syntax: 0x.. hex or decimal):
  *   meta KEY VALUE...
- *   file FILE_ID PATH BUILD_ID_HEX|- [SIZE]
+ *   file FILE_ID PATH BUILD_ID_HEX|- [SIZE]   ("%20" in PATH is a space)
  *   map TIME PID START END OFFSET FILE_ID BIAS PROT PATH   (one mapping)
  *   maps                                  ends a snapshot of the maps above
  *   ksym ADDR TYPE NAME [MODULE]
@@ -128,6 +128,10 @@ int main(int argc, char **argv)
 			char *hex = strtok_r(NULL, " \t", &save);
 			if (!f.path || !hex)
 				die("file ID PATH BUILD_ID");
+			for (char *p; (p = strstr(f.path, "%20"));) {
+				*p = ' ';
+				memmove(p + 1, p + 3, strlen(p + 3) + 1);
+			}
 			f.build_id_len = (uint32_t)parse_hex(hex, bid, sizeof(bid));
 			f.build_id = bid;
 			char *sz = strtok_r(NULL, " \t", &save);

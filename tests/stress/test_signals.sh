@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # trecord killed mid-recording. SIGKILL: the file must read back up to its
 # last complete chunk, with a warning that the recording is incomplete.
-# SIGINT and SIGTERM: trecord stops cleanly, exit 0, and the file is
-# complete (it ends with a SUMMARY record, no warning when read).
+# SIGINT and SIGTERM: trecord stops cleanly, dies by that signal like perf
+# record (130, 143), and the file is complete (it ends with a SUMMARY
+# record, no warning when read).
 source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/stress_lib.sh"
 need_tools "$TRECORD" "$TREPORT"
@@ -50,7 +51,8 @@ for sig in INT TERM; do
 	kill -"$sig" "$tpid"
 	wait_exit "$tpid" 30
 	kill -KILL "$bpid"; wait "$bpid" 2>/dev/null
-	check "SIG$sig: trecord exits 0 within 30 s (exit $rc after ${waited} s)" test "$rc" = 0
+	check "SIG$sig: trecord dies by SIG$sig within 30 s (exit $rc after ${waited} s)" \
+		test "$rc" = $((128 + $(kill -l "$sig")))
 	"$TREPORT" --info "$f" >"$f.info" 2>"$f.info.err"
 	rc=$?
 	check "SIG$sig: treport --info reads the recording (exit $rc)" test "$rc" = 0

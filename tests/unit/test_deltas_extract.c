@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -324,14 +325,29 @@ static int cmp_row(const void *a, const void *b)
 
 /* Addresses between FDEs (inside the extracted span) must be INVALID
  * unless a PLT or sigreturn rule was synthesized there. */
-static size_t check_gaps(struct oracle *o, const struct trec_file_deltas *d)
+/* Gaps between FDEs are INVALID (or a synthesized PLT/signal rule), but
+ * the gap holding the ELF entry point, which is STOP (*entry_stops counts
+ * its addresses). */
+static size_t check_gaps(struct oracle *o, const struct trec_file_deltas *d, uint64_t entry,
+			 size_t *entry_stops)
 {
 	size_t bad = 0;
 	qsort(o->v, o->n, sizeof(o->v[0]), cmp_row);
 	uint64_t covered = o->n ? o->v[0].start : 0;
+	*entry_stops = 0;
 	for (size_t i = 0; i < o->n; i++) {
+		bool entry_gap = covered <= entry && entry < o->v[i].start;
+
 		for (uint64_t a = covered; a < o->v[i].start; a++) {
 			struct resolved_rule got = source_rule(d, a);
+			if (entry_gap) {
+				if (got.command == CMD(TREC_CMD_STOP))
+					(*entry_stops)++;
+				else if (bad++ < 5)
+					fprintf(stderr, "entry gap %#lx: got cmd %#x\n", (unsigned long)a,
+						got.command);
+				continue;
+			}
 			if (got.command != CMD(TREC_CMD_INVALID) && got.command != CMD(TREC_CMD_PLT) &&
 			    got.command != CMD(TREC_CMD_SIGNAL) &&
 			    !(got.command == 0 && got.info.cfa_reg == TREC_REG_SP &&
@@ -432,8 +448,18 @@ static void check_file(const char *name, const char *path, unsigned stride, int 
 	snprintf(label, sizeof(label), "extract: %s rules agree with readelf at every checked address",
 		 name);
 	CHECK(label, v.mismatches == 0 && v.addrs > 0);
-	snprintf(label, sizeof(label), "extract: %s addresses outside FDEs are INVALID", name);
-	CHECK(label, check_gaps(&o, &d) == 0);
+	GElf_Ehdr eh;
+	size_t entry_stops = 0;
+
+	snprintf(label, sizeof(label),
+		 "extract: %s addresses outside FDEs are INVALID, the entry point's gap STOP", name);
+	CHECK(label, gelf_getehdr(elf, &eh) && check_gaps(&o, &d, eh.e_entry, &entry_stops) == 0);
+	if (!strcmp(name, "ld.so")) {
+		/* Its _start/_dl_start_user (RTLD_START) has no CFI. */
+		snprintf(label, sizeof(label), "extract: ld.so's entry code is STOP (%zu bytes)",
+			 entry_stops);
+		CHECK(label, entry_stops >= 16);
+	}
 	printf("%s: %zu deltas from %zu FDEs in %.1f ms; %zu addresses checked (stop %zu, signal %zu, "
 	       "expr %zu: plt %zu deref %zu), %zu unsupported rows\n",
 	       name, d.num, d.fdes, ms, v.addrs, v.stop, v.signal, v.exprs, v.plt, v.deref,

@@ -248,6 +248,37 @@ int main(void)
 	CHECK("pid_sync: reap(all) removes an exited pid at once", live_count(&f) == 0);
 	CHECK("pid_sync: sync once more", trec_pid_sync_pid(s, getpid()) == 0);
 
+	/* A forked child gets our entries under its pid, and its own read of
+	 * /proc agrees with them (an unchanged resync: no new snapshot). */
+	int pipefd[2];
+	char c;
+	CHECK("pid_sync: pipe", pipe(pipefd) == 0);
+	pid_t kid = fork();
+	if (kid == 0) {
+		close(pipefd[1]);
+		if (read(pipefd[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(pipefd[0]);
+	n0 = live_count(&f);
+	int snaps = f.snapshots, e_self = lookup(&f, getpid(), (uintptr_t)&main);
+	CHECK("pid_sync: fork copy from an unknown parent is ENOENT",
+	      trec_pid_sync_fork(s, kid, 0x7ffffff0) == -ENOENT && live_count(&f) == n0);
+	CHECK("pid_sync: fork copy succeeds", trec_pid_sync_fork(s, kid, getpid()) == 0);
+	e = lookup(&f, kid, (uintptr_t)&main);
+	CHECK("pid_sync: fork copy: the child resolves our pcs like we do",
+	      e >= 0 && e_self >= 0 && f.v[e].file_id == f.v[e_self].file_id &&
+	      f.v[e].bias_and_unwinder == f.v[e_self].bias_and_unwinder);
+	CHECK("pid_sync: fork copy: as many entries as ours, a marker and a snapshot",
+	      live_count(&f) == 2 * n0 && f.snapshots == snaps + 1 && trec_pid_sync_known(s, kid));
+	CHECK("pid_sync: fork copy: the child's own sync finds nothing new",
+	      trec_pid_sync_pid(s, kid) == 0 && f.snapshots == snaps + 1 && live_count(&f) == 2 * n0);
+	close(pipefd[1]);
+	waitpid(kid, NULL, 0);
+	trec_pid_sync_remove(s, kid);
+	CHECK("pid_sync: fork copy: removing the child leaves ours", live_count(&f) == n0);
+
 	trec_pid_sync_remove(s, getpid());
 	CHECK("pid_sync: remove deletes every entry and the marker", live_count(&f) == 0);
 	CHECK("pid_sync: no longer known", !trec_pid_sync_known(s, getpid()));

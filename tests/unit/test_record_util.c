@@ -148,13 +148,24 @@ static void test_kallsyms(void)
 	CHECK("kallsyms: find", trec_kallsyms_find(&k, 0xffffffff81000090) == 1 &&
 	      trec_kallsyms_find(&k, 0xffffffff80000000) == -1);
 	trec_ksym_subset_init(&u, &k);
-	trec_ksym_subset_add(&u, &k, 0xffffffff81000090);
-	trec_ksym_subset_add(&u, &k, 0xffffffffc0001010);
+	trec_ksym_subset_add(&u, &k, 0xffffffff81000090, false);
+	trec_ksym_subset_add(&u, &k, 0xffffffffc0001010, false);
 	list = trec_ksym_subset_list(&u, &k, &n);
 	/* startup_64 + helper (its end), one of the two at c0001000 + mod_next. */
 	CHECK("kallsyms: subset is each hit symbol and the next higher one", n == 4 &&
 	      list[0].addr == 0xffffffff81000080 && list[1].addr == 0xffffffff81000100 &&
 	      list[2].addr == 0xffffffffc0001000 && list[3].addr == 0xffffffffc0002000);
+	free(list);
+	trec_ksym_subset_free(&u);
+
+	/* A return address at helper's first byte is named by the call before
+	 * it, in startup_64: that symbol must be kept too. */
+	trec_ksym_subset_init(&u, &k);
+	trec_ksym_subset_add(&u, &k, 0xffffffff81000100, true);
+	list = trec_ksym_subset_list(&u, &k, &n);
+	CHECK("kallsyms: a return address also keeps the symbol holding addr - 1", n == 3 &&
+	      list[0].addr == 0xffffffff81000080 && list[1].addr == 0xffffffff81000100 &&
+	      list[2].addr == 0xffffffffc0001000);
 	free(list);
 	trec_ksym_subset_free(&u);
 	trec_kallsyms_free(&k);

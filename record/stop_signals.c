@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+#include "stop_signals.h"
+
+static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
+/* Written by the handler only before the signals are blocked (main thread,
+ * before any other thread exists), by the main thread afterwards. */
+static volatile sig_atomic_t first_sig, num_sigs;
+
+static void note(int sig)
+{
+	if (!first_sig)
+		first_sig = sig;
+	num_sigs++;
+}
+
+static void on_stop_signal(int sig)
+{
+	note(sig);
+}
+
+static void wait_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof(stop_sigs) / sizeof(stop_sigs[0]); i++)
+		sigaddset(set, stop_sigs[i]);
+	sigaddset(set, SIGCHLD);
+}
+
+int trec_stop_signals_init(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(stop_sigs) / sizeof(stop_sigs[0]); i++)
+		if (sigaction(stop_sigs[i], &sa, NULL))
+			return -errno;
+	sa.sa_handler = SIG_DFL;
+	return sigaction(SIGCHLD, &sa, NULL) ? -errno : 0;
+}
+
+void trec_stop_signals_block(sigset_t *orig)
+{
+	sigset_t set;
+
+	wait_set(&set);
+	pthread_sigmask(SIG_BLOCK, &set, orig);
+}
+
+unsigned trec_stop_signals_wait(unsigned timeout_ms)
+{
+	struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
+	sigset_t set;
+	int sig;
+
+	wait_set(&set);
+	/* Everything pending, waiting (at most once) only if nothing is. */
+	while ((sig = sigtimedwait(&set, NULL, &ts)) > 0 || (sig < 0 && errno == EINTR)) {
+		if (sig > 0 && sig != SIGCHLD)
+			note(sig);
+		ts = (struct timespec){ 0, 0 };
+	}
+	return (unsigned)num_sigs;
+}
+
+unsigned trec_stop_signals_count(void)
+{
+	return (unsigned)num_sigs;
+}
+
+int trec_stop_signal_first(void)
+{
+	return first_sig;
+}
+
+static bool dumps_core(int sig)
+{
+	switch (sig) {
+	case SIGQUIT: case SIGILL: case SIGTRAP: case SIGABRT: case SIGBUS:
+	case SIGFPE: case SIGSEGV: case SIGXCPU: case SIGXFSZ: case SIGSYS:
+		return true;
+	}
+	return false;
+}
+
+/* The ASan build's leak check, which a death by signal would skip. */
+extern void __lsan_do_leak_check(void) __attribute__((weak));
+
+_Noreturn void trec_die_by_signal(int sig)
+{
+	struct sigaction sa = { .sa_handler = SIG_DFL };
+	sigset_t set;
+
+	fflush(NULL);
+	if (__lsan_do_leak_check)
+		__lsan_do_leak_check();
+	if (sig <= 0 || sig >= NSIG || dumps_core(sig))
+		_exit(sig > 0 && sig < 128 ? 128 + sig : 1);
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	raise(sig);	/* pending: blocked */
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	_exit(128 + sig); /* not reached */
+}
