@@ -212,19 +212,37 @@ void rp_model_add_snapshot(struct rp_model *m, uint32_t rec, const struct trec_m
 	p->nsnaps++;
 }
 
+static const struct rp_mapping *snapshot_find(const struct rp_model *m,
+					       const struct rp_snapshot *s, uint64_t addr)
+{
+	const struct rp_mapping *maps = m->maps + s->first;
+	size_t lo = TREC_UPPER_BOUND(maps, s->num, start, addr);
+
+	return lo && addr < maps[lo - 1].end ? &maps[lo - 1] : NULL;
+}
+
 const struct rp_mapping *rp_model_find_mapping(const struct rp_model *m, uint32_t rec,
 					       uint32_t pid, uint64_t time_ns, uint64_t addr)
 {
 	struct rp_process *p = rp_model_process((struct rp_model *)m, rec, pid, false);
+	const struct rp_mapping *mp;
+
 	if (!p || !p->nsnaps)
 		return NULL;
 	/* the last snapshot at or before time_ns; the first one if all are later */
-	size_t lo = TREC_UPPER_BOUND(p->snaps, p->nsnaps, time_ns, time_ns);
-	const struct rp_snapshot *s = &p->snaps[lo ? lo - 1 : 0];
-	const struct rp_mapping *maps = m->maps + s->first;
-	lo = TREC_UPPER_BOUND(maps, s->num, start, addr);
-	if (lo && addr < maps[lo - 1].end)
-		return &maps[lo - 1];
+	size_t at = TREC_UPPER_BOUND(p->snaps, p->nsnaps, time_ns, time_ns);
+	at = at ? at - 1 : 0;
+	if ((mp = snapshot_find(m, &p->snaps[at], addr)))
+		return mp;
+	/* Not there: a sample taken before trecord synced the mapping (a
+	 * library just loaded) is in a later snapshot; failing that, the
+	 * nearest earlier one. */
+	for (size_t i = at + 1; i < p->nsnaps; i++)
+		if ((mp = snapshot_find(m, &p->snaps[i], addr)))
+			return mp;
+	for (size_t i = at; i-- > 0;)
+		if ((mp = snapshot_find(m, &p->snaps[i], addr)))
+			return mp;
 	return NULL;
 }
 

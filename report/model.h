@@ -162,7 +162,9 @@ const struct rp_file *rp_model_file(const struct rp_model *m, uint64_t file_id);
 struct rp_process *rp_model_process(struct rp_model *m, uint32_t rec, uint32_t pid, bool create);
 /* Validates and stores a snapshot (mappings with end <= start are dropped). */
 void rp_model_add_snapshot(struct rp_model *m, uint32_t rec, const struct trec_mapping_snapshot *s);
-/* The mapping holding addr in the snapshot in force at time_ns, or NULL. */
+/* The mapping holding addr in the snapshot in force at time_ns; if that
+ * one has none, in the nearest later snapshot, then the nearest earlier
+ * one; or NULL. */
 const struct rp_mapping *rp_model_find_mapping(const struct rp_model *m, uint32_t rec,
 					       uint32_t pid, uint64_t time_ns, uint64_t addr);
 /* Any mapping of file_id in any process (for pprof mapping metadata). */

@@ -66,8 +66,11 @@ static void test_mappings(void)
 		{ .start = 0x1800, .end = 0x2800, .file_id = 9, .path = "overlap" },
 		{ .start = 0x5000, .end = 0x5000, .file_id = 8, .path = "empty" },
 	};
-	struct trec_mapping b[] = { { .start = 0x1000, .end = 0x2000, .file_id = 3, .path = "c" } };
-	struct trec_mapping_snapshot later = { 200, 7, 1, b }, first = { 100, 7, 4, a };
+	struct trec_mapping b[] = {
+		{ .start = 0x1000, .end = 0x2000, .file_id = 3, .path = "c" },
+		{ .start = 0x6000, .end = 0x7000, .file_id = 4, .path = "dlopened" },
+	};
+	struct trec_mapping_snapshot later = { 200, 7, 2, b }, first = { 100, 7, 4, a };
 	rp_model_add_snapshot(&m, rec, &later); /* out of time order on purpose */
 	rp_model_add_snapshot(&m, rec, &first);
 	const struct rp_mapping *mp = rp_model_find_mapping(&m, rec, 7, 150, 0x1fff);
@@ -80,6 +83,12 @@ static void test_mappings(void)
 	mp = rp_model_find_mapping(&m, rec, 7, 50, 0x1800);
 	check(mp && mp->file_id == 1, "mappings: before the first snapshot, the first is used");
 	check(rp_model_find_mapping(&m, rec, 8, 150, 0x1800) == NULL, "mappings: unknown pid");
+	mp = rp_model_find_mapping(&m, rec, 7, 150, 0x6100);
+	check(mp && mp->file_id == 4,
+	      "mappings: a pc the snapshot in force lacks is found in a later one (sampled before the sync)");
+	mp = rp_model_find_mapping(&m, rec, 7, 250, 0x2800);
+	check(mp && mp->file_id == 2, "mappings: ... or else in an earlier one");
+	check(rp_model_find_mapping(&m, rec, 7, 150, 0x9000) == NULL, "mappings: in none: NULL");
 	rp_model_free(&m);
 }
 
