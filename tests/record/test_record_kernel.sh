@@ -3,8 +3,19 @@
 # stack from the task's saved registers, and the kernel symbols they need.
 . "$(dirname "$0")/lib.sh"
 
-"$TRECORD" -q -F 499 -o "$T/k.tr" -- dd if=/dev/zero of=/dev/null bs=64k count=400000 2>"$T/err"
+"$TRECORD" -q -F 499 -o "$T/k.tr" -- dd if=/dev/zero of=/dev/null bs=64k count=400000 2>"$T/err" &
+rec=$!
+# The oracle: /proc/kallsyms while trecord records, so that it has the
+# symbols of the BPF programs (our own among them) that samples can
+# interrupt; they are gone once trecord exits.
+for _ in $(seq 100); do
+	grep -q '_trec_sample[[:space:]]' /proc/kallsyms && break
+	sleep 0.1
+done
+cp /proc/kallsyms "$T/kallsyms"
+wait "$rec"
 check "kernel: trecord exits 0" [ "$?" = 0 ]
+check "kernel: the kallsyms oracle has trecord's BPF programs" grep -q '_trec_sample' "$T/kallsyms"
 dump "$T/k.tr" >"$T/dump" || { fail "kernel: recording reads back"; exit 1; }
 $TRCHECK "$T/dump" >"$T/stats"
 v() { stat_of "$1" <"$T/stats"; }
@@ -20,7 +31,7 @@ check "kernel: a KSYMS record" grep -q '^K ' "$T/dump"
 # and the next one above it are both in the record (the subset is exact).
 awk '$1 == "KS" { print $2 }' "$T/dump" | sort -u >"$T/syms"
 awk '$1 == "S" { for (i = 9; i <= NF; i++) if ($i ~ /^k\//) print substr($i, 3) }' "$T/dump" | sort -u >"$T/addrs"
-missing=$(python3 - "$T/syms" "$T/addrs" /proc/kallsyms <<'PY'
+missing=$(python3 - "$T/syms" "$T/addrs" "$T/kallsyms" <<'PY'
 import bisect, sys
 rec = sorted(int(l, 16) for l in open(sys.argv[1]))
 allsyms = sorted({int(l.split()[0], 16) for l in open(sys.argv[3]) if l.split()[1] in "tTwW"})
@@ -40,7 +51,7 @@ check "kernel: only needed symbols are recorded (< 5000)" [ "$(wc -l <"$T/syms")
 # name must be one of /proc/kallsyms' names at the text symbol holding the
 # frame (the call, pc - 1, above the leaf) and the offset must match.
 "$TREPORT" --perf-script --symbol-source=embedded "$T/k.tr" >"$T/script" 2>"$T/script.err"
-named=$(python3 - "$T/script" /proc/kallsyms <<'PY'
+named=$(python3 - "$T/script" "$T/kallsyms" <<'PY'
 import bisect, re, sys
 names = {}
 for l in open(sys.argv[2]):
