@@ -3,8 +3,7 @@
  * The sync thread: owns pid_sync (and so the LPM trie and the stack-delta
  * maps). Work comes from three places: pids BPF reported (pid_events, with
  * a wake-up on report_events), fork/exec/exit events forwarded by the ring
- * thread,
- * and the -p pids at start. Exited pids keep their entries for a grace
+ * thread, and the -p pids at start. Exited pids keep their entries for a grace
  * period (pid_sync.h); a periodic sweep drops pids whose exit was missed,
  * so the trie cannot grow without bound.
  */
