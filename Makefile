@@ -45,9 +45,12 @@ LIBS_ALL := -lbpf -ldw -lelf -lprotobuf-c -liberty -lzstd -lz -lpthread -lm
 
 ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
-FORMAT_SRCS := $(wildcard format/*.c)
-RECORD_SRCS := $(filter-out record/main.c,$(wildcard record/*.c))
-REPORT_SRCS := $(filter-out report/main.c,$(wildcard report/*.c))
+# Each library is its directory tree: subdirectories are rooms of one program.
+rwildcard = $(foreach d,$(wildcard $(1:=/*)),$(call rwildcard,$d,$2) $(filter $(subst *,%,$2),$d))
+FORMAT_SRCS := $(sort $(call rwildcard,format,*.c))
+RECORD_SRCS := $(sort $(filter-out record/main.c,$(call rwildcard,record,*.c)))
+REPORT_SRCS := $(sort $(filter-out report/main.c,$(call rwildcard,report,*.c)))
+ALL_HDRS := $(call rwildcard,bpf format record report,*.h)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_HDRS := $(wildcard bpf/*.h)
 PROTOS := $(wildcard report/*.proto)
@@ -98,7 +101,7 @@ build/%.pb-c.c build/%.pb-c.h: report/%.proto
 
 # ---- userspace ----------------------------------------------------------
 
-$(B)/%.o: %.c $(GEN_HDRS) $(wildcard */*.h)
+$(B)/%.o: %.c $(GEN_HDRS) $(ALL_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
