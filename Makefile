@@ -31,7 +31,7 @@ BPFTOOL ?= bpftool
 WERROR ?= 0
 OPT ?= -O2
 CFLAGS_BASE := $(OPT) -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
-	-D_GNU_SOURCE -I. -Ibpf -Iformat -Irecord -Ireport -I$(B) -Ibuild $(SANFLAGS)
+	-D_GNU_SOURCE -I. -Ibpf -Iformat -I$(B) -Ibuild $(SANFLAGS)
 ifeq ($(WERROR),1)
 CFLAGS_BASE += -Werror
 endif
@@ -53,14 +53,14 @@ REPORT_SRCS := $(sort $(filter-out report/main.c,$(call rwildcard,report,*.c)))
 ALL_HDRS := $(call rwildcard,bpf format record report,*.h)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_HDRS := $(wildcard bpf/*.h)
-PROTOS := $(wildcard report/*.proto)
+PROTOS := $(wildcard report/output/*.proto)
 
 FORMAT_OBJS := $(patsubst %.c,$(B)/%.o,$(FORMAT_SRCS))
 RECORD_OBJS := $(patsubst %.c,$(B)/%.o,$(RECORD_SRCS))
 REPORT_OBJS := $(patsubst %.c,$(B)/%.o,$(REPORT_SRCS)) \
-	$(patsubst report/%.proto,$(B)/report/%.pb-c.o,$(PROTOS))
+	$(patsubst report/output/%.proto,$(B)/report/%.pb-c.o,$(PROTOS))
 SKELS := $(patsubst bpf/%.bpf.c,build/%.skel.h,$(BPF_SRCS))
-PB_HDRS := $(patsubst report/%.proto,build/%.pb-c.h,$(PROTOS))
+PB_HDRS := $(patsubst report/output/%.proto,build/%.pb-c.h,$(PROTOS))
 GEN_HDRS := build/vmlinux.h $(SKELS) $(PB_HDRS)
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -95,9 +95,9 @@ build/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) build/vmlinux.h
 build/%.skel.h: build/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
 
-build/%.pb-c.c build/%.pb-c.h: report/%.proto
+build/%.pb-c.c build/%.pb-c.h: report/output/%.proto
 	@mkdir -p build
-	protoc-c --c_out=build --proto_path=report $<
+	protoc-c --c_out=build --proto_path=report/output $<
 
 # ---- userspace ----------------------------------------------------------
 

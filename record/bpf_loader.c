@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "bpf_loader.h"
+#include "record/bpf_loader.h"
 #include "trec.skel.h"
 #include "trec_types.h"
 

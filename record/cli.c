@@ -6,8 +6,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include "archive.h"
-#include "cli.h"
+#include "record/archive/archive.h"
+#include "record/cli.h"
 
 static const char usage[] =
 	"usage: trecord [options] [--] command [args...]\n"

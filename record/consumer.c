@@ -9,9 +9,9 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "archive.h"
-#include "python_sync.h"
-#include "session.h"
+#include "record/archive/archive.h"
+#include "record/interp/python/python_sync.h"
+#include "record/session.h"
 #include "trec_types.h"
 
 struct trec_kstack {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* trecord: records CPU stacks with eBPF. See cli.c for the options. */
-#include "cli.h"
-#include "session.h"
-#include "stop_signals.h"
+#include "record/cli.h"
+#include "record/session.h"
+#include "record/stop_signals.h"
 
 int main(int argc, char **argv)
 {

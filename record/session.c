@@ -11,10 +11,10 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "archive.h"
-#include "kallsyms.h"
-#include "session.h"
-#include "stop_signals.h"
+#include "record/archive/archive.h"
+#include "record/kernel/kallsyms.h"
+#include "record/session.h"
+#include "record/stop_signals.h"
 
 #define FLUSH_INTERVAL_NS 1000000000ULL     /* a SIGKILL loses at most ~1 s */
 #define METRICS_INTERVAL_NS 10000000000ULL

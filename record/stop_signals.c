@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
-#include "stop_signals.h"
+#include "record/stop_signals.h"
 
 static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 

@@ -15,8 +15,8 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "archive.h"
-#include "session.h"
+#include "record/archive/archive.h"
+#include "record/session.h"
 #include "trec_types.h"
 
 #define SWEEP_INTERVAL_NS (5ULL * 1000000000ULL)

@@ -8,7 +8,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "workload.h"
+#include "record/workload.h"
 
 static void child(int go_rd, int err_wr, char *const argv[], const sigset_t *mask)
 {

@@ -4,8 +4,8 @@
  * the format library bounds lengths, this file bounds meaning (frame
  * counts, weights, comm strings, mapping ranges, symbol order).
  */
-#include "load.h"
-#include "python_frames.h"
+#include "report/load.h"
+#include "report/interp/python/python_frames.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "archive_reader.h"
-#include "ksyms.h"
+#include "format/archive/archive_reader.h"
+#include "report/symbols/ksyms.h"
 #include <linux/types.h>
 #include "trec_types.h"
 

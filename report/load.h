@@ -3,8 +3,8 @@
 #ifndef RP_LOAD_H
 #define RP_LOAD_H
 
-#include "model.h"
-#include "options.h"
+#include "report/model.h"
+#include "report/cli.h"
 
 /* Frames kept per stack side; deeper stacks lose their outermost frames. */
 #define RP_MAX_STACK_FRAMES 4096

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "archive_extract.h"
-#include "load.h"
-#include "output.h"
+#include "report/archive/archive_extract.h"
+#include "report/load.h"
+#include "report/output/output.h"
 
 static FILE *open_output(const struct rp_options *o)
 {

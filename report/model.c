@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* The in-memory model of one or more recordings (see model.h). */
-#include "model.h"
-#include "python_frames.h"
+#include "report/model.h"
+#include "report/interp/python/python_frames.h"
 
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "archive_reader.h"
+#include "format/archive/archive_reader.h"
 #include "upper_bound.h"
 
 void rp_model_init(struct rp_model *m)

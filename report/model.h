@@ -12,7 +12,7 @@
 #include <stdbool.h>
 
 #include "trec_format.h"
-#include "util.h"
+#include "report/util.h"
 
 struct rp_frame {
 	uint64_t file_id; /* kernel: 0 */

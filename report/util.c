@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Containers shared by treport's modules (see util.h). */
-#include "util.h"
+#include "report/util.h"
 
 #include <stdarg.h>
 #include <stdio.h>

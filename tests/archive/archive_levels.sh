@@ -16,7 +16,7 @@ build_workloads
 make -s -C "$TREC_ROOT" all >/dev/null || exit 1
 B=$TREC_ROOT/build
 d=$(mktemp_dir)
-inc="-I$TREC_ROOT -I$TREC_ROOT/format -I$TREC_ROOT/record -I$TREC_ROOT/report -I$TREC_ROOT/bpf -D_GNU_SOURCE"
+inc="-I$TREC_ROOT -I$TREC_ROOT/format -I$TREC_ROOT/bpf -D_GNU_SOURCE"
 cc -O1 -g -std=gnu11 -Wall -Wextra $inc -o "$d/rearchive" "$TREC_ROOT/tests/archive/rearchive.c" \
 	"$B/librecord.a" "$B/libtrecformat.a" -ldw -lelf -lzstd -lz -lpthread || exit 1
 

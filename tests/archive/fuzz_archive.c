@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "archive_reader.h"
+#include "format/archive/archive_reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "archive.h"
+#include "record/archive/archive.h"
 
 int main(int argc, char **argv)
 {

@@ -21,12 +21,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "archive.h"
+#include "record/archive/archive.h"
 #include "trec_format.h"
 #include <linux/types.h>
 #include "trec_types.h"
 #include "symbolize_rule.h"
-#include "u64map.h"
+#include "format/containers/u64map.h"
 
 struct file_path {
 	char *path;

@@ -10,7 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 build_workloads
 lib=$TREC_PLAIN_BUILD
 [ -f "$lib/librecord.a" ] || make -s -C "$TREC_ROOT" all >/dev/null
-inc="-I$TREC_ROOT -I$TREC_ROOT/format -I$TREC_ROOT/record -I$TREC_ROOT/report -D_GNU_SOURCE"
+inc="-I$TREC_ROOT -I$TREC_ROOT/format -D_GNU_SOURCE"
 
 cc -O1 -g -std=gnu11 $inc -o "$tmp/make_seeds" "$TREC_ROOT/tests/archive/make_seeds.c" \
 	"$lib/librecord.a" "$lib/libtrecformat.a" -ldw -lelf -lzstd -lz ||
@@ -21,7 +21,7 @@ check "seed archives written" "$tmp/make_seeds" "$tmp/seeds" "$WORKLOADS/busy" \
 
 clang -g -O1 -std=gnu11 $inc -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-o "$tmp/fuzz_archive" "$TREC_ROOT/tests/archive/fuzz_archive.c" \
-	"$TREC_ROOT"/report/archive_parse.c "$TREC_ROOT"/report/archive_lookup.c \
+	"$TREC_ROOT"/format/archive/archive_parse.c "$TREC_ROOT"/format/archive/archive_lookup.c \
 	"$TREC_ROOT"/format/encode.c || { fail "build the archive fuzz target"; exit 1; }
 
 # A fixed seed: the same inputs on every run, so CI does not turn red at

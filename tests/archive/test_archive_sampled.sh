@@ -13,7 +13,7 @@ build_workloads
 B=${TREC_PLAIN_BUILD:-$TREC_ROOT/build}
 [ -f "$B/librecord.a" ] || make -s -C "$TREC_ROOT" all >/dev/null
 d=$(mktemp_dir)
-inc="-I$TREC_ROOT -I$TREC_ROOT/format -I$TREC_ROOT/record -I$TREC_ROOT/report -I$TREC_ROOT/bpf -D_GNU_SOURCE"
+inc="-I$TREC_ROOT -I$TREC_ROOT/format -I$TREC_ROOT/bpf -D_GNU_SOURCE"
 cc -O1 -g -std=gnu11 -Wall -Wextra $inc -o "$d/rearchive" "$TREC_ROOT/tests/archive/rearchive.c" \
 	"$B/librecord.a" "$B/libtrecformat.a" -ldw -lelf -lzstd -lz -lpthread ||
 	{ fail "build rearchive"; exit 1; }

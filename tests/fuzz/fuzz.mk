@@ -8,17 +8,17 @@
 # instrumentation, independent of the plain and sanitizer builds.
 
 FUZZ_SECONDS ?= 300
-FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Iformat -Ibpf -Itests/unit \
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -Iformat -Ibpf -Itests/unit \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_OPTS := -timeout=10 -rss_limit_mb=2048 -max_len=65536 -dict=tests/fuzz/trec.dict
 
-build/fuzz_reader: tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(wildcard format/*.h)
+build/fuzz_reader: tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(call rwildcard,format,*.h)
 	@mkdir -p build
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(LIBS_FORMAT)
 
-build/fuzz_make_corpus: tests/fuzz/make_corpus.c tests/unit/format_fixture.h $(FORMAT_SRCS) $(wildcard format/*.h)
+build/fuzz_make_corpus: tests/fuzz/make_corpus.c tests/unit/format_fixture.h $(FORMAT_SRCS) $(call rwildcard,format,*.h)
 	@mkdir -p build
-	$(CC) -O1 -g -std=gnu11 -D_GNU_SOURCE -Iformat -Ibpf -Itests/unit -o $@ \
+	$(CC) -O1 -g -std=gnu11 -D_GNU_SOURCE -I. -Iformat -Ibpf -Itests/unit -o $@ \
 		tests/fuzz/make_corpus.c $(FORMAT_SRCS) $(LIBS_FORMAT)
 
 build/fuzz-corpus/.stamp: build/fuzz_make_corpus

@@ -37,13 +37,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "delta_loader.h"
-#include "file_id.h"
+#include "record/unwind/delta_loader.h"
+#include "record/procs/file_id.h"
 #include "harness_case.h"
 #include "harness_python.h"
-#include "lpm.h"
-#include "pid_sync.h"
-#include "unwind_tables.h"
+#include "record/procs/lpm.h"
+#include "record/procs/pid_sync.h"
+#include "record/unwind/unwind_tables.h"
 #include "../unit/fake_delta_sink.h"
 
 /* A file the maps name: for symbolizing frames. */

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "harness_python.h"
-#include "python_codeobj.h"
-#include "python_detect.h"
-#include "python_sync.h"
-#include "python_tsd.h"
+#include "record/interp/python/python_codeobj.h"
+#include "record/interp/python/python_detect.h"
+#include "record/interp/python/python_sync.h"
+#include "record/interp/python/python_tsd.h"
 
 struct harness_py {
 	struct harness_env *env;

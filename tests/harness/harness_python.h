@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 #include "harness_case.h"
-#include "python_frames.h"
+#include "report/interp/python/python_frames.h"
 
 struct harness_py;
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "archive.h"
+#include "record/archive/archive.h"
 
 /* build/workloads/<name> under $TREC_ROOT (tests run from the root). */
 static inline const char *workload(const char *name)

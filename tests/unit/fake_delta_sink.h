@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "unwind_tables.h"
+#include "record/unwind/unwind_tables.h"
 
 #define FAKE_PAGE_SLOTS (1u << 17) /* > 2 * TREC_MAX_DELTA_PAGES */
 

@@ -12,10 +12,10 @@
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
-#include "archive.h"       /* record/: encoder */
-#include "archive_build.h"
+#include "record/archive/archive.h"       /* record/: encoder */
+#include "record/archive/archive_build.h"
 #include "archive_testlib.h"
-#include "archive_reader.h"
+#include "format/archive/archive_reader.h"
 
 static int failures;
 

@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "archive.h"
+#include "record/archive/archive.h"
 #include "archive_testlib.h"
 #include "trec_format.h"
-#include "archive_reader.h"
+#include "format/archive/archive_reader.h"
 
 static int failures;
 static int warnings;

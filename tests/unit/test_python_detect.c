@@ -18,10 +18,10 @@
 #include <unistd.h>
 #include <asm/prctl.h>
 #include <sys/syscall.h>
-#include "python_cold.h"
-#include "python_detect.h"
-#include "python_elf.h"
-#include "python_tsd.h"
+#include "record/interp/python/python_cold.h"
+#include "record/interp/python/python_detect.h"
+#include "record/interp/python/python_elf.h"
+#include "record/interp/python/python_tsd.h"
 #include "python_check.h"
 
 static int tsd_matches(const struct trec_tsd_info *t, pthread_key_t key, void *want)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "python_lines.h"
+#include "report/interp/python/python_lines.h"
 #include "python_check.h"
 
 static size_t unhex(const char *h, uint8_t *out, size_t max)

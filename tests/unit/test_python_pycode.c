@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "python_frames.h"
+#include "report/interp/python/python_frames.h"
 #include "trec_pycode.h"
 #include "python_check.h"
 

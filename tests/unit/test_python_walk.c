@@ -100,12 +100,12 @@ static long bpf_perf_event_output(void *ctx, void *map, __u64 flags, void *data,
 	return -EINVAL;
 }
 
-#include "python_codeobj.h"
-#include "python_detect.h"
-#include "python_elf.h"
-#include "python_frames.h"
-#include "python_procmaps.h"
-#include "python_sync.h"
+#include "record/interp/python/python_codeobj.h"
+#include "record/interp/python/python_detect.h"
+#include "record/interp/python/python_elf.h"
+#include "report/interp/python/python_frames.h"
+#include "record/interp/python/python_procmaps.h"
+#include "record/interp/python/python_sync.h"
 #include "python_check.h"
 
 #define ROUNDS 15

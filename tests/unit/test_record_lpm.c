@@ -2,7 +2,7 @@
 /* The LPM prefix splitter: exact, aligned, minimal cover of a range. */
 #include <stdint.h>
 #include <stdlib.h>
-#include "lpm.h"
+#include "record/procs/lpm.h"
 #include "unit_check.h"
 
 /* Blocks must tile [start, end) exactly, each aligned to its size, and

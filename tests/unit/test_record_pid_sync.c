@@ -14,8 +14,8 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "file_id.h"
-#include "pid_sync.h"
+#include "record/procs/file_id.h"
+#include "record/procs/pid_sync.h"
 #include "unit_check.h"
 
 #define MAX_ENTS 8192

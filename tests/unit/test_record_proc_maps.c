@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "proc_maps.h"
+#include "record/procs/proc_maps.h"
 #include "unit_check.h"
 
 int main(void)

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "file_id.h"
-#include "kallsyms.h"
-#include "msg_queue.h"
-#include "u64map.h"
+#include "record/procs/file_id.h"
+#include "record/kernel/kallsyms.h"
+#include "record/io/msg_queue.h"
+#include "format/containers/u64map.h"
 #include "unit_check.h"
 
 static void test_u64map(void)

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "demangle.h"
-#include "ksyms.h"
-#include "model.h"
-#include "options.h"
-#include "symbolize.h"
+#include "report/symbols/demangle.h"
+#include "report/symbols/ksyms.h"
+#include "report/model.h"
+#include "report/cli.h"
+#include "report/symbols/symbolize.h"
 
 static int failures;
 

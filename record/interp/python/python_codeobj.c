@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: MIT
+/* Code object reading and PYCODE record writing; see python_codeobj.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include "record/interp/python/python_codeobj.h"
+
+/* Where the object's bytes come from: the live process, or a snapshot. */
+struct mem {
+	trec_py_read_fn read;
+	void *ctx;
+};
+
+static int read_pid(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n = process_vm_readv(*(const int *)ctx, &local, 1, &remote, 1, 0);
+
+	if (n == (ssize_t)len)
+		return 0;
+	return n < 0 && errno == ESRCH ? -ESRCH : -EFAULT;
+}
+
+static int rd(const struct mem *m, uint64_t addr, void *buf, size_t len)
+{
+	return m->read(m->ctx, addr, buf, len);
+}
+
+static int rd_ptr(const struct mem *m, uint64_t addr, uint64_t *v)
+{
+	return rd(m, addr, v, sizeof(*v));
+}
+
+/* Appends code point cp as UTF-8. */
+static size_t utf8(char *p, uint32_t cp)
+{
+	if (cp < 0x80) {
+		p[0] = cp ? (char)cp : '?'; /* no NULs inside names */
+		return 1;
+	}
+	if (cp < 0x800) {
+		p[0] = (char)(0xc0 | cp >> 6);
+		p[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		p[0] = (char)(0xe0 | cp >> 12);
+		p[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+		p[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	if (cp > 0x10ffff)
+		cp = 0xfffd;
+	p[0] = (char)(0xf0 | cp >> 18);
+	p[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+	p[2] = (char)(0x80 | (cp >> 6 & 0x3f));
+	p[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/*
+ * A str object as UTF-8 (malloc'ed, NUL-terminated). Compact strings only
+ * (all names and file names of code objects are); longer ones than the
+ * format allows are cut.
+ */
+static int read_str(const struct mem *m, const struct trec_py_process *proc, uint64_t addr, char **out,
+		    uint32_t *out_len)
+{
+	const struct trec_py_offsets *o = &proc->offsets;
+	uint64_t type, length;
+	uint32_t state, kind, n, max_chars = TREC_PYCODE_MAX_STR / 4;
+	uint8_t *raw = NULL;
+	char *s;
+	size_t pos = 0;
+	int err;
+
+	*out = NULL;
+	if (!addr)
+		return -EINVAL;
+	if ((err = rd_ptr(m, addr + 8, &type)) || (err = rd_ptr(m, addr + o->str_length, &length)) ||
+	    (err = rd(m, addr + o->str_state, &state, sizeof(state))))
+		return err;
+	if (type != o->str_type_vaddr + proc->bias)
+		return -EINVAL;
+	kind = state >> 2 & 7;
+	if (!(state >> 5 & 1) || (kind != 1 && kind != 2 && kind != 4))
+		return -EINVAL; /* not compact, or a kind we do not know */
+	n = length > max_chars ? max_chars : (uint32_t)length;
+	raw = malloc((size_t)n * kind + 1);
+	s = malloc((size_t)n * 4 + 1);
+	if (!raw || !s) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	/* state.ascii: 1-byte data right after PyASCIIObject */
+	err = rd(m, addr + ((state >> 6 & 1) ? o->str_ascii_data : o->str_compact_data), raw,
+		 (size_t)n * kind);
+	if (err)
+		goto fail;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t cp = kind == 1 ? raw[i] : kind == 2 ? ((uint16_t *)raw)[i]
+							     : ((uint32_t *)raw)[i];
+
+		pos += utf8(s + pos, cp);
+	}
+	s[pos] = 0;
+	free(raw);
+	*out = s;
+	*out_len = (uint32_t)pos;
+	return 0;
+fail:
+	free(raw);
+	free(s);
+	return err;
+}
+
+static int read_bytes(const struct mem *m, const struct trec_py_process *proc, uint64_t addr, uint8_t **out,
+		      uint32_t *out_len)
+{
+	const struct trec_py_offsets *o = &proc->offsets;
+	uint64_t type, size;
+	int err;
+
+	*out = NULL;
+	if (!addr)
+		return -EINVAL;
+	if ((err = rd_ptr(m, addr + 8, &type)) || (err = rd_ptr(m, addr + o->bytes_size, &size)))
+		return err;
+	if (type != o->bytes_type_vaddr + proc->bias || size > TREC_PYCODE_MAX_LINETABLE)
+		return -EINVAL;
+	*out = malloc(size ? size : 1);
+	if (!*out)
+		return -ENOMEM;
+	err = rd(m, addr + o->bytes_data, *out, size);
+	if (err) {
+		free(*out);
+		*out = NULL;
+		return err;
+	}
+	*out_len = (uint32_t)size;
+	return 0;
+}
+
+static uint64_t field_ptr(const uint8_t *obj, uint16_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, obj + off, sizeof(v));
+	return v;
+}
+
+static int32_t field_int(const uint8_t *obj, uint16_t off)
+{
+	int32_t v;
+
+	memcpy(&v, obj + off, sizeof(v));
+	return v;
+}
+
+int trec_py_read_code(int pid, const struct trec_py_process *proc, uint64_t addr,
+		      struct trec_pycode_owned *out)
+{
+	return trec_py_read_code_from(read_pid, &pid, (uint32_t)pid, proc, addr, out);
+}
+
+int trec_py_read_code_from(trec_py_read_fn read, void *ctx, uint32_t pid,
+			   const struct trec_py_process *proc, uint64_t addr,
+			   struct trec_pycode_owned *out)
+{
+	const struct trec_py_offsets *o = &proc->offsets;
+	const struct mem mem = { read, ctx }, *m = &mem;
+	uint8_t obj[512];
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (o->code_adaptive > sizeof(obj))
+		return -EINVAL;
+	err = rd(m, addr, obj, o->code_adaptive);
+	if (err)
+		return err;
+	if (field_ptr(obj, 8) != o->code_type_vaddr + proc->bias)
+		return -EINVAL;
+	if ((err = read_str(m, proc, field_ptr(obj, o->code_filename), &out->filename,
+			    &out->c.filename_len)) ||
+	    (err = read_str(m, proc, field_ptr(obj, o->code_name), &out->name, &out->c.name_len)) ||
+	    (err = read_str(m, proc, field_ptr(obj, o->code_qualname), &out->qualname,
+			    &out->c.qualname_len)) ||
+	    (err = read_bytes(m, proc, field_ptr(obj, o->code_linetable), &out->linetable,
+			      &out->c.linetable_len))) {
+		trec_pycode_owned_free(out);
+		return err;
+	}
+	out->c.pid = pid;
+	out->c.code_addr = addr;
+	out->c.firstlineno = field_int(obj, o->code_firstlineno);
+	{
+		const __u32 ints[TREC_PY_ID_INTS] = {
+			(uint32_t)field_int(obj, o->code_argcount),
+			(uint32_t)field_int(obj, o->code_kwonlyargcount),
+			(uint32_t)field_int(obj, o->code_flags),
+			(uint32_t)out->c.firstlineno,
+		};
+		const __u64 ptrs[TREC_PY_ID_PTRS] = {
+			field_ptr(obj, o->code_filename), field_ptr(obj, o->code_name),
+			field_ptr(obj, o->code_qualname), field_ptr(obj, o->code_linetable),
+		};
+
+		out->c.object_id = trec_py_object_id(ints, ptrs);
+	}
+	out->c.py_major = (uint8_t)o->major;
+	out->c.py_minor = (uint8_t)o->minor;
+	out->c.filename = out->filename;
+	out->c.name = out->name;
+	out->c.qualname = out->qualname;
+	out->c.linetable = out->linetable;
+	return 0;
+}
+
+void trec_pycode_owned_free(struct trec_pycode_owned *c)
+{
+	free(c->filename);
+	free(c->name);
+	free(c->qualname);
+	free(c->linetable);
+	memset(c, 0, sizeof(*c));
+}
+
+/* ---- which code objects have been handled ------------------------------ */
+
+struct key {
+	uint64_t addr; /* 0: empty slot */
+	uint32_t pid, object_id;
+};
+
+struct trec_pycode_cache {
+	struct key *slots;
+	size_t cap, used; /* cap is a power of two, used <= cap / 2 */
+};
+
+struct trec_pycode_cache *trec_pycode_cache_new(void)
+{
+	struct trec_pycode_cache *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->cap = 1024;
+	c->slots = calloc(c->cap, sizeof(*c->slots));
+	if (!c->slots) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void trec_pycode_cache_free(struct trec_pycode_cache *c)
+{
+	if (!c)
+		return;
+	free(c->slots);
+	free(c);
+}
+
+static size_t slot_of(const struct key *k, size_t cap)
+{
+	uint64_t h = (k->addr >> 4) ^ ((uint64_t)k->pid << 40) ^ ((uint64_t)k->object_id << 20);
+
+	return (size_t)(h * 0x9e3779b97f4a7c15ull >> 17) & (cap - 1);
+}
+
+static struct key *find_slot(struct key *slots, size_t cap, const struct key *k)
+{
+	size_t i = slot_of(k, cap);
+
+	while (slots[i].addr && (slots[i].addr != k->addr || slots[i].pid != k->pid ||
+				 slots[i].object_id != k->object_id))
+		i = (i + 1) & (cap - 1);
+	return &slots[i];
+}
+
+/* Rebuilds the table with cap slots, leaving out drop_pid's keys if drop. */
+static int rehash(struct trec_pycode_cache *c, size_t cap, int drop, uint32_t drop_pid)
+{
+	struct key *slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	c->used = 0;
+	for (size_t i = 0; i < c->cap; i++) {
+		if (!c->slots[i].addr || (drop && c->slots[i].pid == drop_pid))
+			continue;
+		*find_slot(slots, cap, &c->slots[i]) = c->slots[i];
+		c->used++;
+	}
+	free(c->slots);
+	c->slots = slots;
+	c->cap = cap;
+	return 0;
+}
+
+static int insert(struct trec_pycode_cache *c, const struct key *k)
+{
+	struct key *s;
+
+	if (2 * (c->used + 1) > c->cap && rehash(c, c->cap * 2, 0, 0))
+		return -ENOMEM;
+	s = find_slot(c->slots, c->cap, k);
+	if (!s->addr) {
+		*s = *k;
+		c->used++;
+	}
+	return 0;
+}
+
+int trec_pycode_cache_note(struct trec_pycode_cache *c, trec_pycode_write_fn write, void *ctx,
+			   uint32_t pid, const struct trec_py_process *proc, uint64_t addr,
+			   uint32_t object_id)
+{
+	struct key k = { addr, pid, object_id };
+	struct trec_pycode_owned code;
+	struct trec_blob blob;
+	uint8_t *buf;
+	size_t len;
+	int err;
+
+	if (!addr)
+		return -EINVAL;
+	if (find_slot(c->slots, c->cap, &k)->addr)
+		return 0;
+	/* Remember the attempt whatever happens: a failed read is not
+	 * retried for every sample. */
+	if ((err = insert(c, &k)))
+		return err;
+	err = trec_py_read_code((int)pid, proc, addr, &code);
+	if (err)
+		return err;
+	if (object_id && code.c.object_id != object_id) {
+		trec_pycode_owned_free(&code);
+		return -ESTALE;
+	}
+	if (!object_id) {
+		/* BPF could not read the object: describe what is there now
+		 * under its real id too, so that later samples find it. */
+		struct key real = { addr, pid, code.c.object_id };
+
+		if (find_slot(c->slots, c->cap, &real)->addr) {
+			trec_pycode_owned_free(&code);
+			return 0;
+		}
+		if ((err = insert(c, &real))) {
+			trec_pycode_owned_free(&code);
+			return err;
+		}
+	}
+	err = trec_pycode_encode(&code.c, &buf, &len);
+	trec_pycode_owned_free(&code);
+	if (err)
+		return err;
+	blob.file_id = addr;
+	blob.subtype = TREC_PYCODE_SUBTYPE_V1;
+	blob.len = (uint32_t)len;
+	blob.data = buf;
+	err = write(ctx, TREC_REC_PYCODE, &blob);
+	free(buf);
+	return err ? err : 1;
+}
+
+void trec_pycode_cache_forget_pid(struct trec_pycode_cache *c, uint32_t pid)
+{
+	/* On allocation failure the old table stays: stale entries only
+	 * suppress a re-read, they never name a frame wrongly. */
+	rehash(c, c->cap, 1, pid);
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internals of stack-delta extraction (record/ehframe_*.c). The public
+ * entry point is trec_deltas_extract() in unwind_tables.h.
+ *
+ * Extraction works on "rows": half-open address ranges with one rule,
+ * gathered from several sources, then painted together by priority and
+ * turned into the merged trec_delta_entry list.
+ */
+#ifndef TREC_EHFRAME_H
+#define TREC_EHFRAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <elfutils/libdw.h>
+#include "record/unwind/unwind_tables.h"
+
+/* One rule over [start, end). command is 0 (use info) or a full command
+ * value (TREC_UNWIND_COMMAND | enum trec_unwind_command). */
+struct trec_row {
+	uint64_t start, end;
+	uint16_t command;
+	struct trec_unwind_info info;
+};
+
+struct trec_rows {
+	struct trec_row *v;
+	size_t n, cap;
+};
+
+int trec_rows_push(struct trec_rows *r, const struct trec_row *row);
+void trec_rows_free(struct trec_rows *r);
+/* Sorts by start and drops the parts of rows that overlap an earlier row. */
+void trec_rows_normalize(struct trec_rows *r);
+/* out = hi + the parts of lo not covered by hi. hi and lo normalized. */
+int trec_rows_paint(const struct trec_rows *hi, const struct trec_rows *lo,
+		    struct trec_rows *out);
+bool trec_row_same_rule(const struct trec_row *a, const struct trec_row *b);
+
+/* The rule libdw computed for one CFI row, as a trec row (range not set).
+ * Returns true if the rule is supported, false if it was made UNSUPPORTED. */
+bool trec_rule_from_frame(Dwarf_Frame *frame, struct trec_row *row);
+
+/* Address ranges of the file's executable PT_LOAD segments. */
+struct trec_exec_ranges {
+	uint64_t lo[16], hi[16];
+	size_t n;
+};
+bool trec_exec_contains(const struct trec_exec_ranges *x, uint64_t lo, uint64_t hi);
+
+/*
+ * Walks every FDE of one CFI section (.eh_frame if eh_frame, else
+ * .debug_frame) and appends one row per CFI table row inside an executable
+ * range. *fdes and *unsupported are incremented.
+ */
+int trec_cfi_rows(Elf *elf, Dwarf_CFI *cfi, Elf_Scn *scn, bool eh_frame,
+		  const struct trec_exec_ranges *exec, struct trec_rows *out,
+		  size_t *fdes, size_t *unsupported);
+
+#endif /* TREC_EHFRAME_H */

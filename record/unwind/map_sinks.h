@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* The real destinations of pid sync and the delta store: BPF map fds. */
+#ifndef TREC_MAP_SINKS_H
+#define TREC_MAP_SINKS_H
+
+#include <linux/types.h>
+#include "trec_types.h"
+#include "record/unwind/unwind_tables.h"
+
+struct trec_map_fds {
+	int lpm;       /* pid_page_to_mapping_info */
+	int reported;  /* reported_pids */
+	int pages;     /* stack_delta_pages */
+	int deltas;    /* stack_deltas */
+	int infos;     /* unwind_info_array */
+	/* stack_deltas mapped into memory (BPF_F_MMAPABLE), or NULL */
+	void *deltas_mem;
+};
+
+/* Maps stack_deltas; on failure deltas go through batch updates. */
+void trec_map_fds_mmap_deltas(struct trec_map_fds *fds);
+void trec_map_fds_unmap_deltas(struct trec_map_fds *fds);
+
+/* ctx: struct trec_map_fds * */
+extern const struct trec_delta_sink_ops trec_bpf_delta_sink;
+
+int trec_bpf_lpm_update(const struct trec_map_fds *fds, const struct trec_pid_page_key *k,
+			const struct trec_pid_page_value *v);
+int trec_bpf_lpm_delete(const struct trec_map_fds *fds, const struct trec_pid_page_key *k);
+void trec_bpf_report_reset(const struct trec_map_fds *fds, uint32_t pid);
+
+#endif /* TREC_MAP_SINKS_H */

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/* treport's command line. */
+#ifndef RP_OPTIONS_H
+#define RP_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/symbols/symsrc.h"
+
+enum rp_output {
+	RP_OUT_SUMMARY = 0,
+	RP_OUT_FOLDED,
+	RP_OUT_PERF_SCRIPT,
+	RP_OUT_PPROF,
+	RP_OUT_INFO,
+};
+
+#define RP_MAX_FILTER 64
+
+/* Where symbols come from (--symbol-source). */
+enum rp_source {
+	RP_SOURCE_EMBEDDED = 0, /* the recording's SYMTAB records */
+	RP_SOURCE_LOCAL,        /* the recorded path, if its build-id matches */
+	RP_SOURCE_DEBUG,        /* DIR/.build-id/xx/yyyy.debug */
+};
+#define RP_MAX_DEBUG_DIRS 8
+
+struct rp_options {
+	enum rp_output output;
+	const char *out_path;   /* NULL: stdout */
+	char **inputs;          /* points into argv */
+	int ninputs;
+
+	uint32_t pids[RP_MAX_FILTER], tids[RP_MAX_FILTER];
+	size_t npids, ntids;
+	char comms[RP_MAX_FILTER][16];
+	size_t ncomms;
+	bool time_set;
+	uint64_t time_start_ns, time_end_ns; /* relative to recording start */
+
+	bool user_only, kernel_only;
+	bool folded_pid, folded_tid;
+	bool no_inline, no_demangle;
+	bool force;
+	unsigned top;           /* summary rows */
+	const char *symfs;
+	const char *debug_dirs[RP_MAX_DEBUG_DIRS + 2]; /* NULL-terminated */
+	enum rp_source sources[RP_MAX_SYMSRC]; /* in order; nsources 0: default */
+	size_t nsources;
+	const char *extract_dir; /* --extract-archive DIR */
+};
+
+/*
+ * Parses argv. Returns 0 to go on, 1 when --help or --version was printed
+ * (exit 0), -1 on a usage error (message already printed).
+ */
+int rp_options_parse(int argc, char **argv, struct rp_options *o);
+
+#endif /* RP_OPTIONS_H */

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* The output formats; each writes the whole model to one stream. */
+#ifndef RP_OUTPUT_H
+#define RP_OUTPUT_H
+
+#include <stdio.h>
+
+#include "report/model.h"
+#include "report/cli.h"
+#include "report/symbols/symbolize.h"
+
+struct rp_report {
+	struct rp_model *m;
+	struct rp_symbolizer *s;
+	const struct rp_options *o;
+};
+
+/* Each returns 0, or -1 after printing why (write errors included). */
+int rp_output_folded(const struct rp_report *r, FILE *out);
+int rp_output_perf_script(const struct rp_report *r, FILE *out);
+int rp_output_pprof(const struct rp_report *r, FILE *out);
+int rp_output_summary(const struct rp_report *r, FILE *out);
+int rp_output_info(const struct rp_report *r, FILE *out);
+
+/* The command name to show: the sample's comm, or ":PID" like perf. */
+void rp_comm_name(const struct rp_model *m, const struct rp_agg *a, char *buf, size_t len);
+
+/* Frames of one aggregate, outermost first; *buf grows as needed. */
+uint32_t rp_agg_syms(const struct rp_report *r, const struct rp_agg *a, uint32_t **buf,
+		     size_t *cap);
+
+/* Sample period in ns of a recording (from META freq_hz), 0 if unknown. */
+uint64_t rp_period_ns(const struct rp_model *m, uint32_t rec);
+
+#endif /* RP_OUTPUT_H */

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+/* Helpers every output format shares. */
+#include "report/output/output.h"
+
+#include <string.h>
+
+void rp_comm_name(const struct rp_model *m, const struct rp_agg *a, char *buf, size_t len)
+{
+	const char *c = rp_str(&m->strs, a->comm);
+	if (c[0])
+		snprintf(buf, len, "%s", c);
+	else
+		snprintf(buf, len, ":%u", a->pid);
+}
+
+uint32_t rp_agg_syms(const struct rp_report *r, const struct rp_agg *a, uint32_t **buf,
+		     size_t *cap)
+{
+	const struct rp_stack *st = &r->m->stacks[a->stack];
+	RP_GROW(*buf, *cap, (size_t)st->nkernel + st->nuser + 1);
+	return rp_symbolize_stack(r->s, a, *buf);
+}
+
+uint64_t rp_period_ns(const struct rp_model *m, uint32_t rec)
+{
+	return m->recs[rec].period_ns;
+}
