@@ -5,11 +5,15 @@
  * side and the loader: map keys and values, the wire record in the ring
  * buffer, and the encoding of stack deltas.
  *
- * Include after vmlinux.h (BPF) or <linux/types.h> (userspace): only the
- * __u8..__u64/__s32 types are used.
+ * Only the __u8..__u64/__s32 types are used: BPF code includes vmlinux.h
+ * first, userspace gets them from <linux/types.h> here.
  */
 #ifndef TREC_TYPES_H
 #define TREC_TYPES_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
 
 #include "trec_errors.h"
 

@@ -15,7 +15,6 @@
 
 #include "format/archive/archive_reader.h"
 #include "report/symbols/ksyms.h"
-#include <linux/types.h>
 #include "trec_types.h"
 
 struct load_ctx {

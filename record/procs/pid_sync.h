@@ -20,8 +20,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "trec_format.h"
-#include <linux/types.h>
 #include "trec_types.h"
+#include "record/procs/lpm.h"
 
 struct trec_pid_sync_ops {
 	/* pid_page_to_mapping_info */
@@ -95,6 +95,6 @@ const struct trec_file *trec_pid_sync_file(struct trec_pid_sync *s, uint64_t fil
 					   char *path, size_t pathlen);
 
 /* The LPM key for an aligned block, and the pid marker. */
-void trec_lpm_key(struct trec_pid_page_key *k, uint32_t pid, uint64_t addr, uint32_t bits);
+
 
 #endif /* TREC_PID_SYNC_H */

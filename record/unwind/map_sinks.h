@@ -3,7 +3,6 @@
 #ifndef TREC_MAP_SINKS_H
 #define TREC_MAP_SINKS_H
 
-#include <linux/types.h>
 #include "trec_types.h"
 #include "record/unwind/unwind_tables.h"
 

@@ -14,7 +14,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <linux/types.h>
 #include "trec_types.h"
 
 /* One rule, valid from addr until the next entry's addr. */

@@ -11,7 +11,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <linux/types.h>
 #include "trec_types.h"
 
 static const char *const metric_names[] = {

@@ -13,7 +13,6 @@
 #include "report/symbols/demangle.h"
 #include "report/interp/python/python_frames.h"
 #include "report/symbols/ksyms.h"
-#include <linux/types.h>
 #include "trec_types.h"
 #include "symbolize_rule.h"
 

@@ -23,7 +23,6 @@
 
 #include "record/archive/archive.h"
 #include "trec_format.h"
-#include <linux/types.h>
 #include "trec_types.h"
 #include "symbolize_rule.h"
 #include "format/containers/u64map.h"

@@ -9,7 +9,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <linux/types.h>
 #include "trec_types.h"
 #include "python_types.h"
 

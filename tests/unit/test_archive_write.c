@@ -14,7 +14,6 @@
 #include "record/archive/archive.h"
 #include "archive_testlib.h"
 #include "trec_format.h"
-#include <linux/types.h>
 #include "trec_types.h"
 #include "format/archive/archive_reader.h"
 

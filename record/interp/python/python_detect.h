@@ -15,7 +15,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <linux/types.h>
 #include "trec_types.h"
 #include "python_types.h"
 #include "record/interp/python/python_tsd.h"

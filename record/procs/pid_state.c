@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+/* Per-pid state: its trie entries applied, the last snapshot kept for
+ * forks, the exit grace period and removal; pid_sync's life cycle. */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "record/procs/pid_sync_internal.h"
+
+struct trec_pid_sync *trec_pid_sync_new(const struct trec_pid_sync_ops *ops, void *ctx,
+					bool verbose)
+{
+	struct trec_pid_sync *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->ops = ops;
+	s->ctx = ctx;
+	s->verbose = verbose;
+	s->vdso_fd = -1;
+	s->files = trec_file_cache_new();
+	if (!s->files) {
+		trec_pid_sync_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void pid_sync_vlog(const struct trec_pid_sync *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!s->verbose)
+		return;
+	va_start(ap, fmt);
+	fputs("trecord: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+/* Writes the entries that are new or changed, then removes the stale
+ * ones: the old and new ranges overlap, so the pid never has a hole. */
+void pid_state_apply_entries(struct trec_pid_sync *s, struct pid_state *old,
+			  const struct trec_lpm_entry *nw, size_t n)
+{
+	size_t i = 0, j = 0;
+
+	for (i = 0; i < n; i++) {
+		while (j < old->num_ents && trec_lpm_key_cmp(&old->ents[j].k, &nw[i].k) < 0)
+			j++;
+		if (j < old->num_ents && !trec_lpm_key_cmp(&old->ents[j].k, &nw[i].k) &&
+		    !memcmp(&old->ents[j].v, &nw[i].v, sizeof(nw[i].v)))
+			continue;
+		if (s->ops->lpm_update(s->ctx, &nw[i].k, &nw[i].v))
+			s->stats.lpm_failures++;
+	}
+	for (i = 0, j = 0; j < old->num_ents; j++) {
+		while (i < n && trec_lpm_key_cmp(&nw[i].k, &old->ents[j].k) < 0)
+			i++;
+		if (i < n && !trec_lpm_key_cmp(&nw[i].k, &old->ents[j].k))
+			continue;
+		s->ops->lpm_delete(s->ctx, &old->ents[j].k);
+	}
+}
+
+void pid_state_write_marker(struct trec_pid_sync *s, uint32_t pid)
+{
+	struct trec_pid_page_key k;
+	struct trec_pid_page_value v = { 0, 0 };
+
+	trec_lpm_key(&k, pid, 0, 64);
+	if (s->ops->lpm_update(s->ctx, &k, &v))
+		s->stats.lpm_failures++;
+}
+
+bool pid_state_sigs_equal(const struct pid_state *ps, const struct map_sig *sigs, size_t n)
+{
+	return ps->num_sigs == n && (!n || !memcmp(ps->sigs, sigs, n * sizeof(*sigs)));
+}
+
+static void free_pid_state(struct pid_state *ps)
+{
+	if (!ps)
+		return;
+	free(ps->ents);
+	free(ps->sigs);
+	free(ps->snap);
+	free(ps->paths);
+	free(ps);
+}
+
+/* Keeps a copy of the snapshot just written; on -ENOMEM the old one stays
+ * (a fork then copies a stale snapshot, which the child's own resync
+ * corrects). */
+int pid_state_keep_snapshot(struct pid_state *ps, const struct trec_mapping *v, size_t n)
+{
+	size_t len = 0, off = 0;
+	struct trec_mapping *snap;
+	char *paths;
+
+	for (size_t i = 0; i < n; i++)
+		len += strlen(v[i].path) + 1;
+	snap = malloc((n ? n : 1) * sizeof(*snap));
+	paths = malloc(len ? len : 1);
+	if (!snap || !paths) {
+		free(snap);
+		free(paths);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(v[i].path) + 1;
+
+		snap[i] = v[i];
+		snap[i].path = memcpy(paths + off, v[i].path, l);
+		off += l;
+	}
+	free(ps->snap);
+	free(ps->paths);
+	ps->snap = snap;
+	ps->paths = paths;
+	ps->num_snap = n;
+	return 0;
+}
+
+/* The pid's state, created empty if it has none; NULL on -ENOMEM. */
+struct pid_state *pid_state_get(struct trec_pid_sync *s, uint32_t pid)
+{
+	bool created;
+
+	return pid_sync_get_or_new(&s->pids, pid, sizeof(struct pid_state), &created);
+}
+
+/* Replaces ps's entries and signatures (taking ownership of both). */
+void pid_state_set_entries(struct trec_pid_sync *s, struct pid_state *ps, struct trec_lpm_entry *ents,
+			size_t num_ents, struct map_sig *sigs, size_t num_sigs)
+{
+	s->stats.lpm_entries += num_ents;
+	s->stats.lpm_entries -= ps->num_ents;
+	free(ps->ents);
+	free(ps->sigs);
+	ps->ents = ents;
+	ps->num_ents = num_ents;
+	ps->sigs = sigs;
+	ps->num_sigs = num_sigs;
+}
+
+void trec_pid_sync_remove(struct trec_pid_sync *s, uint32_t pid)
+{
+	struct pid_state *ps = trec_u64map_del(&s->pids, pid);
+	struct trec_pid_page_key k;
+
+	if (!ps)
+		return;
+	trec_lpm_key(&k, pid, 0, 64);
+	s->ops->lpm_delete(s->ctx, &k);
+	for (size_t i = 0; i < ps->num_ents; i++)
+		s->ops->lpm_delete(s->ctx, &ps->ents[i].k);
+	s->stats.lpm_entries -= ps->num_ents;
+	free_pid_state(ps);
+}
+
+void trec_pid_sync_exited(struct trec_pid_sync *s, uint32_t pid)
+{
+	if (!trec_u64map_get(&s->pids, pid))
+		return;
+	if (trec_exit_fifo_push(&s->exited, pid, s->ops->now_ns(s->ctx)))
+		trec_pid_sync_remove(s, pid);
+}
+
+void trec_pid_sync_reap(struct trec_pid_sync *s, bool all)
+{
+	uint64_t now = s->ops->now_ns(s->ctx);
+	uint64_t before = all ? UINT64_MAX : now - TREC_EXIT_GRACE_NS;
+	struct trec_exit_ent e;
+
+	if (!all && now < TREC_EXIT_GRACE_NS)
+		return;
+	while (trec_exit_fifo_pop_due(&s->exited, before, &e)) {
+		const struct pid_state *ps = trec_u64map_get(&s->pids, e.pid);
+
+		/* Synced after its exit: the pid is a new process (or the old
+		 * one still tearing down, which the sweep will find gone). */
+		if (ps && (all || ps->synced_ns <= e.time_ns))
+			trec_pid_sync_remove(s, e.pid);
+	}
+}
+
+void trec_pid_sync_sweep(struct trec_pid_sync *s)
+{
+	uint32_t dead[256];
+	size_t n = 0;
+	uint64_t pid;
+	void *v;
+
+	for (size_t i = 0; n < 256 && trec_u64map_next(&s->pids, &i, &pid, &v);)
+		if (kill((pid_t)pid, 0) && errno == ESRCH)
+			dead[n++] = pid;
+	for (size_t i = 0; i < n; i++)
+		trec_pid_sync_remove(s, dead[i]);
+}
+
+bool trec_pid_sync_known(const struct trec_pid_sync *s, uint32_t pid)
+{
+	return trec_u64map_get(&s->pids, pid) != NULL;
+}
+
+void trec_pid_sync_get_stats(const struct trec_pid_sync *s, struct trec_pid_sync_stats *st)
+{
+	*st = s->stats;
+	st->pids = s->pids.n;
+}
+
+void trec_pid_sync_free(struct trec_pid_sync *s)
+{
+	uint64_t k;
+	void *v;
+
+	if (!s)
+		return;
+	for (size_t i = 0; trec_u64map_next(&s->pids, &i, &k, &v);)
+		free_pid_state(v);
+	trec_u64map_free(&s->pids);
+	for (size_t i = 0; trec_u64map_next(&s->fstates, &i, &k, &v);)
+		free(v);
+	trec_u64map_free(&s->fstates);
+	trec_exit_fifo_free(&s->exited);
+	trec_file_cache_free(s->files);
+	if (s->vdso_fd >= 0)
+		close(s->vdso_fd);
+	free(s);
+}
