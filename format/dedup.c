@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* Open-addressing hash table of chunk-local stack and thread entries. */
+/* Chunk-local stack and thread entries, found by their payload bytes. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dedup.h"
+#include "format/containers/vec.h"
 
 /* Word-at-a-time multiply/rotate mix: stacks are ~1 KiB, hashed per sample. */
 uint64_t trec_hash(const void *p, size_t len)
@@ -29,69 +30,48 @@ uint64_t trec_hash(const void *p, size_t len)
 	return h;
 }
 
+struct probe {
+	const struct trec_dedup *d;
+	const uint8_t *base;
+	const void *key;
+	uint32_t len;
+};
+
+static bool same_payload(const void *ctx, uint32_t idx)
+{
+	const struct probe *p = ctx;
+	const struct trec_dedup_entry *e = &p->d->ents[idx];
+
+	return e->len == p->len && !memcmp(p->base + e->off, p->key, p->len);
+}
+
 int64_t trec_dedup_find(const struct trec_dedup *d, const uint8_t *base,
 			const void *key, uint32_t len, uint64_t hash)
 {
-	if (!d->cap)
-		return -1;
-	for (uint32_t i = (uint32_t)hash & (d->cap - 1);; i = (i + 1) & (d->cap - 1)) {
-		const struct trec_dedup_slot *s = &d->slots[i];
+	struct probe p = { d, base, key, len };
+	uint32_t idx = trec_itab_find(&d->index, hash, same_payload, &p);
 
-		if (!s->idx)
-			return -1;
-		if (s->hash == hash && s->len == len && !memcmp(base + s->off, key, len))
-			return s->idx - 1;
-	}
-}
-
-static int grow(struct trec_dedup *d)
-{
-	uint32_t cap = d->cap ? d->cap * 2 : 1024;
-	struct trec_dedup_slot *slots;
-
-	if (cap < d->cap)
-		return -ENOMEM;
-	slots = calloc(cap, sizeof(*slots));
-	if (!slots)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < d->cap; i++) {
-		struct trec_dedup_slot *s = &d->slots[i];
-		uint32_t j;
-
-		if (!s->idx)
-			continue;
-		for (j = (uint32_t)s->hash & (cap - 1); slots[j].idx; j = (j + 1) & (cap - 1))
-			;
-		slots[j] = *s;
-	}
-	free(d->slots);
-	d->slots = slots;
-	d->cap = cap;
-	return 0;
+	return idx == TREC_ITAB_NONE ? -1 : (int64_t)idx;
 }
 
 int64_t trec_dedup_add(struct trec_dedup *d, uint64_t hash, uint32_t off, uint32_t len)
 {
-	uint32_t i;
-
-	/* Keep the load at most 1/2 so probes stay short. */
-	if ((uint64_t)(d->count + 1) * 2 > d->cap && grow(d))
+	if (d->count == UINT32_MAX - 1 || TREC_GROW(d->ents, d->cap, d->count + 1, 1024) ||
+	    trec_itab_insert(&d->index, hash, d->count))
 		return -ENOMEM;
-	for (i = (uint32_t)hash & (d->cap - 1); d->slots[i].idx; i = (i + 1) & (d->cap - 1))
-		;
-	d->slots[i] = (struct trec_dedup_slot){ hash, off, len, ++d->count };
-	return d->count - 1;
+	d->ents[d->count] = (struct trec_dedup_entry){ off, len };
+	return d->count++;
 }
 
 void trec_dedup_reset(struct trec_dedup *d)
 {
-	if (d->count)
-		memset(d->slots, 0, (size_t)d->cap * sizeof(*d->slots));
+	trec_itab_clear(&d->index);
 	d->count = 0;
 }
 
 void trec_dedup_free(struct trec_dedup *d)
 {
-	free(d->slots);
+	trec_itab_free(&d->index);
+	free(d->ents);
 	memset(d, 0, sizeof(*d));
 }

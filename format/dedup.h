@@ -3,23 +3,24 @@
  * The writer's per-chunk dedup table: maps an encoded table entry (a stack
  * or a thread payload) to its index in the chunk. Keys are not copied: an
  * entry names the payload's offset in the chunk buffer, which holds the
- * bytes anyway, so dedup costs 24 bytes per distinct entry.
+ * bytes anyway, so dedup costs 8 bytes per distinct entry plus the index
+ * table's slots (format/containers/index_table.h).
  */
 #ifndef TREC_DEDUP_H
 #define TREC_DEDUP_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "format/containers/index_table.h"
 
-struct trec_dedup_slot {
-	uint64_t hash;
+struct trec_dedup_entry {
 	uint32_t off, len; /* payload in the chunk buffer */
-	uint32_t idx;      /* 0: empty slot, else index + 1 */
 };
 
 struct trec_dedup {
-	struct trec_dedup_slot *slots;
-	uint32_t cap;   /* power of two */
+	struct trec_itab index;
+	struct trec_dedup_entry *ents;
+	size_t cap;
 	uint32_t count; /* entries, = next index */
 };
 

@@ -66,6 +66,16 @@ static inline void trec_buf_varint(struct trec_buf *b, uint64_t v)
 		b->len += trec_varint_encode(b->data + b->len, v);
 }
 
+/* A run of varint fields, in order: TREC_BUF_VARINTS(b, x->a, x->b, ...). */
+static inline void trec_buf_varints(struct trec_buf *b, const uint64_t *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		trec_buf_varint(b, v[i]);
+}
+#define TREC_BUF_VARINTS(b, ...)                                               \
+	trec_buf_varints((b), (const uint64_t[]){ __VA_ARGS__ },                \
+			 sizeof((const uint64_t[]){ __VA_ARGS__ }) / sizeof(uint64_t))
+
 static inline void trec_buf_zigzag(struct trec_buf *b, int64_t v)
 {
 	trec_buf_varint(b, trec_zigzag_enc(v));

@@ -60,16 +60,9 @@ int trec_enc_mappings(struct trec_buf *b, const struct trec_mapping_snapshot *m)
 
 		if (mp->end < mp->start)
 			return -EINVAL;
-		trec_buf_varint(b, mp->start);
-		trec_buf_varint(b, mp->end - mp->start);
-		trec_buf_varint(b, mp->file_offset);
-		trec_buf_varint(b, mp->file_id);
-		trec_buf_varint(b, mp->bias);
-		trec_buf_varint(b, mp->inode);
-		trec_buf_varint(b, mp->mtime_ns);
-		trec_buf_varint(b, mp->dev_major);
-		trec_buf_varint(b, mp->dev_minor);
-		trec_buf_varint(b, mp->prot);
+		TREC_BUF_VARINTS(b, mp->start, mp->end - mp->start, mp->file_offset,
+				 mp->file_id, mp->bias, mp->inode, mp->mtime_ns, mp->dev_major,
+				 mp->dev_minor, mp->prot);
 		err = put_str(b, mp->path);
 		if (!err)
 			err = put_build_id(b, mp->build_id, mp->build_id_len);
@@ -79,11 +72,7 @@ int trec_enc_mappings(struct trec_buf *b, const struct trec_mapping_snapshot *m)
 
 int trec_enc_pid_event(struct trec_buf *b, const struct trec_pid_event *e)
 {
-	trec_buf_varint(b, e->time_ns);
-	trec_buf_varint(b, e->kind);
-	trec_buf_varint(b, e->pid);
-	trec_buf_varint(b, e->tid);
-	trec_buf_varint(b, e->parent_pid);
+	TREC_BUF_VARINTS(b, e->time_ns, e->kind, e->pid, e->tid, e->parent_pid);
 	trec_buf_zigzag(b, e->exit_code);
 	put_comm(b, e->comm);
 	return done(b, put_str(b, e->filename));
@@ -93,12 +82,7 @@ int trec_enc_file(struct trec_buf *b, const struct trec_file_info *f)
 {
 	int err;
 
-	trec_buf_varint(b, f->file_id);
-	trec_buf_varint(b, f->size);
-	trec_buf_varint(b, f->inode);
-	trec_buf_varint(b, f->mtime_ns);
-	trec_buf_varint(b, f->dev_major);
-	trec_buf_varint(b, f->dev_minor);
+	TREC_BUF_VARINTS(b, f->file_id, f->size, f->inode, f->mtime_ns, f->dev_major, f->dev_minor);
 	err = put_str(b, f->path);
 	if (!err)
 		err = put_build_id(b, f->build_id, f->build_id_len);
@@ -144,10 +128,7 @@ int trec_enc_metrics(struct trec_buf *b, const struct trec_metrics *m)
 
 int trec_enc_summary(struct trec_buf *b, const struct trec_summary *s)
 {
-	trec_buf_varint(b, s->start_ns);
-	trec_buf_varint(b, s->end_ns);
-	trec_buf_varint(b, s->samples);
-	trec_buf_varint(b, s->lost);
+	TREC_BUF_VARINTS(b, s->start_ns, s->end_ns, s->samples, s->lost);
 	trec_buf_zigzag(b, s->exit_status);
 	trec_buf_varint(b, s->flags);
 	return done(b, 0);
@@ -205,9 +186,5 @@ void trec_enc_sample(struct trec_buf *b, const struct trec_sample *s, uint64_t p
 {
 	/* Samples of different CPUs arrive slightly out of order: signed delta. */
 	trec_buf_zigzag(b, (int64_t)(s->time_ns - prev_time));
-	trec_buf_varint(b, thread_idx);
-	trec_buf_varint(b, stack_idx);
-	trec_buf_varint(b, s->cpu);
-	trec_buf_varint(b, s->flags);
-	trec_buf_varint(b, s->weight ? s->weight : 1);
+	TREC_BUF_VARINTS(b, thread_idx, stack_idx, s->cpu, s->flags, s->weight ? s->weight : 1);
 }

@@ -212,11 +212,17 @@ void trec_bpf_destroy(struct trec_bpf_loader *l)
 	l->skel = NULL;
 }
 
-int trec_bpf_map_fd(const struct trec_bpf_loader *l, const char *name)
+void trec_bpf_get_fds(const struct trec_bpf_loader *l, struct trec_bpf_fds *fds)
 {
-	struct bpf_map *m = bpf_object__find_map_by_name(l->skel->obj, name);
-
-	return m ? bpf_map__fd(m) : -ENOENT;
+#define FD(name) .name = bpf_map__fd(l->skel->maps.name)
+	*fds = (struct trec_bpf_fds){
+		FD(trace_events), FD(report_events), FD(metrics), FD(kernel_stackmap),
+		FD(pid_page_to_mapping_info), FD(reported_pids), FD(pid_events),
+		FD(inhibit_events), FD(stack_delta_pages), FD(stack_deltas),
+		FD(unwind_info_array), FD(followed_pids), FD(exec_files), FD(py_procs),
+		FD(interpreter_offsets),
+	};
+#undef FD
 }
 
 int trec_bpf_sum_percpu(const struct trec_bpf_loader *l, int map_fd, uint64_t *out, size_t n)

@@ -46,8 +46,17 @@ void trec_bpf_detach_sampling(struct trec_bpf_loader *l);
 void trec_bpf_detach_tracking(struct trec_bpf_loader *l);
 void trec_bpf_destroy(struct trec_bpf_loader *l);
 
-/* Map fds by name, for the rest of trecord. */
-int trec_bpf_map_fd(const struct trec_bpf_loader *l, const char *name);
+/* The map fds the rest of trecord uses, taken from the skeleton's fields
+ * (a renamed map breaks the build, not a recording). */
+struct trec_bpf_fds {
+	int trace_events, report_events, metrics, kernel_stackmap;
+	int pid_page_to_mapping_info, reported_pids, pid_events, inhibit_events;
+	int stack_delta_pages, stack_deltas, unwind_info_array;
+	int followed_pids, exec_files, py_procs, interpreter_offsets;
+};
+
+/* After trec_bpf_load. */
+void trec_bpf_get_fds(const struct trec_bpf_loader *l, struct trec_bpf_fds *fds);
 
 /* Sums a per-CPU u64 array map into out[0..n). 0 or a negative errno. */
 int trec_bpf_sum_percpu(const struct trec_bpf_loader *l, int map_fd, uint64_t *out, size_t n);

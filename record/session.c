@@ -12,9 +12,42 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "record/archive/archive.h"
+#include "record/bpf_loader.h"
+#include "record/cli.h"
+#include "record/clock.h"
+#include "record/consumer.h"
+#include "record/interp/python/python_session.h"
+#include "record/io/metrics.h"
+#include "record/io/msg_queue.h"
+#include "record/io/output.h"
 #include "record/kernel/kallsyms.h"
 #include "record/session.h"
 #include "record/stop_signals.h"
+#include "record/syncer.h"
+#include "record/unwind/map_sinks.h"
+#include "record/workload.h"
+
+/* What one recording holds; its threads get the parts they use. */
+struct trec_session {
+	const struct trec_options *opt;
+	struct trec_bpf_loader bpf;
+	struct trec_bpf_fds fd;
+	struct trec_map_fds fds;      /* the trie and delta maps (map_sinks.h) */
+	struct trec_output out;
+	struct trec_msg_queue queue;  /* ring -> writer */
+	struct trec_consumer consumer;
+	struct trec_syncer syncer;
+	struct trec_python_session py;
+	struct trecord_counters cnt;
+	struct trec_touched *touched; /* files samples hit (archive_touched.c) */
+	struct trec_kallsyms ksyms;   /* snapshot from the start */
+	uint64_t ksyms_time_ns;
+
+	uint64_t start_ns, stop_ns; /* sampling */
+	struct trec_workload wl;
+	bool have_child, child_done;
+	int child_status;
+};
 
 #define FLUSH_INTERVAL_NS 1000000000ULL     /* a SIGKILL loses at most ~1 s */
 #define METRICS_INTERVAL_NS 10000000000ULL
@@ -24,14 +57,6 @@
 #define INITIAL_SYNC_WAIT_NS 2000000000ULL
 #define LOADER_STOP_WAIT_MS 1000
 #define LOOP_TICK_MS 100
-
-uint64_t trec_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static void die_msg(const char *msg)
 {
@@ -117,8 +142,6 @@ static void load_ksyms(struct trec_session *s)
 	int err = trec_kallsyms_load(&s->ksyms);
 
 	s->ksyms_time_ns = trec_now_ns();
-	if (!err)
-		err = trec_ksym_subset_init(&s->ksyms_used, &s->ksyms);
 	if (err && !s->opt->quiet)
 		fprintf(stderr, "trecord: warning: no kernel symbols (/proc/kallsyms: %s)\n",
 			err == -EPERM ? "addresses hidden by kptr_restrict" : strerror(-err));
@@ -130,7 +153,7 @@ static void write_metrics(struct trec_session *s, uint64_t *bpf)
 
 	if (!bpf)
 		bpf = local;
-	if (trec_metrics_read_bpf(&s->bpf, bpf))
+	if (trec_metrics_read_bpf(&s->bpf, s->fd.metrics, bpf))
 		memset(bpf, 0, sizeof(uint64_t) * TREC_METRIC_COUNT);
 	trec_metrics_write(&s->out, bpf, &s->cnt, trec_now_ns());
 }
@@ -141,7 +164,7 @@ static int follow(struct trec_session *s, uint32_t pid)
 {
 	uint8_t one = 1;
 
-	return bpf_map_update_elem(s->followed_fd, &pid, &one, BPF_ANY) ? -errno : 0;
+	return bpf_map_update_elem(s->fd.followed_pids, &pid, &one, BPF_ANY) ? -errno : 0;
 }
 
 static int setup(struct trec_session *s, const sigset_t *child_mask)
@@ -159,20 +182,17 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		err = trec_bpf_check_freq(o->freq_hz, msg, sizeof(msg));
 	if (err)
 		goto fail;
+	trec_bpf_get_fds(&s->bpf, &s->fd);
 	s->fds = (struct trec_map_fds){
-		.lpm = trec_bpf_map_fd(&s->bpf, "pid_page_to_mapping_info"),
-		.reported = trec_bpf_map_fd(&s->bpf, "reported_pids"),
-		.pages = trec_bpf_map_fd(&s->bpf, "stack_delta_pages"),
-		.deltas = trec_bpf_map_fd(&s->bpf, "stack_deltas"),
-		.infos = trec_bpf_map_fd(&s->bpf, "unwind_info_array"),
+		.lpm = s->fd.pid_page_to_mapping_info,
+		.reported = s->fd.reported_pids,
+		.pages = s->fd.stack_delta_pages,
+		.deltas = s->fd.stack_deltas,
+		.infos = s->fd.unwind_info_array,
 	};
 	trec_map_fds_mmap_deltas(&s->fds);
-	s->stackmap_fd = trec_bpf_map_fd(&s->bpf, "kernel_stackmap");
-	s->pid_events_fd = trec_bpf_map_fd(&s->bpf, "pid_events");
-	s->inhibit_fd = trec_bpf_map_fd(&s->bpf, "inhibit_events");
-	s->followed_fd = trec_bpf_map_fd(&s->bpf, "followed_pids");
-	s->exec_files_fd = trec_bpf_map_fd(&s->bpf, "exec_files");
-	err = trec_python_session_start(s);
+	err = trec_python_session_start(&s->py, &s->out, s->fd.py_procs,
+					s->fd.interpreter_offsets, o->verbose);
 	if (err) {
 		snprintf(msg, sizeof(msg), "out of memory");
 		goto fail;
@@ -195,7 +215,19 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 	load_ksyms(s);
 
 	if (trec_msg_queue_init(&s->queue, QUEUE_MAX_MSGS, QUEUE_MAX_BYTES) ||
-	    trec_msg_queue_init(&s->syncq, QUEUE_MAX_MSGS, QUEUE_MAX_BYTES)) {
+	    trec_consumer_init(&s->consumer, &(struct trec_consumer_ctx){
+		    .out = &s->out,
+		    .cnt = &s->cnt,
+		    .queue = &s->queue,
+		    .touched = s->touched,
+		    .py = s->py.py,
+		    .ksyms = &s->ksyms,
+		    .ksyms_time_ns = s->ksyms_time_ns,
+		    .ring_fd = s->fd.trace_events,
+		    .stackmap_fd = s->fd.kernel_stackmap,
+		    .on_pid_event = trec_syncer_on_pid_event,
+		    .on_pid_event_arg = &s->syncer,
+	    })) {
 		err = -ENOMEM;
 		snprintf(msg, sizeof(msg), "out of memory");
 		goto fail;
@@ -226,11 +258,22 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 	}
 
 	/* The sync thread first: the ring thread forwards pid events to it. */
-	err = trec_sync_thread_start(s);
+	err = trec_syncer_start(&s->syncer, &(struct trec_syncer_ctx){
+		.verbose = o->verbose,
+		.out = &s->out,
+		.cnt = &s->cnt,
+		.touched = s->touched,
+		.py = &s->py,
+		.fds = &s->fds,
+		.pid_events_fd = s->fd.pid_events,
+		.inhibit_fd = s->fd.inhibit_events,
+		.exec_files_fd = s->fd.exec_files,
+		.report_events_fd = s->fd.report_events,
+	});
 	if (!err)
-		err = trec_ring_thread_start(s);
+		err = trec_consumer_start_ring(&s->consumer);
 	if (!err)
-		err = trec_writer_thread_start(s);
+		err = trec_consumer_start_writer(&s->consumer);
 	if (err) {
 		snprintf(msg, sizeof(msg), "cannot start the reader threads: %s", strerror(-err));
 		goto fail;
@@ -238,20 +281,20 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 	/* Most programs map our libc, ld.so and vdso: load their deltas now,
 	 * and the -p pids' mappings, then wait (bounded) so the first samples
 	 * of the recording are as complete as the later ones. */
-	trec_sync_request(s, TREC_SYNC_PREFETCH, getpid());
+	trec_syncer_request(&s->syncer, TREC_SYNC_PREFETCH, getpid());
 	for (size_t i = 0; i < o->num_pids; i++)
-		trec_sync_request(s, TREC_SYNC_PID, o->pids[i]);
-	trec_sync_request(s, TREC_SYNC_MARK, 0);
+		trec_syncer_request(&s->syncer, TREC_SYNC_PID, o->pids[i]);
+	trec_syncer_request(&s->syncer, TREC_SYNC_MARK, 0);
 	uint64_t until = trec_now_ns() + INITIAL_SYNC_WAIT_NS;
 
 	/* A stop signal already received ends the wait: the recording then
 	 * starts and stops at once, leaving a complete (empty) file. */
-	while (!atomic_load(&s->marks_done) && trec_now_ns() < until && !trec_stop_signals_wait(1))
+	while (!atomic_load(&s->syncer.marks_done) && trec_now_ns() < until && !trec_stop_signals_wait(1))
 		;
 	uint64_t now = trec_now_ns();
 
 	if (!trec_stop_signals_count())
-		trec_delta_loader_drain(&s->deltas, now < until ? (until - now) / 1000000 : 0);
+		trec_delta_loader_drain(&s->syncer.deltas, now < until ? (until - now) / 1000000 : 0);
 
 	err = trec_bpf_attach_tracking(&s->bpf, msg, sizeof(msg));
 	if (!err)
@@ -360,19 +403,12 @@ static void end_child(struct trec_session *s)
 	}
 }
 
+/* The writer forwards pid events to the sync thread: it stops first. */
 static void stop_threads(struct trec_session *s)
 {
-	atomic_store(&s->stop_ring, true);
-	if (s->ring_started)
-		pthread_join(s->ring_thread, NULL);
-	else
-		trec_msg_queue_close(&s->queue);
-	if (s->writer_started)
-		pthread_join(s->writer_thread, NULL);
-	atomic_store(&s->stop_sync, true);
-	if (s->sync_started)
-		pthread_join(s->sync_thread, NULL);
-	s->ring_started = s->writer_started = s->sync_started = false;
+	if (s->queue.ring)
+		trec_consumer_stop(&s->consumer);
+	trec_syncer_stop(&s->syncer);
 }
 
 /* Whether the delta loader stopped within a second; if it did not (in the
@@ -380,24 +416,24 @@ static void stop_threads(struct trec_session *s)
  * maps it writes. */
 static bool stop_loader(struct trec_session *s)
 {
-	return !s->deltas.store ||
-	       trec_delta_loader_stop(&s->deltas, trec_stop_hurry() ? 0 : LOADER_STOP_WAIT_MS);
+	return !s->syncer.deltas.store ||
+	       trec_delta_loader_stop(&s->syncer.deltas,
+				      trec_stop_hurry() ? 0 : LOADER_STOP_WAIT_MS);
 }
 
 static void teardown(struct trec_session *s)
 {
 	stop_threads(s);
-	trec_consumer_free(s);
-	trec_syncer_free(s);
-	trec_python_session_stop(s);
-	trec_ksym_subset_free(&s->ksyms_used);
+	trec_consumer_free(&s->consumer);
+	trec_syncer_free(&s->syncer);
+	trec_python_session_stop(&s->py);
+	trec_touched_free(s->touched);
+	s->touched = NULL;
 	trec_kallsyms_free(&s->ksyms);
 	trec_map_fds_unmap_deltas(&s->fds);
 	trec_bpf_destroy(&s->bpf);
 	if (s->queue.ring)
 		trec_msg_queue_destroy(&s->queue);
-	if (s->syncq.ring)
-		trec_msg_queue_destroy(&s->syncq);
 	trec_workload_close(&s->wl);
 }
 
@@ -411,7 +447,8 @@ static void print_summary(struct trec_session *s, const uint64_t *bpf, uint64_t 
 			   atomic_load(&s->cnt.v[TRECORD_METRIC_QUEUE_DROPPED_EVENTS]);
 
 	fprintf(stderr, "[ trecord: %llu samples (%llu lost), %zu pids",
-		(unsigned long long)samples, (unsigned long long)lost, s->seen_pids.n);
+		(unsigned long long)samples, (unsigned long long)lost,
+		trec_consumer_pids_seen(&s->consumer));
 	if (ev_lost)
 		fprintf(stderr, ", %llu process events lost", (unsigned long long)ev_lost);
 	if (at->files)
@@ -440,8 +477,7 @@ int trec_record(const struct trec_options *opt, int *die_sig)
 	struct trec_session s = {
 		.opt = opt,
 		.wl = { .pid = -1, .go_fd = -1, .err_fd = -1 },
-		.sync_efd = -1,
-		.sync_epfd = -1,
+		.syncer = TREC_SYNCER_INIT,
 	};
 	uint64_t bpf[TREC_METRIC_COUNT] = { 0 };
 	struct trec_archive_totals at = { 0 };
@@ -480,7 +516,7 @@ int trec_record(const struct trec_options *opt, int *die_sig)
 	if (trec_stop_hurry() && opt->archive_level != TREC_ARCHIVE_NONE && !opt->quiet)
 		fprintf(stderr, "trecord: second signal: not embedding symbols, finishing %s\n",
 			opt->output);
-	trec_session_write_archives(&s, &at);
+	trec_archive_write_session(&s.out, s.touched, s.syncer.sync, opt->archive_level, &at);
 	if (s.start_ns) {
 		struct trec_summary sum = {
 			.start_ns = s.start_ns,

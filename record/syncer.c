@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The sync thread: owns pid_sync (and so the LPM trie and the stack-delta
- * maps). Work comes from three places: pids BPF reported (pid_events, with
- * a wake-up on report_events), fork/exec/exit events forwarded by the ring
- * thread, and the -p pids at start. Exited pids keep their entries for a grace
- * period (pid_sync.h); a periodic sweep drops pids whose exit was missed,
- * so the trie cannot grow without bound.
+ * The sync thread (see syncer.h). Exited pids keep their entries for a
+ * grace period (pid_sync.h); a periodic sweep drops pids whose exit was
+ * missed, so the trie cannot grow without bound.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,32 +13,48 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "record/archive/archive.h"
-#include "record/session.h"
+#include "record/clock.h"
+#include "record/interp/python/python_session.h"
+#include "record/io/metrics.h"
+#include "record/io/output.h"
+#include "record/procs/pid_sync.h"
+#include "record/syncer.h"
+#include "record/unwind/map_sinks.h"
 #include "trec_types.h"
+
+/* Request queue bounds: the writer's are the same. */
+#define REQUESTS_MAX_MSGS (1 << 16)
+#define REQUESTS_MAX_BYTES (64u << 20)
+
+static uint64_t now_ns(void *ctx)
+{
+	return trec_now_ns();
+}
 
 #define SWEEP_INTERVAL_NS (5ULL * 1000000000ULL)
 #define REPORT_BATCH 1024
 
-static int push_request(struct trec_session *s, const struct trec_sync_req *r)
+static int push_request(struct trec_syncer *s, const struct trec_sync_req *r)
 {
 	uint64_t one = 1;
-	int err = trec_msg_queue_push(&s->syncq, r, sizeof(*r));
+	int err = trec_msg_queue_push(&s->requests, r, sizeof(*r));
 
 	/* An exec'd image must be synced while it runs: wake the thread. */
-	if (!err && s->sync_efd >= 0 && write(s->sync_efd, &one, sizeof(one)) < 0)
+	if (!err && s->efd >= 0 && write(s->efd, &one, sizeof(one)) < 0)
 		err = -errno;
 	return err;
 }
 
-int trec_sync_request(struct trec_session *s, uint32_t kind, uint32_t pid)
+int trec_syncer_request(struct trec_syncer *s, uint32_t kind, uint32_t pid)
 {
 	struct trec_sync_req r = { .kind = kind, .pid = pid };
 
 	return push_request(s, &r);
 }
 
-void trec_sync_on_pid_event(struct trec_session *s, const struct trec_pid_event_msg *m)
+void trec_syncer_on_pid_event(void *arg, const struct trec_pid_event_msg *m)
 {
+	struct trec_syncer *s = arg;
 	struct trec_sync_req r = { .pid = m->pid, .parent = m->parent_pid };
 
 	/* A new image needs its mappings now, a forked child its parent's;
@@ -62,27 +75,27 @@ static void on_report(void *ctx, int cpu, void *data, __u32 size)
 	/* Only a wake-up: the pids themselves are in pid_events. */
 }
 
-static void sync_pid(struct trec_session *s, uint32_t pid)
+static void sync_pid(struct trec_syncer *s, uint32_t pid)
 {
 	trec_pid_sync_pid(s->sync, pid);
 }
 
 /* Re-arms the notification first, so a report that lands while we drain
  * wakes us again instead of being latched away. */
-static void drain_reports(struct trec_session *s)
+static void drain_reports(struct trec_syncer *s)
 {
 	uint32_t ev = TREC_EVENT_PID_REPORT;
 	uint64_t keys[REPORT_BATCH];
 	size_t n;
 
-	bpf_map_delete_elem(s->inhibit_fd, &ev);
+	bpf_map_delete_elem(s->x.inhibit_fd, &ev);
 	do {
 		n = 0;
 		while (n < REPORT_BATCH &&
-		       !bpf_map_get_next_key(s->pid_events_fd, n ? &keys[n - 1] : NULL, &keys[n]))
+		       !bpf_map_get_next_key(s->x.pid_events_fd, n ? &keys[n - 1] : NULL, &keys[n]))
 			n++;
 		for (size_t i = 0; i < n; i++)
-			bpf_map_delete_elem(s->pid_events_fd, &keys[i]);
+			bpf_map_delete_elem(s->x.pid_events_fd, &keys[i]);
 		for (size_t i = 0; i < n; i++) {
 			uint32_t pid = keys[i] >> 32;
 			bool dup = false;
@@ -108,7 +121,7 @@ static bool exec_follows(const struct trec_sync_req *reqs, size_t i, size_t n, u
 	return false;
 }
 
-static void drain_requests(struct trec_session *s)
+static void drain_requests(struct trec_syncer *s)
 {
 	struct trec_sync_req reqs[REQUEST_BATCH];
 	struct trec_msg *m;
@@ -116,7 +129,7 @@ static void drain_requests(struct trec_session *s)
 	size_t n;
 
 	do {
-		for (n = 0; n < REQUEST_BATCH && (m = trec_msg_queue_pop(&s->syncq, 0, &closed)); n++) {
+		for (n = 0; n < REQUEST_BATCH && (m = trec_msg_queue_pop(&s->requests, 0, &closed)); n++) {
 			memcpy(&reqs[n], m->data, sizeof(reqs[n]));
 			free(m);
 		}
@@ -137,41 +150,41 @@ static void drain_requests(struct trec_session *s)
 	} while (n == REQUEST_BATCH);
 }
 
-static void publish_stats(struct trec_session *s)
+static void publish_stats(struct trec_syncer *s)
 {
 	struct trec_pid_sync_stats st;
 	struct trec_delta_loader *dl = &s->deltas;
 
 	trec_pid_sync_get_stats(s->sync, &st);
-	trecord_set(&s->cnt, TRECORD_METRIC_PID_SYNCS, st.syncs);
-	trecord_set(&s->cnt, TRECORD_METRIC_PID_SYNCS_GONE, st.sync_gone);
-	trecord_set(&s->cnt, TRECORD_METRIC_PID_SYNCS_CHANGED, st.sync_changed);
-	trecord_set(&s->cnt, TRECORD_METRIC_PID_FORK_COPIES, st.fork_copies);
-	trecord_set(&s->cnt, TRECORD_METRIC_PIDS_TRACKED, st.pids);
-	trecord_set(&s->cnt, TRECORD_METRIC_FILES, st.files);
-	trecord_set(&s->cnt, TRECORD_METRIC_FILES_WITH_DELTAS, atomic_load(&dl->loaded));
-	trecord_set(&s->cnt, TRECORD_METRIC_DELTA_FAILURES, atomic_load(&dl->failed));
-	trecord_set(&s->cnt, TRECORD_METRIC_LPM_ENTRIES, st.lpm_entries);
-	trecord_set(&s->cnt, TRECORD_METRIC_LPM_FAILURES, st.lpm_failures);
-	trecord_set(&s->cnt, TRECORD_METRIC_STACK_DELTAS_USED, atomic_load(&dl->deltas_used));
-	trecord_set(&s->cnt, TRECORD_METRIC_UNWIND_INFOS_USED, atomic_load(&dl->infos_used));
-	trecord_set(&s->cnt, TRECORD_METRIC_DELTA_PAGES_USED, atomic_load(&dl->pages_used));
-	trec_python_publish_stats(s);
+	trecord_set(s->x.cnt, TRECORD_METRIC_PID_SYNCS, st.syncs);
+	trecord_set(s->x.cnt, TRECORD_METRIC_PID_SYNCS_GONE, st.sync_gone);
+	trecord_set(s->x.cnt, TRECORD_METRIC_PID_SYNCS_CHANGED, st.sync_changed);
+	trecord_set(s->x.cnt, TRECORD_METRIC_PID_FORK_COPIES, st.fork_copies);
+	trecord_set(s->x.cnt, TRECORD_METRIC_PIDS_TRACKED, st.pids);
+	trecord_set(s->x.cnt, TRECORD_METRIC_FILES, st.files);
+	trecord_set(s->x.cnt, TRECORD_METRIC_FILES_WITH_DELTAS, atomic_load(&dl->loaded));
+	trecord_set(s->x.cnt, TRECORD_METRIC_DELTA_FAILURES, atomic_load(&dl->failed));
+	trecord_set(s->x.cnt, TRECORD_METRIC_LPM_ENTRIES, st.lpm_entries);
+	trecord_set(s->x.cnt, TRECORD_METRIC_LPM_FAILURES, st.lpm_failures);
+	trecord_set(s->x.cnt, TRECORD_METRIC_STACK_DELTAS_USED, atomic_load(&dl->deltas_used));
+	trecord_set(s->x.cnt, TRECORD_METRIC_UNWIND_INFOS_USED, atomic_load(&dl->infos_used));
+	trecord_set(s->x.cnt, TRECORD_METRIC_DELTA_PAGES_USED, atomic_load(&dl->pages_used));
+	trec_python_publish_stats(s->x.py, s->x.cnt);
 }
 
 static void *sync_main(void *arg)
 {
-	struct trec_session *s = arg;
+	struct trec_syncer *s = arg;
 	uint64_t last_sweep = trec_now_ns();
 
-	while (!atomic_load(&s->stop_sync)) {
+	while (!atomic_load(&s->stop)) {
 		struct epoll_event evs[2];
-		int n = epoll_wait(s->sync_epfd, evs, 2, 50);
+		int n = epoll_wait(s->epfd, evs, 2, 50);
 		uint64_t v;
 
 		for (int i = 0; i < n; i++) {
-			if (evs[i].data.fd == s->sync_efd) {
-				if (read(s->sync_efd, &v, sizeof(v)) < 0)
+			if (evs[i].data.fd == s->efd) {
+				if (read(s->efd, &v, sizeof(v)) < 0)
 					continue;
 			} else {
 				perf_buffer__consume(s->pb);
@@ -199,54 +212,54 @@ static void *sync_main(void *arg)
 static int lpm_update(void *ctx, const struct trec_pid_page_key *k,
 		      const struct trec_pid_page_value *v)
 {
-	struct trec_session *s = ctx;
+	struct trec_syncer *s = ctx;
 
-	return trec_bpf_lpm_update(&s->fds, k, v);
+	return trec_bpf_lpm_update(s->x.fds, k, v);
 }
 
 static int lpm_delete(void *ctx, const struct trec_pid_page_key *k)
 {
-	struct trec_session *s = ctx;
+	struct trec_syncer *s = ctx;
 
-	return trec_bpf_lpm_delete(&s->fds, k);
+	return trec_bpf_lpm_delete(s->x.fds, k);
 }
 
 static void report_reset(void *ctx, uint32_t pid)
 {
-	struct trec_session *s = ctx;
+	struct trec_syncer *s = ctx;
 
-	trec_bpf_report_reset(&s->fds, pid);
+	trec_bpf_report_reset(s->x.fds, pid);
 }
 
 static int write_file(void *ctx, const struct trec_file_info *f)
 {
-	struct trec_session *s = ctx;
-	struct trec_writer *w = trec_output_lock(&s->out);
+	struct trec_syncer *s = ctx;
+	struct trec_writer *w = trec_output_lock(s->x.out);
 
-	return w ? trec_output_unlock(&s->out, trec_write_file(w, f)) : -EIO;
+	return w ? trec_output_unlock(s->x.out, trec_write_file(w, f)) : -EIO;
 }
 
 static int write_mappings(void *ctx, const struct trec_mapping_snapshot *m)
 {
-	struct trec_session *s = ctx;
-	struct trec_writer *w = trec_output_lock(&s->out);
+	struct trec_syncer *s = ctx;
+	struct trec_writer *w = trec_output_lock(s->x.out);
 
-	if (s->touched) /* its files explain the pid's absolute frames */
-		trec_touched_mappings(s->touched, m);
-	return w ? trec_output_unlock(&s->out, trec_write_mappings(w, m)) : -EIO;
+	if (s->x.touched) /* its files explain the pid's absolute frames */
+		trec_touched_mappings(s->x.touched, m);
+	return w ? trec_output_unlock(s->x.out, trec_write_mappings(w, m)) : -EIO;
 }
 
 static int write_blob(void *ctx, enum trec_record_type type, const struct trec_blob *b)
 {
-	struct trec_session *s = ctx;
-	struct trec_writer *w = trec_output_lock(&s->out);
+	struct trec_syncer *s = ctx;
+	struct trec_writer *w = trec_output_lock(s->x.out);
 
-	return w ? trec_output_unlock(&s->out, trec_write_blob(w, type, b)) : -EIO;
+	return w ? trec_output_unlock(s->x.out, trec_write_blob(w, type, b)) : -EIO;
 }
 
 static void load_deltas(void *ctx, uint64_t file_id, int fd, uint64_t size, const char *name)
 {
-	struct trec_session *s = ctx;
+	struct trec_syncer *s = ctx;
 
 	trec_delta_loader_submit(&s->deltas, file_id, fd, size, name);
 }
@@ -254,14 +267,17 @@ static void load_deltas(void *ctx, uint64_t file_id, int fd, uint64_t size, cons
 static int exec_file(void *ctx, const struct trec_exec_file_key *k,
 		     const struct trec_exec_file_value *v)
 {
-	struct trec_session *s = ctx;
+	struct trec_syncer *s = ctx;
 
-	return bpf_map_update_elem(s->exec_files_fd, k, v, BPF_ANY) ? -errno : 0;
+	return bpf_map_update_elem(s->x.exec_files_fd, k, v, BPF_ANY) ? -errno : 0;
 }
 
-static uint64_t now_ns(void *ctx)
+static int python_on_mapping(void *ctx, uint32_t pid, uint64_t file_id, const char *open_path,
+			     uint64_t bias)
 {
-	return trec_now_ns();
+	struct trec_syncer *s = ctx;
+
+	return trec_python_on_mapping(s->x.py, pid, file_id, open_path, bias);
 }
 
 static const struct trec_pid_sync_ops sync_ops = {
@@ -272,56 +288,70 @@ static const struct trec_pid_sync_ops sync_ops = {
 	.write_file = write_file,
 	.write_mappings = write_mappings,
 	.write_blob = write_blob,
-	.exec_mapping = trec_python_on_mapping,
+	.exec_mapping = python_on_mapping,
 	.exec_file = exec_file,
 	.now_ns = now_ns,
 };
 
-void trec_syncer_free(struct trec_session *s)
+void trec_syncer_stop(struct trec_syncer *s)
+{
+	atomic_store(&s->stop, true);
+	if (s->started)
+		pthread_join(s->thread, NULL);
+	s->started = false;
+}
+
+void trec_syncer_free(struct trec_syncer *s)
 {
 	if (s->pb)
 		perf_buffer__free(s->pb);
-	if (s->sync_efd >= 0)
-		close(s->sync_efd);
-	if (s->sync_epfd >= 0)
-		close(s->sync_epfd);
+	if (s->efd >= 0)
+		close(s->efd);
+	if (s->epfd >= 0)
+		close(s->epfd);
 	trec_pid_sync_free(s->sync);
-	trec_delta_loader_stop(&s->deltas, ~0U);
-	trec_delta_loader_destroy(&s->deltas);
+	if (s->deltas.store) {
+		trec_delta_loader_stop(&s->deltas, ~0U);
+		trec_delta_loader_destroy(&s->deltas);
+	}
+	if (s->requests.ring)
+		trec_msg_queue_destroy(&s->requests);
 	s->pb = NULL;
 	s->sync = NULL;
-	s->sync_efd = s->sync_epfd = -1;
+	s->efd = s->epfd = -1;
 }
 
-int trec_sync_thread_start(struct trec_session *s)
+int trec_syncer_start(struct trec_syncer *s, const struct trec_syncer_ctx *x)
 {
-	int err = trec_delta_loader_init(&s->deltas, &trec_bpf_delta_sink, &s->fds,
-					 s->opt->verbose);
+	int err;
 
+	s->x = *x;
+	err = trec_msg_queue_init(&s->requests, REQUESTS_MAX_MSGS, REQUESTS_MAX_BYTES);
+	if (!err)
+		err = trec_delta_loader_init(&s->deltas, &trec_bpf_delta_sink, x->fds, x->verbose);
 	if (!err)
 		err = trec_delta_loader_start(&s->deltas);
 	if (err)
 		return err;
-	s->sync = trec_pid_sync_new(&sync_ops, s, s->opt->verbose);
+	s->sync = trec_pid_sync_new(&sync_ops, s, x->verbose);
 	if (!s->sync)
 		return -ENOMEM;
-	s->pb = perf_buffer__new(trec_bpf_map_fd(&s->bpf, "report_events"), 1, on_report, NULL,
-				 s, NULL);
+	s->pb = perf_buffer__new(x->report_events_fd, 1, on_report, NULL, s, NULL);
 	if (!s->pb)
 		return -errno;
-	s->sync_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	s->sync_epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (s->sync_efd < 0 || s->sync_epfd < 0)
+	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->efd < 0 || s->epfd < 0)
 		return -errno;
-	struct epoll_event ev = { .events = EPOLLIN, .data.fd = s->sync_efd };
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = s->efd };
 
-	if (epoll_ctl(s->sync_epfd, EPOLL_CTL_ADD, s->sync_efd, &ev))
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->efd, &ev))
 		return -errno;
 	ev.data.fd = perf_buffer__epoll_fd(s->pb);
-	if (epoll_ctl(s->sync_epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
 		return -errno;
-	if (pthread_create(&s->sync_thread, NULL, sync_main, s))
+	if (pthread_create(&s->thread, NULL, sync_main, s))
 		return -EAGAIN;
-	s->sync_started = true;
+	s->started = true;
 	return 0;
 }

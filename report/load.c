@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "format/archive/archive_reader.h"
+#include "report/archive/archive_store.h"
 #include "report/symbols/ksyms.h"
 #include "trec_types.h"
 

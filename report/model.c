@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "format/archive/archive_reader.h"
+#include "report/archive/archive_store.h"
 #include "upper_bound.h"
 
 void rp_model_init(struct rp_model *m)
@@ -29,17 +30,17 @@ void rp_model_free(struct rp_model *m)
 	free(m->recs);
 	trec_archive_store_free(m->archives);
 	free(m->files);
-	rp_htab_free(&m->file_index);
+	trec_itab_free(&m->file_index);
 	for (size_t i = 0; i < m->nprocs; i++)
 		free(m->procs[i].snaps);
 	free(m->procs);
-	rp_htab_free(&m->proc_index);
+	trec_itab_free(&m->proc_index);
 	free(m->maps);
 	free(m->frames);
 	free(m->stacks);
-	rp_htab_free(&m->stack_index);
+	trec_itab_free(&m->stack_index);
 	free(m->aggs);
-	rp_htab_free(&m->agg_index);
+	trec_itab_free(&m->agg_index);
 	free(m->events);
 	rp_strtab_free(&m->strs);
 	memset(m, 0, sizeof(*m));
@@ -98,8 +99,8 @@ static bool file_eq(const void *ctx, uint32_t idx)
 const struct rp_file *rp_model_file(const struct rp_model *m, uint64_t file_id)
 {
 	struct u64_key k = { m, file_id };
-	uint32_t i = rp_htab_find(&m->file_index, rp_hash_u64(file_id), file_eq, &k);
-	return i == RP_HTAB_NONE ? NULL : &m->files[i];
+	uint32_t i = trec_itab_find(&m->file_index, rp_hash_u64(file_id), file_eq, &k);
+	return i == TREC_ITAB_NONE ? NULL : &m->files[i];
 }
 
 void rp_model_add_file(struct rp_model *m, const struct trec_file_info *f)
@@ -122,7 +123,7 @@ void rp_model_add_file(struct rp_model *m, const struct trec_file_info *f)
 		memcpy(n->build_id, f->build_id, n->build_id_len);
 	else
 		n->build_id_len = 0;
-	rp_htab_insert(&m->file_index, rp_hash_u64(f->file_id), (uint32_t)m->nfiles);
+	rp_itab_insert(&m->file_index, rp_hash_u64(f->file_id), (uint32_t)m->nfiles);
 	m->nfiles++;
 }
 
@@ -147,8 +148,8 @@ static uint64_t proc_hash(uint32_t rec, uint32_t pid)
 struct rp_process *rp_model_process(struct rp_model *m, uint32_t rec, uint32_t pid, bool create)
 {
 	struct proc_key k = { m, rec, pid };
-	uint32_t i = rp_htab_find(&m->proc_index, proc_hash(rec, pid), proc_eq, &k);
-	if (i != RP_HTAB_NONE)
+	uint32_t i = trec_itab_find(&m->proc_index, proc_hash(rec, pid), proc_eq, &k);
+	if (i != TREC_ITAB_NONE)
 		return &m->procs[i];
 	if (!create)
 		return NULL;
@@ -157,7 +158,7 @@ struct rp_process *rp_model_process(struct rp_model *m, uint32_t rec, uint32_t p
 	memset(p, 0, sizeof(*p));
 	p->rec = rec;
 	p->pid = pid;
-	rp_htab_insert(&m->proc_index, proc_hash(rec, pid), (uint32_t)m->nprocs);
+	rp_itab_insert(&m->proc_index, proc_hash(rec, pid), (uint32_t)m->nprocs);
 	m->nprocs++;
 	return p;
 }
@@ -305,8 +306,8 @@ uint32_t rp_model_intern_stack(struct rp_model *m, const struct rp_frame *frames
 {
 	struct stack_key k = { m, frames, nkernel, nuser };
 	uint64_t h = stack_hash(frames, nkernel, nuser);
-	uint32_t id = rp_htab_find(&m->stack_index, h, stack_eq, &k);
-	if (id != RP_HTAB_NONE)
+	uint32_t id = trec_itab_find(&m->stack_index, h, stack_eq, &k);
+	if (id != TREC_ITAB_NONE)
 		return id;
 	uint32_t n = nkernel + nuser;
 	RP_GROW(m->frames, m->capframes, m->nframes + n);
@@ -317,7 +318,7 @@ uint32_t rp_model_intern_stack(struct rp_model *m, const struct rp_frame *frames
 	m->stacks[id].nkernel = nkernel;
 	m->stacks[id].nuser = nuser;
 	m->nframes += n;
-	rp_htab_insert(&m->stack_index, h, id);
+	rp_itab_insert(&m->stack_index, h, id);
 	return id;
 }
 
@@ -344,13 +345,13 @@ void rp_model_add_sample(struct rp_model *m, uint32_t rec, uint32_t pid, uint32_
 	k.a.comm = rp_strtab_intern(&m->strs, comm);
 	uint64_t h = rp_hash_u64(((uint64_t)rec << 32 | pid) ^ rp_hash_u64((uint64_t)tid << 32 | k.a.comm) ^
 				 rp_hash_u64(stack));
-	uint32_t id = rp_htab_find(&m->agg_index, h, agg_eq, &k);
-	if (id == RP_HTAB_NONE) {
+	uint32_t id = trec_itab_find(&m->agg_index, h, agg_eq, &k);
+	if (id == TREC_ITAB_NONE) {
 		RP_GROW(m->aggs, m->capaggs, m->naggs + 1);
 		id = (uint32_t)m->naggs++;
 		m->aggs[id] = k.a;
 		m->aggs[id].first_ns = time_ns;
-		rp_htab_insert(&m->agg_index, h, id);
+		rp_itab_insert(&m->agg_index, h, id);
 	}
 	struct rp_agg *a = &m->aggs[id];
 	/* weights are hostile: saturate instead of wrapping */

@@ -116,11 +116,11 @@ struct rp_model {
 
 	struct rp_file *files;
 	size_t nfiles, capfiles;
-	struct rp_htab file_index;
+	struct trec_itab file_index;
 
 	struct rp_process *procs;
 	size_t nprocs, capprocs;
-	struct rp_htab proc_index;
+	struct trec_itab proc_index;
 
 	struct rp_mapping *maps;
 	size_t nmaps, capmaps;
@@ -129,11 +129,11 @@ struct rp_model {
 	size_t nframes, capframes;
 	struct rp_stack *stacks;
 	size_t nstacks, capstacks;
-	struct rp_htab stack_index;
+	struct trec_itab stack_index;
 
 	struct rp_agg *aggs;
 	size_t naggs, capaggs;
-	struct rp_htab agg_index;
+	struct trec_itab agg_index;
 
 	/* Per-sample events, kept only when an output or filter needs time. */
 	bool keep_events;

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 /* Containers shared by treport's modules (see util.h). */
 #include "report/util.h"
+#include "format/containers/vec.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void out_of_memory(size_t n)
+void rp_out_of_memory(size_t n)
 {
 	fprintf(stderr, "treport: out of memory (allocating %zu bytes)\n", n);
 	exit(1);
@@ -17,7 +18,7 @@ void *xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 	if (!p)
-		out_of_memory(n);
+		rp_out_of_memory(n);
 	return p;
 }
 
@@ -25,7 +26,7 @@ void *xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);
 	if (!p)
-		out_of_memory(n * size);
+		rp_out_of_memory(n * size);
 	return p;
 }
 
@@ -33,7 +34,7 @@ void *xrealloc(void *p, size_t n)
 {
 	void *q = realloc(p, n ? n : 1);
 	if (!q)
-		out_of_memory(n);
+		rp_out_of_memory(n);
 	return q;
 }
 
@@ -47,16 +48,8 @@ char *xstrdup(const char *s)
 
 void rp_grow(void **arr, size_t *cap, size_t need, size_t esz)
 {
-	if (need <= *cap)
-		return;
-	size_t ncap = *cap ? *cap : 16;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2 / esz)
-			out_of_memory(SIZE_MAX);
-		ncap *= 2;
-	}
-	*arr = xrealloc(*arr, ncap * esz);
-	*cap = ncap;
+	if (trec_grow(arr, cap, need, esz, 16))
+		rp_out_of_memory(need * esz);
 }
 
 /* FNV-1a over 8-byte words, finished with splitmix: fast enough for stacks. */
@@ -80,55 +73,10 @@ uint64_t rp_hash_bytes(const void *p, size_t n, uint64_t seed)
 
 /* ---- index hash table ---------------------------------------------------- */
 
-static void htab_rehash(struct rp_htab *t, size_t ncap)
+void rp_itab_insert(struct trec_itab *t, uint64_t hash, uint32_t idx)
 {
-	uint64_t *old = t->slots;
-	size_t ocap = t->cap;
-	t->slots = xcalloc(ncap, sizeof(*t->slots));
-	t->cap = ncap;
-	for (size_t i = 0; i < ocap; i++) {
-		if (!old[i])
-			continue;
-		size_t j = (old[i] >> 32) & (ncap - 1);
-		while (t->slots[j])
-			j = (j + 1) & (ncap - 1);
-		t->slots[j] = old[i];
-	}
-	free(old);
-}
-
-uint32_t rp_htab_find(const struct rp_htab *t, uint64_t hash, rp_htab_eq_fn eq, const void *ctx)
-{
-	if (!t->cap)
-		return RP_HTAB_NONE;
-	uint32_t h32 = (uint32_t)(hash ^ (hash >> 32));
-	size_t j = h32 & (t->cap - 1);
-	for (;;) {
-		uint64_t s = t->slots[j];
-		if (!s)
-			return RP_HTAB_NONE;
-		if ((uint32_t)(s >> 32) == h32 && eq(ctx, (uint32_t)s - 1))
-			return (uint32_t)s - 1;
-		j = (j + 1) & (t->cap - 1);
-	}
-}
-
-void rp_htab_insert(struct rp_htab *t, uint64_t hash, uint32_t idx)
-{
-	if ((t->count + 1) * 4 > t->cap * 3)
-		htab_rehash(t, t->cap ? t->cap * 2 : 64);
-	uint32_t h32 = (uint32_t)(hash ^ (hash >> 32));
-	size_t j = h32 & (t->cap - 1);
-	while (t->slots[j])
-		j = (j + 1) & (t->cap - 1);
-	t->slots[j] = ((uint64_t)h32 << 32) | ((uint64_t)idx + 1);
-	t->count++;
-}
-
-void rp_htab_free(struct rp_htab *t)
-{
-	free(t->slots);
-	memset(t, 0, sizeof(*t));
+	if (trec_itab_insert(t, hash, idx))
+		rp_out_of_memory((t->cap ? t->cap * 2 : 64) * sizeof(*t->slots));
 }
 
 /* ---- string interner ----------------------------------------------------- */
@@ -184,8 +132,8 @@ uint32_t rp_strtab_intern_n(struct rp_strtab *s, const char *str, size_t len)
 {
 	struct str_key k = { s, str, len };
 	uint64_t h = rp_hash_bytes(str, len, 0);
-	uint32_t id = rp_htab_find(&s->index, h, str_eq, &k);
-	if (id != RP_HTAB_NONE)
+	uint32_t id = trec_itab_find(&s->index, h, str_eq, &k);
+	if (id != TREC_ITAB_NONE)
 		return id;
 	char *p = str_alloc(s, len + 1);
 	memcpy(p, str, len);
@@ -193,7 +141,7 @@ uint32_t rp_strtab_intern_n(struct rp_strtab *s, const char *str, size_t len)
 	RP_GROW(s->strs, s->cap, s->count + 1);
 	id = (uint32_t)s->count;
 	s->strs[s->count++] = p;
-	rp_htab_insert(&s->index, h, id);
+	rp_itab_insert(&s->index, h, id);
 	return id;
 }
 
@@ -208,7 +156,7 @@ void rp_strtab_free(struct rp_strtab *s)
 		free(s->blocks[i]);
 	free(s->blocks);
 	free(s->strs);
-	rp_htab_free(&s->index);
+	trec_itab_free(&s->index);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -10,7 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include "format/containers/index_table.h"
 
+/* treport's policy when memory runs out: one message, exit status 1. */
+_Noreturn void rp_out_of_memory(size_t n);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
@@ -30,20 +33,9 @@ static inline uint64_t rp_hash_u64(uint64_t x)
 	return x;
 }
 
-/*
- * Hash table of uint32 indices into a caller-owned array. The caller gives
- * the hash and an equality callback; the table never looks at the items.
- */
-struct rp_htab {
-	uint64_t *slots; /* (hash32 << 32) | (index + 1); 0 = empty */
-	size_t cap, count;
-};
-typedef bool (*rp_htab_eq_fn)(const void *ctx, uint32_t idx);
-#define RP_HTAB_NONE UINT32_MAX
-
-uint32_t rp_htab_find(const struct rp_htab *t, uint64_t hash, rp_htab_eq_fn eq, const void *ctx);
-void rp_htab_insert(struct rp_htab *t, uint64_t hash, uint32_t idx);
-void rp_htab_free(struct rp_htab *t);
+/* Index tables (format/containers/index_table.h); insert ends the
+ * program when memory runs out, like x*(). */
+void rp_itab_insert(struct trec_itab *t, uint64_t hash, uint32_t idx);
 
 /* Interned NUL-terminated strings; id 0 is always "". */
 struct rp_strtab {
@@ -51,7 +43,7 @@ struct rp_strtab {
 	size_t nblocks, capblocks, block_used;
 	const char **strs;
 	size_t count, cap;
-	struct rp_htab index;
+	struct trec_itab index;
 };
 void rp_strtab_init(struct rp_strtab *s);
 uint32_t rp_strtab_intern(struct rp_strtab *s, const char *str);

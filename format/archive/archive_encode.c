@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/archive/archive.h"
+#include "format/archive/trec_archive.h"
 #include "encode.h"
 
 static void encode_strings(struct trec_buf *o, const struct trec_arc_tables *t)
@@ -77,11 +77,9 @@ static void encode_inlines(struct trec_buf *o, const struct trec_arc_tables *t)
 		trec_buf_varint(o, dp->num);
 		for (size_t i = 0; i < dp->num; i++) {
 			const struct trec_arc_inline *in = &dp->v[i];
-			trec_buf_varint(o, in->lo - prev_hi);
-			trec_buf_varint(o, in->hi - in->lo);
-			trec_buf_varint(o, in->name);
-			trec_buf_varint(o, in->call_file);
-			trec_buf_varint(o, trec_zigzag_enc((int64_t)in->call_line - prev_line));
+			TREC_BUF_VARINTS(o, in->lo - prev_hi, in->hi - in->lo, in->name,
+					 in->call_file,
+					 trec_zigzag_enc((int64_t)in->call_line - prev_line));
 			prev_hi = in->hi;
 			prev_line = in->call_line;
 		}
@@ -94,19 +92,12 @@ static void encode_layout(struct trec_buf *o, const struct trec_arc_tables *t)
 	trec_buf_varint(o, t->num_sections);
 	for (size_t i = 0; i < t->num_sections; i++) {
 		const struct trec_arc_elfsec *s = &t->sections[i];
-		trec_buf_varint(o, s->name);
-		trec_buf_varint(o, s->type);
-		trec_buf_varint(o, s->flags);
-		trec_buf_varint(o, s->addr);
-		trec_buf_varint(o, s->size);
+		TREC_BUF_VARINTS(o, s->name, s->type, s->flags, s->addr, s->size);
 	}
 	trec_buf_varint(o, t->num_segments);
 	for (size_t i = 0; i < t->num_segments; i++) {
 		const struct trec_arc_segment *g = &t->segments[i];
-		trec_buf_varint(o, g->flags);
-		trec_buf_varint(o, g->vaddr);
-		trec_buf_varint(o, g->memsz);
-		trec_buf_varint(o, g->align);
+		TREC_BUF_VARINTS(o, g->flags, g->vaddr, g->memsz, g->align);
 	}
 }
 

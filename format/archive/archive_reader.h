@@ -5,8 +5,8 @@
  * ELF vaddr": function, offset, source line and the inlined-call chain.
  * Layout: FORMAT.md, "Embedded symbol archives (SYMTAB records)".
  */
-#ifndef TREC_REPORT_ARCHIVE_READER_H
-#define TREC_REPORT_ARCHIVE_READER_H
+#ifndef TREC_ARCHIVE_READER_H
+#define TREC_ARCHIVE_READER_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -54,42 +54,4 @@ int trec_archive_lookup(const struct trec_archive *a, uint64_t vaddr,
 const struct trec_arc_sym *trec_archive_symbol(const struct trec_archive *a, uint64_t vaddr,
 					       uint64_t *offset);
 
-/* ---- the archives of a recording -------------------------------------------- */
-
-struct trec_blob;
-struct trec_archive_store;
-typedef void (*trec_archive_warn_fn)(void *ctx, const char *msg);
-
-/* warn gets one message per problem (NULL: stderr). */
-struct trec_archive_store *trec_archive_store_new(trec_archive_warn_fn warn, void *ctx);
-void trec_archive_store_free(struct trec_archive_store *s);
-/* Takes (a copy of) one SYMTAB record's blob. 0 or -ENOMEM; malformed part
- * numbers are warned about and dropped. */
-int trec_archive_store_add(struct trec_archive_store *s, const struct trec_blob *b);
-/* The parsed archive of file_id; NULL if there is none or it is incomplete
- * or damaged (warned about once, naming name). Parsed on first use. */
-const struct trec_archive *trec_archive_store_get(struct trec_archive_store *s,
-						  uint64_t file_id, const char *name);
-/* The k-th archive of file_id (several recordings may each bring one;
- * identical ones are kept once), as trec_archive_store_get. */
-const struct trec_archive *trec_archive_store_get_nth(struct trec_archive_store *s,
-						      uint64_t file_id, const char *name, size_t k);
-/* How many archives of file_id there are (usable or not). */
-size_t trec_archive_store_archives(const struct trec_archive_store *s, uint64_t file_id);
-/* The file ids that have an archive, in the order they were first seen. */
-size_t trec_archive_store_count(const struct trec_archive_store *s);
-uint64_t trec_archive_store_file_id(const struct trec_archive_store *s, size_t i);
-
-/* ---- extraction ------------------------------------------------------------ */
-
-/* "DIR/.build-id/xx/yyyy.debug" for the archive's build-id, or for an
- * archive without one "DIR/file-<id>.debug". -ENAMETOOLONG if it does not fit. */
-int trec_archive_debug_path(const struct trec_archive *a, uint64_t file_id, const char *dir,
-			    char *out, size_t outlen);
-/* Writes the archive as a minimal ELF debug file at path (creating its
- * directories): ELF header, .note.gnu.build-id, a NOBITS .text spanning the
- * symbols, .symtab, .strtab. 0 or negative errno, message in err. */
-int trec_archive_write_elf(const struct trec_archive *a, const char *path, char *err,
-			   size_t errlen);
-
-#endif /* TREC_REPORT_ARCHIVE_READER_H */
+#endif /* TREC_ARCHIVE_READER_H */

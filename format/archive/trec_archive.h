@@ -168,4 +168,9 @@ static inline const struct trec_arc_sym *trec_arc_symbol_holding(const struct tr
 	return NULL;
 }
 
+/* The encoder (archive_encode.c): serializes canonical tables (sorted as
+ * trec_arc_tables documents) into *out (malloc'd, the caller's). -EINVAL if
+ * they are not canonical, -ENOMEM, -EFBIG past the format's limit. */
+int trec_archive_encode(const struct trec_arc_tables *t, uint8_t **out, size_t *out_len);
+
 #endif /* TREC_ARCHIVE_H */

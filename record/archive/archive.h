@@ -44,10 +44,6 @@ int trec_archive_build_sampled(const char *path, const uint8_t *build_id, size_t
 			       const uint64_t *addrs, size_t naddrs, uint8_t **out,
 			       size_t *out_len, struct trec_archive_stats *st);
 
-/* Serializes canonical tables (sorted as trec_arc_tables documents).
- * -EINVAL if they are not canonical. Used by trec_archive_build and tests. */
-int trec_archive_encode(const struct trec_arc_tables *t, uint8_t **out, size_t *out_len);
-
 /* One file whose archive trecord embeds. */
 struct trec_archive_file {
 	uint64_t file_id;
@@ -108,6 +104,16 @@ typedef int (*trec_archive_lookup_fn)(void *ctx, uint64_t file_id,
  * files, in file id order. After the noting threads have stopped. */
 int trec_archive_write_touched(struct trec_writer *w, struct trec_touched *t, int level,
 			       trec_archive_lookup_fn lookup, void *ctx,
+			       struct trec_archive_totals *tot);
+
+struct trec_output;
+struct trec_pid_sync;
+
+/* archive_session.c: the end of a recording, the symbols of the files
+ * samples touched (files named by pid_sync), written to out before the
+ * SUMMARY. 0 or the output's negative errno. */
+int trec_archive_write_session(struct trec_output *out, struct trec_touched *touched,
+			       struct trec_pid_sync *sync, int level,
 			       struct trec_archive_totals *tot);
 
 /* "none", "symbols", "full", "sampled" -> level; -1 if unknown. */

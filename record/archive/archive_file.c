@@ -6,21 +6,15 @@
 #include <time.h>
 
 #include "record/archive/archive.h"
+#include "record/clock.h"
 #include "record/archive/archive_build.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int build(const char *path, const uint8_t *build_id, size_t bid_len, int level,
 		 const uint64_t *addrs, size_t naddrs, uint8_t **out, size_t *out_len,
 		 struct trec_archive_stats *st)
 {
 	struct arc_builder b = { 0 };
-	uint64_t start = now_ns();
+	uint64_t start = trec_now_ns();
 	int err;
 
 	err = arc_collect(&b, path, build_id, bid_len, level, addrs, naddrs);
@@ -39,7 +33,7 @@ static int build(const char *path, const uint8_t *build_id, size_t bid_len, int 
 		st->strings = (uint32_t)b.t.num_strings;
 		st->sources = b.t.sources;
 		st->bytes = *out_len;
-		st->build_ns = now_ns() - start;
+		st->build_ns = trec_now_ns() - start;
 	}
 	arc_builder_free(&b);
 	return err;

@@ -8,23 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/containers/vec.h"
 #include "record/archive/archive_build.h"
 #include "upper_bound.h"
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t ncap = *cap ? *cap * 2 : 64;
-	while (ncap < need)
-		ncap *= 2;
-	void *np = realloc(*p, ncap * elem);
-	if (!np)
-		return -ENOMEM;
-	*p = np;
-	*cap = ncap;
-	return 0;
-}
 
 void arc_builder_free(struct arc_builder *b)
 {
@@ -82,7 +69,7 @@ uint32_t arc_intern(struct arc_builder *b, const char *s)
 		if (!strcmp(b->strs[i], s))
 			return i;
 	}
-	if (grow((void **)&b->strs, &b->cap_strs, b->t.num_strings + 1, sizeof(*b->strs)))
+	if (TREC_GROW(b->strs, b->cap_strs, b->t.num_strings + 1, 64))
 		goto oom;
 	char *copy = strdup(s);
 	if (!copy)
@@ -100,8 +87,7 @@ void arc_add_sym(struct arc_builder *b, uint64_t addr, uint64_t size, const char
 		 uint8_t bind)
 {
 	uint32_t n = arc_intern(b, name);
-	if (b->oom || grow((void **)&b->t.syms, &b->cap_syms, b->t.num_syms + 1,
-			   sizeof(*b->t.syms))) {
+	if (b->oom || TREC_GROW(b->t.syms, b->cap_syms, b->t.num_syms + 1, 64)) {
 		b->oom = 1;
 		return;
 	}
@@ -112,8 +98,7 @@ void arc_add_sym(struct arc_builder *b, uint64_t addr, uint64_t size, const char
 void arc_add_line(struct arc_builder *b, uint64_t addr, const char *file, uint32_t line)
 {
 	uint32_t f = file ? arc_intern(b, file) + 1 : 0;
-	if (b->oom || grow((void **)&b->t.lines, &b->cap_lines, b->t.num_lines + 1,
-			   sizeof(*b->t.lines))) {
+	if (b->oom || TREC_GROW(b->t.lines, b->cap_lines, b->t.num_lines + 1, 64)) {
 		b->oom = 1;
 		return;
 	}
@@ -183,7 +168,7 @@ void arc_add_inline(struct arc_builder *b, unsigned depth, uint64_t lo, uint64_t
 		b->t.num_depths = depth;
 	}
 	struct trec_arc_depth *d = &b->t.depths[depth - 1];
-	if (grow((void **)&d->v, &b->cap_depth[depth - 1], d->num + 1, sizeof(*d->v))) {
+	if (TREC_GROW(d->v, b->cap_depth[depth - 1], d->num + 1, 64)) {
 		b->oom = 1;
 		return;
 	}

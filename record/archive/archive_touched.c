@@ -15,6 +15,7 @@
 #include <string.h>
 #include <linux/types.h>
 
+#include "format/containers/vec.h"
 #include "record/archive/archive.h"
 #include "trec_format.h"
 #include "trec_types.h"
@@ -172,14 +173,8 @@ static int cmp_map(const void *a, const void *b)
 static int add_snapshot(struct touched_pid *tp, const struct trec_mapping_snapshot *s)
 {
 	size_t need = tp->nmaps + s->num_mappings;
-	if (need > tp->capmaps) {
-		size_t cap = need > 2 * tp->capmaps ? need : 2 * tp->capmaps;
-		struct touched_map *m = realloc(tp->maps, cap * sizeof(*m));
-		if (!m)
-			return -ENOMEM;
-		tp->maps = m;
-		tp->capmaps = cap;
-	}
+	if (TREC_GROW(tp->maps, tp->capmaps, need, need))
+		return -ENOMEM;
 	for (uint32_t i = 0; i < s->num_mappings; i++) {
 		const struct trec_mapping *in = &s->mappings[i];
 		/* treport reads only mappings of a file that hold an address */

@@ -15,10 +15,8 @@ static const char *const trecord_names[] = {
 #undef TREC_X
 };
 
-int trec_metrics_read_bpf(const struct trec_bpf_loader *l, uint64_t *bpf)
+int trec_metrics_read_bpf(const struct trec_bpf_loader *l, int fd, uint64_t *bpf)
 {
-	int fd = trec_bpf_map_fd(l, "metrics");
-
 	if (fd < 0)
 		return fd;
 	return trec_bpf_sum_percpu(l, fd, bpf, TREC_METRIC_COUNT);

@@ -67,7 +67,7 @@ struct trec_output;
 struct trec_bpf_loader;
 
 /* Sums the BPF counters into bpf[TREC_METRIC_COUNT]. */
-int trec_metrics_read_bpf(const struct trec_bpf_loader *l, uint64_t *bpf);
+int trec_metrics_read_bpf(const struct trec_bpf_loader *l, int metrics_fd, uint64_t *bpf);
 /* Writes one METRICS record with both sets. */
 int trec_metrics_write(struct trec_output *o, const uint64_t *bpf,
 		       const struct trecord_counters *c, uint64_t time_ns);

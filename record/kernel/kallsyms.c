@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "format/containers/vec.h"
 #include "record/kernel/kallsyms.h"
 #include "upper_bound.h"
 
@@ -97,16 +98,9 @@ int trec_kallsyms_read(FILE *f, struct trec_kallsyms *k)
 			next = line + strlen(line);
 		if (parse_line(line, &s) || !is_text(s.type))
 			continue;
-		if (k->num == cap) {
-			size_t nc = cap ? 2 * cap : 65536;
-			struct trec_ksym *ns = realloc(k->syms, nc * sizeof(*ns));
-
-			if (!ns) {
-				trec_kallsyms_free(k);
-				return -ENOMEM;
-			}
-			k->syms = ns;
-			cap = nc;
+		if (TREC_GROW(k->syms, cap, k->num + 1, 65536)) {
+			trec_kallsyms_free(k);
+			return -ENOMEM;
 		}
 		k->syms[k->num++] = s;
 		nonzero += s.addr != 0;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include "format/containers/vec.h"
 #include "record/procs/proc_maps.h"
 
 /* "start-end perms offset major:minor inode   path" */
@@ -43,16 +44,9 @@ int trec_proc_maps_read(FILE *f, struct trec_proc_maps *out)
 
 	memset(out, 0, sizeof(*out));
 	while (getline(&line, &cap, f) > 0) {
-		if (out->n == out->cap) {
-			size_t nc = out->cap ? 2 * out->cap : 64;
-			struct trec_proc_map *nv = realloc(out->v, nc * sizeof(*nv));
-
-			if (!nv) {
-				err = -ENOMEM;
-				break;
-			}
-			out->v = nv;
-			out->cap = nc;
+		if (TREC_GROW(out->v, out->cap, out->n + 1, 64)) {
+			err = -ENOMEM;
+			break;
 		}
 		err = trec_proc_map_parse_line(line, &out->v[out->n]);
 		if (err)

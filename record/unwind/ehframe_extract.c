@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <gelf.h>
+#include "format/containers/vec.h"
 #include "record/unwind/ehframe.h"
 
 #define CMD(c) ((uint16_t)(TREC_UNWIND_COMMAND | (c)))
@@ -220,14 +221,8 @@ static int entry_stop_row(struct extract *x)
 static int push_entry(struct trec_file_deltas *d, size_t *cap, uint64_t addr,
 		      const struct trec_row *rule)
 {
-	if (d->num == *cap) {
-		size_t c = *cap ? *cap * 2 : 1024;
-		struct trec_delta_entry *e = realloc(d->entries, c * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		d->entries = e;
-		*cap = c;
-	}
+	if (TREC_GROW(d->entries, *cap, d->num + 1, 1024))
+		return -ENOMEM;
 	struct trec_delta_entry *e = &d->entries[d->num++];
 	memset(e, 0, sizeof(*e));
 	e->addr = addr;

@@ -6,18 +6,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "format/containers/vec.h"
 #include "record/unwind/ehframe.h"
 
 int trec_rows_push(struct trec_rows *r, const struct trec_row *row)
 {
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 256;
-		struct trec_row *v = realloc(r->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		r->v = v;
-		r->cap = cap;
-	}
+	if (TREC_GROW(r->v, r->cap, r->n + 1, 256))
+		return -ENOMEM;
 	r->v[r->n++] = *row;
 	return 0;
 }

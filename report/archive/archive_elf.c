@@ -17,6 +17,7 @@
 #include <gelf.h>
 
 #include "format/archive/archive_reader.h"
+#include "report/archive/archive_elf.h"
 #include "report/archive/archive_dwarf.h"
 
 int trec_archive_debug_path(const struct trec_archive *a, uint64_t file_id, const char *dir,

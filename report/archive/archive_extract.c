@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 
 #include "format/archive/archive_reader.h"
+#include "report/archive/archive_store.h"
+#include "report/archive/archive_elf.h"
 
 int rp_extract_archives(const struct rp_model *m, const char *dir)
 {

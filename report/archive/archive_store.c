@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "format/archive/archive_reader.h"
+#include "report/archive/archive_store.h"
+#include "report/util.h"
 #include "trec_format.h"
 
 struct part {
@@ -52,11 +54,10 @@ static void warnf(struct trec_archive_store *s, const char *fmt, ...)
 
 struct trec_archive_store *trec_archive_store_new(trec_archive_warn_fn warn, void *ctx)
 {
-	struct trec_archive_store *s = calloc(1, sizeof(*s));
-	if (s) {
-		s->warn = warn;
-		s->warn_ctx = ctx;
-	}
+	struct trec_archive_store *s = xcalloc(1, sizeof(*s));
+
+	s->warn = warn;
+	s->warn_ctx = ctx;
 	return s;
 }
 
@@ -153,30 +154,19 @@ int trec_archive_store_add(struct trec_archive_store *s, const struct trec_blob 
 		drop_parts(e);
 	}
 	if (!e) {
-		if (s->n == s->cap) {
-			size_t cap = s->cap ? s->cap * 2 : 16;
-			struct entry *v = realloc(s->v, cap * sizeof(*v));
-			if (!v)
-				return -ENOMEM;
-			s->v = v;
-			s->cap = cap;
-		}
+		RP_GROW(s->v, s->cap, s->n + 1);
 		e = &s->v[s->n++];
 		memset(e, 0, sizeof(*e));
 		e->file_id = b->file_id;
 	}
 	if (!e->parts) {
-		e->parts = calloc(nparts, sizeof(*e->parts));
-		if (!e->parts)
-			return -ENOMEM;
+		e->parts = xcalloc(nparts, sizeof(*e->parts));
 		e->nparts = nparts;
 	}
 	struct part *p = &e->parts[part];
 	if (p->data || !b->len)
 		return 0;
-	p->data = malloc(b->len);
-	if (!p->data)
-		return -ENOMEM;
+	p->data = xmalloc(b->len);
 	memcpy(p->data, b->data, b->len);
 	p->len = b->len;
 	e->have++;
@@ -185,14 +175,12 @@ int trec_archive_store_add(struct trec_archive_store *s, const struct trec_blob 
 	return 0;
 }
 
-static int parse_entry(struct trec_archive_store *s, struct entry *e, const char *name)
+static void parse_entry(struct trec_archive_store *s, struct entry *e, const char *name)
 {
 	size_t total = 0;
 	for (uint32_t i = 0; i < e->nparts; i++)
 		total += e->parts[i].len;
-	uint8_t *joined = e->nparts == 1 ? e->parts[0].data : malloc(total);
-	if (!joined)
-		return -ENOMEM;
+	uint8_t *joined = e->nparts == 1 ? e->parts[0].data : xmalloc(total);
 	if (e->nparts > 1)
 		for (uint32_t i = 0, off = 0; i < e->nparts; off += e->parts[i].len, i++)
 			memcpy(joined + off, e->parts[i].data, e->parts[i].len);
@@ -201,12 +189,11 @@ static int parse_entry(struct trec_archive_store *s, struct entry *e, const char
 	if (joined != e->parts[0].data)
 		free(joined);
 	if (rc == -ENOMEM)
-		return rc;
+		rp_out_of_memory(total);
 	if (rc)
 		warnf(s, "%s: embedded symbols unusable: %s", name, err);
 	drop_parts(e);
 	e->state = rc ? -1 : 1;
-	return 0;
 }
 
 const struct trec_archive *trec_archive_store_get(struct trec_archive_store *s,
@@ -229,8 +216,9 @@ const struct trec_archive *trec_archive_store_get_nth(struct trec_archive_store 
 			drop_parts(e);
 			return NULL;
 		}
-		if (parse_entry(s, e, name))
-			return NULL; /* out of memory: try again next time */
+		parse_entry(s, e, name);
+		if (e->state < 0)
+			return NULL;
 	}
 	return e->archive;
 }

@@ -39,7 +39,7 @@ struct pp {
 
 	Function *funcs;
 	size_t nfuncs, capfuncs;
-	struct rp_htab func_index;
+	struct trec_itab func_index;
 
 	Location *locs;
 	size_t nlocs, caplocs;
@@ -90,8 +90,8 @@ static uint64_t func_id(struct pp *p, uint32_t name, uint32_t file)
 {
 	struct func_key k = { p, pstr(p, name), pstr(p, file) };
 	uint64_t h = rp_hash_u64((uint64_t)k.name << 32 ^ (uint64_t)k.file);
-	uint32_t i = rp_htab_find(&p->func_index, h, func_eq, &k);
-	if (i != RP_HTAB_NONE)
+	uint32_t i = trec_itab_find(&p->func_index, h, func_eq, &k);
+	if (i != TREC_ITAB_NONE)
 		return p->funcs[i].id;
 	RP_GROW(p->funcs, p->capfuncs, p->nfuncs + 1);
 	Function *f = &p->funcs[p->nfuncs];
@@ -100,7 +100,7 @@ static uint64_t func_id(struct pp *p, uint32_t name, uint32_t file)
 	f->name = k.name;
 	f->system_name = k.name;
 	f->filename = k.file;
-	rp_htab_insert(&p->func_index, h, (uint32_t)p->nfuncs++);
+	rp_itab_insert(&p->func_index, h, (uint32_t)p->nfuncs++);
 	return f->id;
 }
 
@@ -365,7 +365,7 @@ int rp_output_pprof(const struct rp_report *r, FILE *out)
 	free(p.str_index);
 	free(p.table);
 	free(p.funcs);
-	rp_htab_free(&p.func_index);
+	trec_itab_free(&p.func_index);
 	free(p.locs);
 	free(p.loc_of_sym);
 	free(p.maps);

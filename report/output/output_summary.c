@@ -21,7 +21,7 @@ struct func {
 struct summary {
 	struct func *funcs;
 	size_t n, cap;
-	struct rp_htab index;
+	struct trec_itab index;
 };
 
 struct func_key {
@@ -39,12 +39,12 @@ static struct func *func_get(struct summary *s, const struct rp_sym *sym)
 {
 	struct func_key k = { s, sym->dso, sym->label };
 	uint64_t h = rp_hash_u64(((uint64_t)sym->dso << 32) | sym->label);
-	uint32_t i = rp_htab_find(&s->index, h, func_eq, &k);
-	if (i == RP_HTAB_NONE) {
+	uint32_t i = trec_itab_find(&s->index, h, func_eq, &k);
+	if (i == TREC_ITAB_NONE) {
 		RP_GROW(s->funcs, s->cap, s->n + 1);
 		i = (uint32_t)s->n++;
 		s->funcs[i] = (struct func){ .dso = sym->dso, .label = sym->label };
-		rp_htab_insert(&s->index, h, i);
+		rp_itab_insert(&s->index, h, i);
 	}
 	return &s->funcs[i];
 }
@@ -52,7 +52,7 @@ static struct func *func_get(struct summary *s, const struct rp_sym *sym)
 struct u64_set {
 	uint64_t *keys;
 	size_t n, cap;
-	struct rp_htab index;
+	struct trec_itab index;
 };
 
 struct u64_set_key {
@@ -70,18 +70,18 @@ static bool u64_eq(const void *ctx, uint32_t idx)
 static int u64_set_add(struct u64_set *s, uint64_t key)
 {
 	struct u64_set_key k = { s, key };
-	if (rp_htab_find(&s->index, rp_hash_u64(key), u64_eq, &k) != RP_HTAB_NONE)
+	if (trec_itab_find(&s->index, rp_hash_u64(key), u64_eq, &k) != TREC_ITAB_NONE)
 		return 0;
 	RP_GROW(s->keys, s->cap, s->n + 1);
 	s->keys[s->n] = key;
-	rp_htab_insert(&s->index, rp_hash_u64(key), (uint32_t)s->n++);
+	rp_itab_insert(&s->index, rp_hash_u64(key), (uint32_t)s->n++);
 	return 1;
 }
 
 static void u64_set_free(struct u64_set *s)
 {
 	free(s->keys);
-	rp_htab_free(&s->index);
+	trec_itab_free(&s->index);
 }
 
 static int cmp_self(const void *a, const void *b, void *ctx)
@@ -194,6 +194,6 @@ int rp_output_summary(const struct rp_report *r, FILE *out)
 	}
 	free(syms);
 	free(s.funcs);
-	rp_htab_free(&s.index);
+	trec_itab_free(&s.index);
 	return 0;
 }

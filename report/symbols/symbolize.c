@@ -43,7 +43,7 @@ struct rp_symbolizer {
 	size_t nsyms, capsyms, capkeys;
 	struct rp_line *lines;
 	size_t nlines, caplines;
-	struct rp_htab index;
+	struct trec_itab index;
 	struct file_state *files; /* parallel to m->files */
 	size_t nfiles;
 	uint32_t s_unknown, s_kernel;
@@ -74,7 +74,7 @@ void rp_symbolizer_free(struct rp_symbolizer *s)
 	free(s->syms);
 	free(s->keys);
 	free(s->lines);
-	rp_htab_free(&s->index);
+	trec_itab_free(&s->index);
 	free(s);
 }
 
@@ -361,8 +361,8 @@ uint32_t rp_symbolize(struct rp_symbolizer *s, uint32_t rec, uint32_t pid, uint6
 	uint64_t h = rp_hash_u64(k.a ^ rp_hash_u64(k.b ^ ((uint64_t)k.kind << 8 | k.flags) ^
 						  ((uint64_t)k.rec << 32 | k.pid) << 16));
 	struct key_ctx c = { s, &k };
-	uint32_t id = rp_htab_find(&s->index, h, key_eq, &c);
-	if (id != RP_HTAB_NONE)
+	uint32_t id = trec_itab_find(&s->index, h, key_eq, &c);
+	if (id != TREC_ITAB_NONE)
 		return id;
 
 	RP_GROW(s->syms, s->capsyms, s->nsyms + 1);
@@ -400,7 +400,7 @@ uint32_t rp_symbolize(struct rp_symbolizer *s, uint32_t rec, uint32_t pid, uint6
 		symbolize_native(s, &sym, rp_model_file(s->m, f->file_id), lookup);
 	}
 	s->syms[id] = sym;
-	rp_htab_insert(&s->index, h, id);
+	rp_itab_insert(&s->index, h, id);
 	return id;
 }
 

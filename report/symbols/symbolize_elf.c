@@ -48,7 +48,7 @@ struct elf_handle {
 	 * its function without walking the whole unit (dwarf_getscopes does). */
 	struct cu_funcs *cus;
 	size_t ncus, capcus;
-	struct rp_htab cu_index;
+	struct trec_itab cu_index;
 };
 
 struct func_range {
@@ -102,7 +102,7 @@ static void elf_close(void *handle)
 	for (size_t i = 0; i < h->ncus; i++)
 		free(h->cus[i].r);
 	free(h->cus);
-	rp_htab_free(&h->cu_index);
+	trec_itab_free(&h->cu_index);
 	free(h);
 }
 
@@ -270,8 +270,8 @@ static const struct cu_funcs *cu_funcs(struct elf_handle *h, Dwarf_Die *cu)
 {
 	struct cu_key k = { h, dwarf_dieoffset(cu) };
 	uint64_t hash = rp_hash_u64(k.cu);
-	uint32_t i = rp_htab_find(&h->cu_index, hash, cu_eq, &k);
-	if (i != RP_HTAB_NONE)
+	uint32_t i = trec_itab_find(&h->cu_index, hash, cu_eq, &k);
+	if (i != TREC_ITAB_NONE)
 		return &h->cus[i];
 	RP_GROW(h->cus, h->capcus, h->ncus + 1);
 	struct cu_funcs *c = &h->cus[h->ncus];
@@ -280,7 +280,7 @@ static const struct cu_funcs *cu_funcs(struct elf_handle *h, Dwarf_Die *cu)
 	collect_funcs(cu, c, &cap, 0);
 	if (c->n)
 		qsort(c->r, c->n, sizeof(*c->r), cmp_range);
-	rp_htab_insert(&h->cu_index, hash, (uint32_t)h->ncus);
+	rp_itab_insert(&h->cu_index, hash, (uint32_t)h->ncus);
 	return &h->cus[h->ncus++];
 }
 

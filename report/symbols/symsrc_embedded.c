@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "format/archive/archive_reader.h"
+#include "report/archive/archive_store.h"
 #include "report/symbols/symsrc.h"
 
 /* The archives of one file: one per recording that embedded it. */

@@ -14,6 +14,8 @@
 #include "archive_testlib.h"
 #include "trec_format.h"
 #include "format/archive/archive_reader.h"
+#include "report/archive/archive_store.h"
+#include "report/archive/archive_elf.h"
 
 static int failures;
 static int warnings;

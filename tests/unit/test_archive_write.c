@@ -16,6 +16,7 @@
 #include "trec_format.h"
 #include "trec_types.h"
 #include "format/archive/archive_reader.h"
+#include "report/archive/archive_store.h"
 
 static int failures;
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "format/containers/vec.h"
 #include "record/interp/python/python_elf.h"
 
 #ifndef R_X86_64_RELATIVE
@@ -143,15 +144,8 @@ static int load_rels(struct trec_pyelf *e)
 			if (!gelf_getrela(d, (int)i, &r) ||
 			    GELF_R_TYPE(r.r_info) != R_X86_64_RELATIVE)
 				continue;
-			if (e->num_rels == cap) {
-				size_t ncap = cap ? cap * 2 : 1024;
-				void *p = realloc(e->rels, ncap * sizeof(*e->rels));
-
-				if (!p)
-					return -ENOMEM;
-				e->rels = p;
-				cap = ncap;
-			}
+			if (TREC_GROW(e->rels, cap, e->num_rels + 1, 1024))
+				return -ENOMEM;
 			e->rels[e->num_rels].offset = r.r_offset;
 			e->rels[e->num_rels].addend = (uint64_t)r.r_addend;
 			e->num_rels++;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "format/containers/vec.h"
 #include "record/interp/python/python_detect.h"
 #include "record/interp/python/python_sync.h"
 
@@ -68,22 +69,6 @@ void trec_py_sync_free(struct trec_py_sync *s)
 	free(s);
 }
 
-static int grow(void **v, size_t *cap, size_t n, size_t elem)
-{
-	size_t nc;
-	void *nv;
-
-	if (n < *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : 16;
-	nv = realloc(*v, nc * elem);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = nc;
-	return 0;
-}
-
 /* The file behind a /proc/.../fd or map_files path, for messages. */
 static const char *shown_path(const char *path, char *buf, size_t len)
 {
@@ -104,7 +89,7 @@ static const struct py_file *file_of(struct trec_py_sync *s, uint64_t file_id, c
 	for (size_t i = 0; i < s->num_files; i++)
 		if (s->files[i].file_id == file_id)
 			return &s->files[i];
-	if (grow((void **)&s->files, &s->cap_files, s->num_files, sizeof(*s->files)))
+	if (TREC_GROW(s->files, s->cap_files, s->num_files + 1, 16))
 		return NULL;
 	f = &s->files[s->num_files++];
 	memset(f, 0, sizeof(*f));
@@ -167,7 +152,7 @@ int trec_py_sync_mapping(struct trec_py_sync *s, uint32_t pid, uint64_t file_id,
 	}
 	if (!p) {
 		p = calloc(1, sizeof(*p));
-		if (!p || grow((void **)&s->pids, &s->cap_pids, s->num_pids, sizeof(*s->pids))) {
+		if (!p || TREC_GROW(s->pids, s->cap_pids, s->num_pids + 1, 16)) {
 			free(p);
 			ret = -ENOMEM;
 			goto out;

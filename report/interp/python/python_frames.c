@@ -6,46 +6,34 @@
 #include <string.h>
 #include "report/interp/python/python_frames.h"
 #include "report/interp/python/python_lines.h"
+#include "report/util.h"
+#include "format/containers/u64map.h"
 #include "trec_pycode.h"
 
 struct entry {
-	struct entry *next;
-	uint8_t *payload; /* owned copy; code's pointers point into it */
+	struct entry *next; /* another description of the same address */
+	uint8_t *payload;   /* owned copy; code's pointers point into it */
 	struct trec_pycode code;
 };
 
 struct trec_pyframes {
-	struct entry **buckets;
-	size_t num_buckets, count;
+	struct trec_u64map by_addr; /* code object address -> chain of entries */
 };
-
-static size_t bucket_of(const struct trec_pyframes *s, uint64_t addr)
-{
-	/* Code objects are 16-byte aligned heap pointers. */
-	return (size_t)((addr >> 4) * 0x9e3779b97f4a7c15ull >> 20) & (s->num_buckets - 1);
-}
 
 struct trec_pyframes *trec_pyframes_new(void)
 {
-	struct trec_pyframes *s = calloc(1, sizeof(*s));
-
-	if (!s)
-		return NULL;
-	s->num_buckets = 1024;
-	s->buckets = calloc(s->num_buckets, sizeof(*s->buckets));
-	if (!s->buckets) {
-		free(s);
-		return NULL;
-	}
-	return s;
+	return xcalloc(1, sizeof(struct trec_pyframes));
 }
 
 void trec_pyframes_free(struct trec_pyframes *s)
 {
+	uint64_t k;
+	void *v;
+
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->num_buckets; i++) {
-		struct entry *e = s->buckets[i], *next;
+	for (size_t i = 0; trec_u64map_next(&s->by_addr, &i, &k, &v);) {
+		struct entry *e = v, *next;
 
 		for (; e; e = next) {
 			next = e->next;
@@ -53,50 +41,19 @@ void trec_pyframes_free(struct trec_pyframes *s)
 			free(e);
 		}
 	}
-	free(s->buckets);
+	trec_u64map_free(&s->by_addr);
 	free(s);
-}
-
-static void grow(struct trec_pyframes *s)
-{
-	size_t n = s->num_buckets * 2;
-	struct entry **b = calloc(n, sizeof(*b));
-	struct entry **old = s->buckets;
-	size_t old_n = s->num_buckets;
-
-	if (!b)
-		return; /* keep the longer chains */
-	s->buckets = b;
-	s->num_buckets = n;
-	for (size_t i = 0; i < old_n; i++) {
-		struct entry *e = old[i], *next;
-
-		for (; e; e = next) {
-			size_t k = bucket_of(s, e->code.code_addr);
-
-			next = e->next;
-			e->next = b[k];
-			b[k] = e;
-		}
-	}
-	free(old);
 }
 
 int trec_pyframes_add(struct trec_pyframes *s, const struct trec_blob *b)
 {
 	struct entry *e;
-	size_t k;
+	int err;
 
 	if (b->subtype != TREC_PYCODE_SUBTYPE_V1 || (b->len && !b->data))
 		return -EBADMSG;
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return -ENOMEM;
-	e->payload = malloc(b->len ? b->len : 1);
-	if (!e->payload) {
-		free(e);
-		return -ENOMEM;
-	}
+	e = xcalloc(1, sizeof(*e));
+	e->payload = xmalloc(b->len);
 	if (b->len)
 		memcpy(e->payload, b->data, b->len);
 	if (trec_pycode_decode(e->payload, b->len, &e->code) || e->code.code_addr != b->file_id) {
@@ -104,12 +61,10 @@ int trec_pyframes_add(struct trec_pyframes *s, const struct trec_blob *b)
 		free(e);
 		return -EBADMSG;
 	}
-	if (s->count >= 2 * s->num_buckets)
-		grow(s);
-	k = bucket_of(s, e->code.code_addr);
-	e->next = s->buckets[k];
-	s->buckets[k] = e;
-	s->count++;
+	e->next = trec_u64map_get(&s->by_addr, e->code.code_addr);
+	trec_u64map_put(&s->by_addr, e->code.code_addr, e, &err);
+	if (err)
+		rp_out_of_memory(sizeof(*e));
 	return 0;
 }
 
@@ -123,7 +78,7 @@ static const struct entry *find(const struct trec_pyframes *s, uint32_t pid, uin
 
 	if (!s)
 		return NULL;
-	for (e = s->buckets[bucket_of(s, addr)]; e; e = e->next) {
+	for (e = trec_u64map_get(&s->by_addr, addr); e; e = e->next) {
 		if (e->code.code_addr != addr)
 			continue;
 		if (object_id && e->code.object_id != object_id)

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * From the BPF ring buffer to records: the ring thread copies messages into
+ * the queue (never blocks: a full queue drops and counts), the writer
+ * thread turns queued traces and pid events into SAMPLE, PID_EVENT and
+ * KSYMS records.
+ */
+#ifndef TREC_CONSUMER_H
+#define TREC_CONSUMER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "format/containers/u64map.h"
+#include "record/kernel/kallsyms.h"
+
+struct ring_buffer;
+struct trec_msg_queue;
+struct trec_output;
+struct trec_pid_event_msg;
+struct trec_py_sync;
+struct trec_touched;
+struct trecord_counters;
+
+/* What the consumer works with; owned by the caller, valid until free. */
+struct trec_consumer_ctx {
+	struct trec_output *out;
+	struct trecord_counters *cnt;
+	struct trec_msg_queue *queue;      /* ring -> writer */
+	struct trec_touched *touched;      /* files samples hit, or NULL */
+	struct trec_py_sync *py;           /* or NULL */
+	const struct trec_kallsyms *ksyms; /* the snapshot from the start */
+	uint64_t ksyms_time_ns;            /* when it was taken */
+	int ring_fd, stackmap_fd;
+	/* Ring thread: each pid event, before it is queued behind samples. */
+	void (*on_pid_event)(void *arg, const struct trec_pid_event_msg *m);
+	void *on_pid_event_arg;
+};
+
+struct trec_consumer {
+	struct trec_consumer_ctx x;
+	struct ring_buffer *rb;
+	pthread_t ring_thread, writer_thread;
+	bool ring_started, writer_started;
+	atomic_bool stop_ring;
+	/* writer thread only */
+	struct trec_u64map kstacks;   /* kernel stack id -> struct trec_kstack */
+	struct trec_u64map seen_pids; /* pids with samples */
+	struct trec_ksym_subset ksyms_used;
+	uint64_t ksyms_written_ns;
+};
+
+/* Sets the context; nothing runs yet. 0 or -ENOMEM. */
+int trec_consumer_init(struct trec_consumer *c, const struct trec_consumer_ctx *x);
+int trec_consumer_start_ring(struct trec_consumer *c);
+int trec_consumer_start_writer(struct trec_consumer *c);
+/* Drains the ring buffer, then lets the writer finish the queue. */
+void trec_consumer_stop(struct trec_consumer *c);
+/* Processes that had samples. */
+size_t trec_consumer_pids_seen(const struct trec_consumer *c);
+void trec_consumer_free(struct trec_consumer *c);
+
+#endif /* TREC_CONSUMER_H */
