@@ -8,7 +8,7 @@
 
 #include "python_types.h"
 
-/* tgid -> offsets of the CPython it runs (record/python_detect.c). */
+/* tgid -> offsets of the CPython it runs (record/interp/python/python_detect.c). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);

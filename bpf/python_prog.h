@@ -4,7 +4,7 @@
  * unwinder_progs. bpf/trec.bpf.c includes this after native_unwind.h (it
  * uses tracemgmt.h's get_per_cpu_record() and tail_call()); trecord puts
  * the program's fd in the slot and fills py_procs and interpreter_offsets
- * (record/python_sync.h).
+ * (record/interp/python/python_sync.h).
  */
 #ifndef TREC_PYTHON_PROG_H
 #define TREC_PYTHON_PROG_H

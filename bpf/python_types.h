@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Types shared by the BPF Python unwinder (bpf/python_unwind.h) and
- * trecord (record/python_detect.c): the per-process offsets that let BPF
+ * trecord (record/interp/python/python_detect.c): the per-process offsets that let BPF
  * walk a CPython thread's interpreter frames without knowing the version.
  *
  * Include after vmlinux.h (BPF) or <linux/types.h> (userspace).

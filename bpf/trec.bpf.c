@@ -166,7 +166,7 @@ int trec_unwind_stop(void *ctx)
 
 /* CPython 3.11-3.13 (issue 8): trec_unwind_python, slot
  * TREC_PROG_UNWIND_PYTHON; routed to by next_unwinder() through
- * interpreter_offsets, which trecord fills (record/python_sync.h). */
+ * interpreter_offsets, which trecord fills (record/interp/python/python_sync.h). */
 #include "python_prog.h"
 
 /*
@@ -386,7 +386,7 @@ int BPF_PROG(trec_sched_fork, struct task_struct *parent, struct task_struct *ch
 		bpf_map_update_elem(&followed_pids, &ctgid, &one, BPF_ANY);
 	}
 	/* A reused pid: the entries of the process that had it may still be
-	 * in their exit grace period (record/pid_sync.h). */
+	 * in their exit grace period (record/procs/pid_sync.h). */
 	forget_pid(ctgid);
 	bpf_map_update_elem(&fork_parents, &ctgid, &ptgid, BPF_ANY);
 	send_pid_event(TREC_PID_EV_FORK, child, ptgid, 0, 0);

@@ -19,12 +19,6 @@ enum rp_output {
 
 #define RP_MAX_FILTER 64
 
-/* Where symbols come from (--symbol-source). */
-enum rp_source {
-	RP_SOURCE_EMBEDDED = 0, /* the recording's SYMTAB records */
-	RP_SOURCE_LOCAL,        /* the recorded path, if its build-id matches */
-	RP_SOURCE_DEBUG,        /* DIR/.build-id/xx/yyyy.debug */
-};
 #define RP_MAX_DEBUG_DIRS 8
 
 struct rp_options {

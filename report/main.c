@@ -55,11 +55,6 @@ int main(int argc, char **argv)
 		rp_model_free(&m);
 		return status;
 	}
-	static const struct rp_symsrc *const by_kind[] = {
-		[RP_SOURCE_EMBEDDED] = &rp_symsrc_embedded,
-		[RP_SOURCE_LOCAL] = &rp_symsrc_elf_file,
-		[RP_SOURCE_DEBUG] = &rp_symsrc_elf_debug,
-	};
 	struct rp_symopts so = {
 		.demangle = !o.no_demangle,
 		.inline_frames = !o.no_inline,
@@ -67,8 +62,7 @@ int main(int argc, char **argv)
 		.debug_dirs = o.debug_dirs,
 		.nsources = o.nsources,
 	};
-	for (size_t i = 0; i < o.nsources; i++)
-		so.sources[i] = by_kind[o.sources[i]];
+	memcpy(so.sources, o.sources, sizeof(so.sources));
 	struct rp_symbolizer *s = rp_symbolizer_new(&m, &so);
 	struct rp_report r = { &m, s, &o };
 	FILE *out = open_output(&o);

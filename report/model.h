@@ -143,7 +143,7 @@ struct rp_model {
 	uint64_t total_samples; /* sum of agg counts */
 
 	/* Embedded symbols (SYMTAB records), created on the first one;
-	 * report/archive_reader.h. */
+	 * format/archive/archive_reader.h. */
 	struct trec_archive_store *archives;
 };
 

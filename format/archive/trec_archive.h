@@ -2,7 +2,8 @@
 /*
  * Embedded symbol archives (FORMAT.md, "Embedded symbol archives (SYMTAB
  * records)"): the byte layout constants and the decoded tables shared by
- * the encoder (record/archive_*.c) and the decoder (report/archive_*.c).
+ * the encoder (archive_encode.c, fed by record/archive/) and the decoder
+ * (archive_parse.c, archive_lookup.c).
  *
  * An archive describes one ELF file by its ELF virtual addresses: function
  * symbols, and optionally DWARF line rows and inlined-call ranges, with

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internals of stack-delta extraction (record/ehframe_*.c). The public
+ * Internals of stack-delta extraction (record/unwind/ehframe_*.c). The public
  * entry point is trec_deltas_extract() in unwind_tables.h.
  *
  * Extraction works on "rows": half-open address ranges with one rule,

@@ -16,11 +16,10 @@
 #include "trec_types.h"
 #include "symbolize_rule.h"
 
-/* Tried in order for each file id unless the options say otherwise. */
-static const struct rp_symsrc *const default_sources[RP_MAX_SYMSRC] = {
-	&rp_symsrc_embedded,
-	&rp_symsrc_elf_file,
-	&rp_symsrc_elf_debug,
+static const struct rp_symsrc *const by_kind[RP_MAX_SYMSRC] = {
+	[RP_SOURCE_EMBEDDED] = &rp_symsrc_embedded,
+	[RP_SOURCE_LOCAL] = &rp_symsrc_elf_file,
+	[RP_SOURCE_DEBUG] = &rp_symsrc_elf_debug,
 };
 
 struct file_state {
@@ -55,7 +54,9 @@ struct rp_symbolizer *rp_symbolizer_new(struct rp_model *m, const struct rp_symo
 	s->m = m;
 	s->o = *o;
 	if (!s->o.nsources) {
-		memcpy(s->o.sources, default_sources, sizeof(default_sources));
+		/* Tried in kind order for each file id. */
+		for (size_t i = 0; i < RP_MAX_SYMSRC; i++)
+			s->o.sources[i] = (enum rp_source)i;
 		s->o.nsources = RP_MAX_SYMSRC;
 	}
 	s->s_unknown = rp_strtab_intern(&m->strs, "[unknown]");
@@ -192,9 +193,9 @@ static struct file_state *file_state(struct rp_symbolizer *s, const struct rp_fi
 	int mismatch = -1;
 	for (size_t i = 0; i < s->o.nsources; i++) {
 		why[i][0] = 0;
-		int r = s->o.sources[i]->open(&sf, &fs->handle, why[i], sizeof(why[i]));
+		int r = by_kind[s->o.sources[i]]->open(&sf, &fs->handle, why[i], sizeof(why[i]));
 		if (r == RP_SYMSRC_OK) {
-			fs->src = s->o.sources[i];
+			fs->src = by_kind[s->o.sources[i]];
 			break;
 		}
 		if (r == RP_SYMSRC_MISMATCH && mismatch < 0)

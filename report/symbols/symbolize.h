@@ -44,7 +44,7 @@ struct rp_symopts {
 	const char *symfs;
 	const char *const *debug_dirs; /* NULL-terminated */
 	/* Sources in the order tried; nsources 0: embedded, local, debug. */
-	const struct rp_symsrc *sources[RP_MAX_SYMSRC];
+	enum rp_source sources[RP_MAX_SYMSRC];
 	size_t nsources;
 	bool quiet;         /* no warnings on stderr */
 };

@@ -68,7 +68,12 @@ extern const struct rp_symsrc rp_symsrc_embedded;
 
 struct trec_archive_store;
 
-/* Default order: embedded, local file, debug file. */
+/* The sources by kind (--symbol-source); the default order is this one. */
+enum rp_source {
+	RP_SOURCE_EMBEDDED = 0, /* the recording's SYMTAB records */
+	RP_SOURCE_LOCAL,        /* the recorded path, if its build-id matches */
+	RP_SOURCE_DEBUG,        /* DIR/.build-id/xx/yyyy.debug */
+};
 #define RP_MAX_SYMSRC 3
 
 #endif /* RP_SYMSRC_H */

@@ -3,7 +3,7 @@
  * The Python part of a harness case: fills interpreter_offsets and
  * py_procs with trecord's own code, and names the Python frames of the
  * trace the way trecord and treport do (PYCODE records read from the
- * process's memory, looked up by report/python_frames.c).
+ * process's memory, looked up by report/interp/python/python_frames.c).
  */
 #ifndef TREC_HARNESS_PYTHON_H
 #define TREC_HARNESS_PYTHON_H

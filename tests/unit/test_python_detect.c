@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * CPython detection (record/python_detect.c, python_tsd.c, python_cold.c)
+ * CPython detection (record/interp/python/python_detect.c, python_tsd.c, python_cold.c)
  * against independent references:
  *  - the pthread TSD layout against this process's own pthread_setspecific
  *    values, read at fs base + offset;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * PYCODE payloads (format/trec_pycode.c) and the treport-side store
- * (report/python_frames.c): round trip, every truncation and bit flip of a
+ * (report/interp/python/python_frames.c): round trip, every truncation and bit flip of a
  * payload handled without a crash, object-id matching rules, naming.
  */
 #include <errno.h>

@@ -4,8 +4,8 @@
  * tests/python/chain.py under each CPython 3.11+ found on the machine,
  * stops it with ptrace at random moments, and walks every thread with the
  * BPF walker itself (bpf/python_unwind.h compiled through a shim), the
- * offsets from record/python_detect.c, code objects read by
- * record/python_codeobj.c, a PYCODE round trip and report/python_frames.c.
+ * offsets from record/interp/python/python_detect.c, code objects read by
+ * record/interp/python/python_codeobj.c, a PYCODE round trip and report/interp/python/python_frames.c.
  * Each walk must equal the stack CPython itself reported from inside the
  * thread (frame objects: qualname, file, line), leaf line excepted, which
  * must be one of the script's "@leaf" lines.
@@ -229,7 +229,7 @@ static void walk(struct trec_per_cpu_record *rec, int pid, struct stack *s)
 	}
 }
 
-/* ---- trecord's side, through record/python_sync.c ---------------------- */
+/* ---- trecord's side, through record/interp/python/python_sync.c ---------------------- */
 
 struct fake_maps {
 	struct trec_offset_range range;
