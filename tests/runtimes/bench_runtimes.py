@@ -32,6 +32,14 @@ def pythons():
     return [p for p in found if os.access(p, os.X_OK)]
 
 
+def built(cmd, **kw):
+    """Runs a build step; a failure leaves that row out rather than the bench."""
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+    if p.returncode != 0:
+        log("bench: %s failed, row left out:\n%s" % (" ".join(cmd), p.stdout[-1000:]))
+    return p.returncode == 0
+
+
 def build(out):
     """Builds the Java and Go workloads into out; returns the rows that can
     run: (label, preset, command without the seconds)."""
@@ -42,23 +50,23 @@ def build(out):
                      ["node", "--perf-basic-prof", os.path.join(HERE, "hot.js")]))
     else:
         log("bench: node not installed: no node row")
-    if shutil.which("java") and shutil.which("javac"):
-        subprocess.run(["javac", "-d", out, os.path.join(HERE, "Hot.java")], check=True)
+    if shutil.which("java") and shutil.which("javac") and \
+            built(["javac", "-d", out, os.path.join(HERE, "Hot.java")]):
         rows.append(("java -XX:+PreserveFramePointer, map at exit", "java",
                      ["java", "-XX:+PreserveFramePointer", "-XX:CompileCommand=quiet",
                       "-XX:CompileCommand=dontinline,Hot::hot*", "-XX:+UnlockDiagnosticVMOptions",
                       "-XX:+DumpPerfMapAtExit", "-cp", out, "Hot"]))
     else:
-        log("bench: java/javac not installed: no java row")
+        log("bench: no java row (java/javac missing or javac failed)")
     if shutil.which("go"):
         env = dict(os.environ, CGO_ENABLED="0")
         if not env.get("HOME"):
             env["GOCACHE"] = os.path.join(out, "gocache")
         for label, flags in (("go", []), ("go stripped", ["-ldflags=-s -w"])):
             binary = os.path.join(out, "hot-" + label.replace(" ", "-"))
-            subprocess.run(["go", "build"] + flags + ["-o", binary, os.path.join(HERE, "hot.go")],
-                           check=True, env=env)
-            rows.append((label, "go", [binary]))
+            if built(["go", "build"] + flags + ["-o", binary, os.path.join(HERE, "hot.go")],
+                     env=env):
+                rows.append((label, "go", [binary]))
     else:
         log("bench: go not installed: no go rows")
     for py in pythons()[:1]:
