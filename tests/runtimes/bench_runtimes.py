@@ -96,7 +96,9 @@ def quality(bench, secs=2.5):
             tag = "rt%d-%s" % (i, label.split()[0])
             path = os.path.join(out, "%s.%s.%s" % (tag, tool, "tr" if tool == "trec" else "data"))
             full = bench.record_cmd(tool, bench.mid_freq, path, cmd + [str(secs)])
-            p = subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            # cwd: node --perf-basic-prof leaves V8 logs (isolate-*-v8.log) there.
+            p = subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               cwd=out)
             if p.returncode != 0:
                 log("bench: %s exited %d:\n%s" % (" ".join(full), p.returncode, p.stderr[-1000:]))
                 continue

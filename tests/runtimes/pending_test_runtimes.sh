@@ -35,8 +35,9 @@ ran=0
 # $T/NAME.{perf,trec,folded}; sets PID (the workload's, from its "pid N").
 record() {
 	local name=$1; shift
-	perf record -q -g -F 999 -o "$T/$name.data" -- \
-		"$TRECORD" -q -F 999 -f -o "$T/$name.tr" -- "$@" >"$T/$name.out" 2>"$T/$name.err"
+	# In $T: node --perf-basic-prof leaves V8 logs (isolate-*-v8.log) in its cwd.
+	(cd "$T" && perf record -q -g -F 999 -o "$T/$name.data" -- \
+		"$TRECORD" -q -F 999 -f -o "$T/$name.tr" -- "$@" >"$T/$name.out" 2>"$T/$name.err")
 	local rc=$?
 	PID=$(sed -n 's/^.*: pid \([0-9][0-9]*\)$/\1/p' "$T/$name.out" | head -n 1)
 	[ "$rc" = 0 ] || { fail "$name: perf + trecord run it (exit $rc)"; sed 's/^/  | /' "$T/$name.err" | tail -n 5; return 1; }
@@ -58,7 +59,7 @@ judge() {
 
 # maps_gone PID: removes what the runtime wrote for perf.
 maps_gone() {
-	[ -n "$1" ] && rm -f "/tmp/perf-$1.map" "/tmp/jit-$1.dump" "jit-$1.dump"
+	[ -n "$1" ] && rm -f "/tmp/perf-$1.map" "/tmp/jit-$1.dump"
 }
 
 want() { [ -z "$only" ] || [[ "$1" == *$only* ]]; }
