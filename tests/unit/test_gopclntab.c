@@ -425,6 +425,86 @@ static void check_pie(const char *pie)
 	go_table_close(&t);
 }
 
+static void count_line(void *ctx, uint64_t addr, const char *file, uint32_t line)
+{
+	*(size_t *)ctx += addr + line + (file ? strlen(file) : 0) > 0;
+}
+
+static void count_inlined(void *ctx, unsigned depth, uint64_t lo, uint64_t hi, const char *name,
+			  const char *call_file, uint32_t call_line)
+{
+	*(size_t *)ctx += depth + strlen(name) + (call_file ? strlen(call_file) : 0) + call_line +
+				  (hi - lo) > 0;
+}
+
+/* The stripped binary with bytes of its table changed, read from memory
+ * (elf_memory): every copy must parse or fail cleanly, and what parses
+ * must walk (and archive) without breaking a bound. Runs under ASan. */
+static void check_damaged(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	long size = f && !fseek(f, 0, SEEK_END) ? ftell(f) : -1;
+	uint8_t *orig = size > 0 ? malloc((size_t)size) : NULL;
+	int ok = orig && !fseek(f, 0, SEEK_SET) && fread(orig, 1, (size_t)size, f) == (size_t)size;
+	struct go_table t;
+	uint64_t lo = 0, hi = 0, seed = 42;
+	size_t parsed = 0, refused = 0, rounds = 120;
+	if (f)
+		fclose(f);
+	/* Where the table is in the file: its section. */
+	if (ok && !go_table_open(&t, path)) {
+		GElf_Shdr sh;
+		Elf_Scn *scn = NULL;
+		size_t shstr;
+		elf_getshdrstrndx(t.elf, &shstr);
+		while ((scn = elf_nextscn(t.elf, scn)))
+			if (gelf_getshdr(scn, &sh) &&
+			    !strcmp(elf_strptr(t.elf, shstr, sh.sh_name), ".gopclntab"))
+				lo = sh.sh_offset, hi = sh.sh_offset + sh.sh_size;
+	}
+	go_table_close(&t);
+	uint8_t *copy = ok && hi > lo ? malloc((size_t)size) : NULL;
+	for (size_t r = 0; copy && r < rounds; r++) {
+		memcpy(copy, orig, (size_t)size);
+		for (int c = 0; c < 1 + (int)(r % 8); c++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			/* the header and functab often, anywhere else too */
+			uint64_t span = r % 3 ? hi - lo : 4096;
+			copy[lo + (seed >> 11) % span] = (uint8_t)(seed >> 48);
+		}
+		Elf *e = elf_memory((char *)copy, (size_t)size);
+		struct gopclntab *g = NULL;
+		if (e && !gopclntab_open_elf(e, &g)) {
+			size_t n = gopclntab_num_funcs(g);
+			size_t seen = 0;
+			const struct gopcln_visitor v = { .ctx = &seen, .line = count_line,
+							  .inlined = count_inlined };
+			for (size_t i = 0; i < n; i++) {
+				struct gopcln_frame fr[MAX_FRAMES];
+				struct gopcln_func fn;
+				gopclntab_walk_func(g, i, &v);
+				if (!gopclntab_func(g, i, &fn))
+					gopclntab_lookup(g, fn.entry + (fn.end - fn.entry) / 2, fr,
+							 MAX_FRAMES);
+			}
+			parsed++;
+		} else {
+			refused++;
+		}
+		gopclntab_free(g);
+		if (e)
+			elf_end(e);
+	}
+	char name[200];
+	snprintf(name, sizeof(name),
+		 "gopclntab: %zu copies of the stripped build with table bytes changed: %zu "
+		 "parsed and walked, %zu refused, none crashed",
+		 rounds, parsed, refused);
+	CHECK(name, copy && parsed + refused == rounds);
+	free(copy);
+	free(orig);
+}
+
 int main(void)
 {
 	struct go_build b;
@@ -456,6 +536,7 @@ int main(void)
 			      TREC_ARC_SRC_GOPCLNTAB | TREC_ARC_SRC_SYMTAB | TREC_ARC_SRC_DWARF);
 		check_sampled(b.stripped);
 		check_pie(b.pie);
+		check_damaged(b.stripped);
 	}
 	go_table_close(&t);
 	free(probes);
