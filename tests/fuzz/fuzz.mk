@@ -33,3 +33,34 @@ fuzz: deps build/fuzz_reader build/fuzz-corpus/.stamp
 	mkdir -p build/fuzz-work
 	build/fuzz_reader $(FUZZ_OPTS) -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=build/ \
 		build/fuzz-work build/fuzz-corpus
+
+# ---- the .gopclntab parser ----------------------------------------------
+#
+#   make fuzz-gopclntab        fuzz it for FUZZ_SECONDS
+#   build/fuzz_gopclntab       the libFuzzer binary, built by make test-build
+#   build/fuzz-gopclntab-corpus/  seeds: the table of a Go tool (when Go is installed)
+
+GOPCLN_FUZZ_SRCS := $(filter-out %/gopclntab_archive.c,$(wildcard record/archive/gopclntab*.c))
+
+build/fuzz_gopclntab: tests/fuzz/fuzz_gopclntab.c $(GOPCLN_FUZZ_SRCS) $(wildcard record/archive/gopclntab*.h)
+	@mkdir -p build
+	$(CLANG) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_gopclntab.c $(GOPCLN_FUZZ_SRCS) -lelf
+
+TEST_EXTRA_TARGETS += build/fuzz_gopclntab
+
+# A seed is a mode byte (fuzz_gopclntab.c) then the input: 1 = a raw table.
+build/fuzz-gopclntab-corpus/.stamp: build/fuzz_gopclntab
+	rm -rf build/fuzz-gopclntab-corpus; mkdir -p build/fuzz-gopclntab-corpus
+	printf '\002' > build/fuzz-gopclntab-corpus/empty-header
+	tool=$$(go env GOTOOLDIR 2>/dev/null)/addr2line; \
+	if [ -f "$$tool" ] && objcopy -O binary --only-section=.gopclntab "$$tool" $@.tab; then \
+		{ printf '\001'; cat $@.tab; } > build/fuzz-gopclntab-corpus/go-addr2line-table; \
+	fi; rm -f $@.tab
+	touch $@
+
+.PHONY: fuzz-gopclntab
+fuzz-gopclntab: deps build/fuzz_gopclntab build/fuzz-gopclntab-corpus/.stamp
+	mkdir -p build/fuzz-gopclntab-work
+	build/fuzz_gopclntab -timeout=10 -rss_limit_mb=2048 -max_len=4194304 \
+		-max_total_time=$(FUZZ_SECONDS) -artifact_prefix=build/ \
+		build/fuzz-gopclntab-work build/fuzz-gopclntab-corpus
