@@ -40,11 +40,9 @@ fuzz: deps build/fuzz_reader build/fuzz-corpus/.stamp
 #   build/fuzz_gopclntab       the libFuzzer binary, built by make test-build
 #   build/fuzz-gopclntab-corpus/  seeds: the table of a Go tool (when Go is installed)
 
-GOPCLN_FUZZ_SRCS := $(filter-out %/gopclntab_archive.c,$(wildcard record/archive/gopclntab*.c))
-
-build/fuzz_gopclntab: tests/fuzz/fuzz_gopclntab.c $(GOPCLN_FUZZ_SRCS) $(wildcard record/archive/gopclntab*.h)
+build/fuzz_gopclntab: tests/fuzz/fuzz_gopclntab.c $(GOPCLN_SRCS) $(wildcard record/archive/gopclntab*.h)
 	@mkdir -p build
-	$(CLANG) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_gopclntab.c $(GOPCLN_FUZZ_SRCS) -lelf
+	$(CLANG) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_gopclntab.c $(GOPCLN_SRCS) -lelf
 
 TEST_EXTRA_TARGETS += build/fuzz_gopclntab
 

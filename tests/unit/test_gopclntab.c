@@ -15,6 +15,7 @@
 #include "archive.h"
 #include "archive_reader.h"
 #include "gopclntab_testlib.h"
+#include "symsrc.h"
 #include "unit_check.h"
 
 #define MAX_FRAMES 16
@@ -408,6 +409,35 @@ static void check_sampled(const char *path)
 	free(addrs);
 }
 
+/* treport without an embedded archive: its local ELF source falls back to
+ * the table in the Go text. */
+static void check_local_source(const char *path, const char *label)
+{
+	struct rp_symsrc_file f = { .file_id = 1, .path = path, .debuglink = "" };
+	void *h = NULL;
+	char why[512], fn[512], at[1024];
+	size_t agree = 0;
+	int rc = rp_symsrc_elf_file.open(&f, &h, why, sizeof(why));
+	for (size_t i = 0; !rc && i < nprobes; i++) {
+		const struct probe *p = &probes[i];
+		struct rp_symres r;
+		int eq = !rp_symsrc_elf_file.lookup(h, p->pc, &r) && r.nlines == p->n && r.symname;
+		for (unsigned k = 0; eq && k < r.nlines; k++) {
+			go_norm_name(fn, sizeof(fn), r.lines[k].func);
+			go_loc(at, sizeof(at), r.lines[k].file, r.lines[k].line);
+			eq = !strcmp(fn, p->fn[k]) && !strcmp(at, p->at[k]);
+		}
+		agree += eq;
+	}
+	if (!rc)
+		rp_symsrc_elf_file.close(h);
+	char name[200];
+	snprintf(name, sizeof(name),
+		 "gopclntab: treport's local source on the %s build = ours at %zu of %zu pcs", label,
+		 agree, nprobes);
+	CHECK(name, !rc && agree == nprobes);
+}
+
 /* The stripped PIE: its table sits in .data.rel.ro.gopclntab. */
 static void check_pie(const char *pie)
 {
@@ -535,6 +565,8 @@ int main(void)
 		check_archive(b.full, "unstripped",
 			      TREC_ARC_SRC_GOPCLNTAB | TREC_ARC_SRC_SYMTAB | TREC_ARC_SRC_DWARF);
 		check_sampled(b.stripped);
+		check_local_source(b.stripped, "stripped");
+		check_local_source(b.full, "unstripped");
 		check_pie(b.pie);
 		check_damaged(b.stripped);
 	}
