@@ -237,15 +237,30 @@ static unsigned holding_chain(Dwarf_Die *parent, uint64_t pc, Dwarf_Die *chain, 
 
 /* DWARF's frames at pc, innermost first, as ours: each function at the
  * location it executes, which for an inlined call's caller is its call
- * site (DW_AT_call_file, DW_AT_call_line). */
+ * site (DW_AT_call_file, DW_AT_call_line). Probes come function by
+ * function, so the last unit and subprogram are tried first. */
 static unsigned dwarf_frames(struct dwarf_oracle *o, uint64_t pc, char (*fn)[512],
 			     char (*at)[1024])
 {
-	for (size_t c = 0; c < o->ncu; c++) {
+	static size_t last_cu;
+	static Dwarf_Die last_sub;
+	static bool have_sub;
+	for (size_t i = 0; i < o->ncu; i++) {
+		size_t c = (last_cu + i) % o->ncu;
 		Dwarf_Die *cu = &o->cu[c], chain[MAX_FRAMES];
 		if (dwarf_haspc(cu, pc) != 1)
 			continue;
-		unsigned n = holding_chain(cu, pc, chain, 0);
+		unsigned n;
+		if (c == last_cu && have_sub && dwarf_haspc(&last_sub, pc) == 1) {
+			chain[0] = last_sub;
+			n = holding_chain(&chain[0], pc, chain, 1);
+		} else {
+			n = holding_chain(cu, pc, chain, 0);
+		}
+		last_cu = c;
+		have_sub = n > 0;
+		if (n)
+			last_sub = chain[0];
 		Dwarf_Line *l = dwarf_getsrc_die(cu, pc);
 		int line = 0;
 		const char *file = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
@@ -478,7 +493,7 @@ static void check_damaged(const char *path)
 	int ok = orig && !fseek(f, 0, SEEK_SET) && fread(orig, 1, (size_t)size, f) == (size_t)size;
 	struct go_table t;
 	uint64_t lo = 0, hi = 0, seed = 42;
-	size_t parsed = 0, refused = 0, rounds = 120;
+	size_t parsed = 0, refused = 0, rounds = 60;
 	if (f)
 		fclose(f);
 	/* Where the table is in the file: its section. */
