@@ -12,8 +12,10 @@
 
 #include "gopclntab_internal.h"
 
-/* Bytes of read-only segments searched for the header, at most. */
+/* Bytes of read-only segments searched for the header, and candidate
+ * headers tried, at most (each try reads its whole function table). */
 #define HEADER_SCAN_MAX (256u << 20)
+#define HEADER_TRIES_MAX 16
 
 static size_t load_regions(Elf *elf, const uint8_t *raw, size_t size,
 			   struct gopcln_region *r, size_t max)
@@ -91,7 +93,9 @@ static bool has_go_note(Elf *elf)
 		GElf_Nhdr nh;
 		size_t off = 0, name_off, desc_off;
 		while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0)
-			if (nh.n_namesz == 3 && !memcmp((const char *)d->d_buf + name_off, "Go", 3))
+			/* the linker writes the name "Go" padded: "Go\0\0" */
+			if ((nh.n_namesz == 3 || nh.n_namesz == 4) &&
+			    !memcmp((const char *)d->d_buf + name_off, "Go", 3))
 				return true;
 	}
 	return false;
@@ -101,6 +105,7 @@ static bool has_go_note(Elf *elf)
 static int scan_for_header(const struct gopcln_image *img, struct gopclntab **out)
 {
 	uint64_t scanned = 0;
+	unsigned tries = 0;
 	for (size_t i = 0; i < img->nregions; i++) {
 		const struct gopcln_region *r = &img->regions[i];
 		if (r->writable)
@@ -109,11 +114,14 @@ static int scan_for_header(const struct gopcln_image *img, struct gopclntab **ou
 			const uint8_t *p = r->data + off;
 			if (++scanned > HEADER_SCAN_MAX / 4)
 				return -ENOENT;
-			/* magic's high bytes ff ff ff, then 2 zero pad bytes */
-			if (p[1] != 0xff || p[2] != 0xff || p[3] != 0xff || p[4] || p[5])
+			/* a known magic (0xfffffffa, 0xfffffff0, 0xfffffff1), 2 zero pad bytes */
+			if ((p[0] != 0xfa && p[0] != 0xf0 && p[0] != 0xf1) || p[1] != 0xff ||
+			    p[2] != 0xff || p[3] != 0xff || p[4] || p[5])
 				continue;
 			if (!gopclntab_parse(img, r->vaddr + off, r->len - off, out))
 				return 0;
+			if (++tries == HEADER_TRIES_MAX)
+				return -ENOENT;
 		}
 	}
 	return -ENOENT;

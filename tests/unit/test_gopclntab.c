@@ -453,6 +453,36 @@ static void check_local_source(const char *path, const char *label)
 	CHECK(name, !rc && agree == nprobes);
 }
 
+/* The stripped build with its section headers removed (as sstrip does):
+ * the table is found by its header in the read-only segment. */
+static void check_no_sections(const char *stripped, const char *dir)
+{
+	char path[512], cmd[2400];
+	struct go_table a = { .fd = -1 }, b = { .fd = -1 };
+	snprintf(path, sizeof(path), "%s/noshdr", dir);
+	/* e_shoff (8 bytes at 40), e_shnum and e_shstrndx (2 bytes at 60, 62) */
+	snprintf(cmd, sizeof(cmd),
+		 "cp '%s' '%s' && printf '\\0\\0\\0\\0\\0\\0\\0\\0' | dd of='%s' bs=1 seek=40 "
+		 "conv=notrunc status=none && printf '\\0\\0\\0\\0' | dd of='%s' bs=1 seek=60 "
+		 "conv=notrunc status=none",
+		 stripped, path, path, path);
+	int ok = !system(cmd) && !go_table_open(&a, path) && !go_table_open(&b, stripped);
+	size_t n = ok ? gopclntab_num_funcs(a.g) : 0, same = 0;
+	for (size_t i = 0; ok && i < n; i++) {
+		struct gopcln_func x, y;
+		same += !gopclntab_func(a.g, i, &x) && !gopclntab_func(b.g, i, &y) &&
+			x.entry == y.entry && x.name && y.name && !strcmp(x.name, y.name);
+	}
+	char name[200];
+	snprintf(name, sizeof(name),
+		 "gopclntab: without section headers the table is found by its header: %zu of %zu "
+		 "functions as with them",
+		 same, ok ? gopclntab_num_funcs(b.g) : 0);
+	CHECK(name, ok && n > 1000 && same == n && n == gopclntab_num_funcs(b.g));
+	go_table_close(&a);
+	go_table_close(&b);
+}
+
 /* The stripped PIE: its table sits in .data.rel.ro.gopclntab. */
 static void check_pie(const char *pie)
 {
@@ -583,6 +613,7 @@ int main(void)
 		check_local_source(b.stripped, "stripped");
 		check_local_source(b.full, "unstripped");
 		check_pie(b.pie);
+		check_no_sections(b.stripped, b.dir);
 		check_damaged(b.stripped);
 	}
 	go_table_close(&t);
