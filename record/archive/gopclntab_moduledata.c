@@ -4,7 +4,7 @@
  * inline trees (funcdata) at offsets from moduledata.gofunc, and Go 1.26
  * leaves the header's textStart 0, so both come from the module data.
  *
- * It is the one pointer-aligned spot of writable data whose first word
+ * It is the one pointer-aligned spot of (writable) data whose first word
  * points at the pclntab header and whose next slices are the header's
  * funcnametab and cutab. Its words (runtime/symtab.go, moduledata):
  *   0 pcHeader, 1-3 funcnametab, 4-6 cutab, 7-9 filetab, 10-12 pctab,
@@ -17,8 +17,9 @@
 
 enum { MD_FUNCNAMETAB = 1, MD_CUTAB = 4, MD_TEXT = 22, MD_GOFUNC_118 = 38, MD_GOFUNC_120 = 40 };
 
-/* Scanning stops after this many bytes of writable data. */
-#define MODULEDATA_SCAN_MAX (256u << 20)
+/* Scanning stops after this many bytes (a table whose module data is
+ * not found costs this much, times the header candidates tried). */
+#define MODULEDATA_SCAN_MAX (64u << 20)
 
 static uint64_t word(const uint8_t *p, unsigned ptrsize, unsigned k)
 {
@@ -40,9 +41,11 @@ void gopcln_find_moduledata(const struct gopclntab *g, uint64_t funcname_off,
 	unsigned ps = g->ptrsize, gofunc_word = g->layout >= 120 ? MD_GOFUNC_120 : MD_GOFUNC_118;
 	uint64_t need = (uint64_t)(gofunc_word + 1) * ps, scanned = 0;
 	*text = *gofunc = 0;
-	for (size_t i = 0; i < g->nregions; i++) {
-		const struct gopcln_region *r = &g->regions[i];
-		if (!r->writable || r->len < need)
+	/* Writable data first (.noptrdata); then the rest, in case a
+	 * release keeps it read-only after relocation (Go 1.26's .go.module). */
+	for (size_t k = 0; k < 2 * g->nregions; k++) {
+		const struct gopcln_region *r = &g->regions[k % g->nregions];
+		if (r->writable != (k < g->nregions) || r->len < need)
 			continue;
 		/* First pointer-aligned vaddr of the region. */
 		uint64_t skip = (ps - (r->vaddr & (ps - 1))) & (ps - 1);

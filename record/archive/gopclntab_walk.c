@@ -301,8 +301,6 @@ int gopclntab_lookup(struct gopclntab *g, uint64_t pc, struct gopcln_frame *fram
 		int32_t line = value_at(&g->lines, at);
 		f->file = gopcln_file_name(g, &r, value_at(&g->files, at));
 		f->line = f->file && line > 0 ? (uint32_t)line : 0;
-		if (!f->file)
-			f->line = 0;
 		if (j < k)
 			at = call_site_pc(g, &t, &r, nodes[j]);
 	}
