@@ -12,14 +12,14 @@ FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -Iformat -Ibpf -Itests/unit \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_OPTS := -timeout=10 -rss_limit_mb=2048 -max_len=65536 -dict=tests/fuzz/trec.dict
 
-build/fuzz_reader: tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(call rwildcard,format,*.h)
+build/fuzz_reader: tests/fuzz/fuzz_reader.c $(FORMAT_CODEC_SRCS) $(call rwildcard,format,*.h)
 	@mkdir -p build
-	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(LIBS_FORMAT)
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_reader.c $(FORMAT_CODEC_SRCS) $(LIBS_FORMAT)
 
 build/fuzz_make_corpus: tests/fuzz/make_corpus.c tests/unit/format_fixture.h $(FORMAT_SRCS) $(call rwildcard,format,*.h)
 	@mkdir -p build
 	$(CC) -O1 -g -std=gnu11 -D_GNU_SOURCE -I. -Iformat -Ibpf -Itests/unit -o $@ \
-		tests/fuzz/make_corpus.c $(FORMAT_SRCS) $(LIBS_FORMAT)
+		tests/fuzz/make_corpus.c $(FORMAT_CODEC_SRCS) $(LIBS_FORMAT)
 
 build/fuzz-corpus/.stamp: build/fuzz_make_corpus
 	rm -rf build/fuzz-corpus; mkdir -p build/fuzz-corpus
@@ -33,3 +33,32 @@ fuzz: deps build/fuzz_reader build/fuzz-corpus/.stamp
 	mkdir -p build/fuzz-work
 	build/fuzz_reader $(FUZZ_OPTS) -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=build/ \
 		build/fuzz-work build/fuzz-corpus
+
+# ---- the .gopclntab parser ----------------------------------------------
+#
+#   make fuzz-gopclntab        fuzz it for FUZZ_SECONDS
+#   build/fuzz_gopclntab       the libFuzzer binary, built by make test-build
+#   build/fuzz-gopclntab-corpus/  seeds: the table of a Go tool (when Go is installed)
+
+build/fuzz_gopclntab: tests/fuzz/fuzz_gopclntab.c $(GOPCLN_SRCS) $(wildcard format/gopclntab/*.h)
+	@mkdir -p build
+	$(CLANG) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_gopclntab.c $(GOPCLN_SRCS) -lelf
+
+TEST_EXTRA_TARGETS += build/fuzz_gopclntab
+
+# A seed is a mode byte (fuzz_gopclntab.c) then the input: 1 = a raw table.
+build/fuzz-gopclntab-corpus/.stamp: build/fuzz_gopclntab
+	rm -rf build/fuzz-gopclntab-corpus; mkdir -p build/fuzz-gopclntab-corpus
+	printf '\002' > build/fuzz-gopclntab-corpus/empty-header
+	tool=$$(go env GOTOOLDIR 2>/dev/null)/addr2line; \
+	if [ -f "$$tool" ] && objcopy -O binary --only-section=.gopclntab "$$tool" $@.tab; then \
+		{ printf '\001'; cat $@.tab; } > build/fuzz-gopclntab-corpus/go-addr2line-table; \
+	fi; rm -f $@.tab
+	touch $@
+
+.PHONY: fuzz-gopclntab
+fuzz-gopclntab: deps build/fuzz_gopclntab build/fuzz-gopclntab-corpus/.stamp
+	mkdir -p build/fuzz-gopclntab-work
+	build/fuzz_gopclntab -timeout=10 -rss_limit_mb=2048 -max_len=4194304 \
+		-max_total_time=$(FUZZ_SECONDS) -artifact_prefix=build/ \
+		build/fuzz-gopclntab-work build/fuzz-gopclntab-corpus
