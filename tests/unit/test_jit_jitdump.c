@@ -16,139 +16,7 @@
 #include "record/jit/jitdump.h"
 #include "unit_check.h"
 
-/* ---- a jitdump writer ---------------------------------------------------- */
-
-struct jb {
-	uint8_t *p;
-	size_t len, cap;
-	bool swap; /* write big-endian (this host is little-endian) */
-};
-
-static void put(struct jb *b, const void *d, size_t n)
-{
-	if (b->len + n > b->cap) {
-		b->cap = (b->len + n) * 2 + 64;
-		b->p = realloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->len, d, n);
-	b->len += n;
-}
-
-static void u32(struct jb *b, uint32_t v)
-{
-	if (b->swap)
-		v = __builtin_bswap32(v);
-	put(b, &v, 4);
-}
-
-static void u64(struct jb *b, uint64_t v)
-{
-	if (b->swap)
-		v = __builtin_bswap64(v);
-	put(b, &v, 8);
-}
-
-static void header(struct jb *b, uint32_t size, uint64_t flags)
-{
-	u32(b, TREC_JITDUMP_MAGIC);
-	u32(b, 1);
-	u32(b, size);
-	u32(b, 62);
-	u32(b, 0);
-	u32(b, 4242);
-	u64(b, 1);
-	u64(b, flags);
-	for (uint32_t i = 40; i < size; i++)
-		put(b, "", 1);
-}
-
-static void prefix(struct jb *b, uint32_t id, uint32_t size, uint64_t ts)
-{
-	u32(b, id);
-	u32(b, size);
-	u64(b, ts);
-}
-
-/* A load with pad zero bytes between name and code, as the JVMTI agent
- * aligns its code. */
-static void load(struct jb *b, uint64_t ts, uint64_t addr, uint64_t size, uint64_t index,
-		 const char *name, uint32_t pad)
-{
-	uint32_t total = 56 + (uint32_t)strlen(name) + 1 + pad + (uint32_t)size;
-
-	prefix(b, TREC_JITDUMP_CODE_LOAD, total, ts);
-	u32(b, 4242);
-	u32(b, 4243);
-	u64(b, addr);
-	u64(b, addr);
-	u64(b, size);
-	u64(b, index);
-	put(b, name, strlen(name) + 1);
-	for (uint32_t i = 0; i < pad + size; i++)
-		put(b, i < pad ? "" : "\xcc", 1);
-}
-
-static void move(struct jb *b, uint64_t ts, uint64_t from, uint64_t to, uint64_t size,
-		 uint64_t index)
-{
-	prefix(b, TREC_JITDUMP_CODE_MOVE, 64, ts);
-	u32(b, 4242);
-	u32(b, 4243);
-	u64(b, to);
-	u64(b, from);
-	u64(b, to);
-	u64(b, size);
-	u64(b, index);
-}
-
-struct drow {
-	uint64_t addr;
-	int32_t line;
-	const char *file; /* NULL: "\xff", the previous row's */
-};
-
-static void debug(struct jb *b, uint64_t ts, uint64_t addr, const struct drow *r, uint32_t n)
-{
-	uint32_t total = 32;
-
-	for (uint32_t i = 0; i < n; i++)
-		total += 16 + (uint32_t)(r[i].file ? strlen(r[i].file) : 1) + 1;
-	prefix(b, TREC_JITDUMP_CODE_DEBUG_INFO, total, ts);
-	u64(b, addr);
-	u64(b, n);
-	for (uint32_t i = 0; i < n; i++) {
-		u64(b, r[i].addr);
-		u32(b, (uint32_t)r[i].line);
-		u32(b, 0);
-		put(b, r[i].file ? r[i].file : "\xff", (r[i].file ? strlen(r[i].file) : 1) + 1);
-	}
-}
-
-/* The good file: rows then load A, load B, an unwinding record, an
- * unknown record, B moved, close. */
-static void good(struct jb *b)
-{
-	static const struct drow rows[] = {
-		{ 0x7f0000001020, 12, "/app/fib.js" }, /* out of order: sorted by the parser */
-		{ 0x7f0000001000, 10, "/app/fib.js" },
-		{ 0x7f0000001010, 11, NULL },
-		{ 0x7f0000001030, -5, "/app/other.js" },
-	};
-
-	header(b, 40, 0);
-	debug(b, 90, 0x7f0000001000, rows, 4);
-	load(b, 100, 0x7f0000001000, 0x40, 1, "JS:*fib /app/fib.js:1", 0);
-	load(b, 200, 0x7f0000002000, 0x20, 2, "Interpreter", 5);
-	prefix(b, TREC_JITDUMP_CODE_UNWINDING_INFO, 16 + 24 + 8, 210);
-	u64(b, 8);
-	u64(b, 0);
-	u64(b, 0);
-	u64(b, 0);
-	prefix(b, 77, 24, 220);
-	u64(b, 0);
-	move(b, 300, 0x7f0000002000, 0x7f0000003000, 0x20, 2);
-	prefix(b, TREC_JITDUMP_CODE_CLOSE, 16, 400);
-}
+#include "jitdump_builder.h"
 
 static int parse_buf(const struct jb *b, const struct trec_jit_filter *f, struct trec_jit_table *t)
 {
@@ -197,10 +65,10 @@ static void test_good(void)
 	struct jb le = { 0 }, be = { .swap = true };
 	struct trec_jit_table t;
 
-	good(&le);
+	jb_good(&le);
 	check_good(&t, parse_buf(&le, NULL, &t), "little-endian");
 	trec_jit_table_free(&t);
-	good(&be);
+	jb_good(&be);
 	check_good(&t, parse_buf(&be, NULL, &t), "big-endian");
 	trec_jit_table_free(&t);
 
@@ -232,13 +100,13 @@ static void test_moves_and_filter(void)
 	struct jb b = { 0 };
 	struct trec_jit_table t;
 
-	header(&b, 64, 0); /* a longer header: its extra bytes are skipped */
-	load(&b, 10, 0x1000, 0x10, 1, "kept", 0);
-	debug(&b, 15, 0x2000, rows, 2);
-	load(&b, 20, 0x2000, 0x10, 2, "moved", 0);  /* 0x2000 holds no pc... */
-	move(&b, 30, 0x2000, 0x5000, 0x10, 2);       /* ...but it is moved onto 0x5010 */
-	move(&b, 40, 0x1000, 0x9000, 0x10, 99);     /* an index never loaded */
-	load(&b, 50, 0x3000, 0, 3, "empty code", 0);
+	jb_header(&b, 64, 0); /* a longer header: its extra bytes are skipped */
+	jb_load(&b, 10, 0x1000, 0x10, 1, "kept", 0);
+	jb_debug(&b, 15, 0x2000, rows, 2);
+	jb_load(&b, 20, 0x2000, 0x10, 2, "moved", 0);  /* 0x2000 holds no pc... */
+	jb_move(&b, 30, 0x2000, 0x5000, 0x10, 2);       /* ...but it is moved onto 0x5010 */
+	jb_move(&b, 40, 0x1000, 0x9000, 0x10, 99);     /* an index never loaded */
+	jb_load(&b, 50, 0x3000, 0, 3, "empty code", 0);
 	parse_buf(&b, NULL, &t);
 	CHECK("jitdump: a move copies the rows, shifted with the code",
 	      t.n == 3 && entry_is(&t, 2, 0x5000, 0x10, 30, 0, 2, "moved") &&
@@ -260,7 +128,7 @@ static void test_bad_headers(void)
 	struct jb b = { 0 };
 	struct trec_jit_table t;
 
-	header(&b, 40, 0);
+	jb_header(&b, 40, 0);
 	b.p[0] ^= 1;
 	CHECK("jitdump: wrong magic refused", parse_buf(&b, NULL, &t) == -EINVAL && strstr(t.why, "magic"));
 	trec_jit_table_free(&t);
@@ -272,17 +140,17 @@ static void test_bad_headers(void)
 	free(b.p);
 
 	b = (struct jb){ 0 };
-	header(&b, 40, 2);
+	jb_header(&b, 40, 2);
 	CHECK("jitdump: unknown flags refused (as perf does)",
 	      parse_buf(&b, NULL, &t) == -EINVAL && strstr(t.why, "flags"));
 	trec_jit_table_free(&t);
 	free(b.p);
 
 	b = (struct jb){ 0 };
-	header(&b, 40, TREC_JITDUMP_FLAG_ARCH_TIMESTAMP);
-	load(&b, 123456789, 0x1000, 0x10, 1, "tsc", 0);
-	move(&b, 123456799, 0x1000, 0x2000, 0x10, 1);
-	prefix(&b, TREC_JITDUMP_CODE_CLOSE, 16, 123456800);
+	jb_header(&b, 40, TREC_JITDUMP_FLAG_ARCH_TIMESTAMP);
+	jb_load(&b, 123456789, 0x1000, 0x10, 1, "tsc", 0);
+	jb_move(&b, 123456799, 0x1000, 0x2000, 0x10, 1);
+	jb_prefix(&b, TREC_JITDUMP_CODE_CLOSE, 16, 123456800);
 	CHECK("jitdump: arch timestamps: no times, marked, the move still applies",
 	      parse_buf(&b, NULL, &t) == 0 && (t.flags & TREC_JIT_F_NO_TIME) && t.n == 2 &&
 	      entry_is(&t, 0, 0x1000, 0x10, 0, 0, 1, "tsc") && entry_is(&t, 1, 0x2000, 0x10, 0, 0, 1, "tsc"));
@@ -290,7 +158,7 @@ static void test_bad_headers(void)
 	free(b.p);
 
 	b = (struct jb){ 0 };
-	header(&b, 40, 0);
+	jb_header(&b, 40, 0);
 	memcpy(b.p + 8, "\x10\0\0\0", 4); /* header size 16 */
 	CHECK("jitdump: a header size below 40 refused", parse_buf(&b, NULL, &t) == -EINVAL);
 	trec_jit_table_free(&t);
@@ -302,33 +170,33 @@ static void test_bad_records(void)
 	struct jb b = { 0 };
 	struct trec_jit_table t;
 
-	header(&b, 40, 0);
+	jb_header(&b, 40, 0);
 	/* code size over its record */
-	prefix(&b, TREC_JITDUMP_CODE_LOAD, 56 + 4, 1);
-	u32(&b, 1); u32(&b, 1); u64(&b, 0x1000); u64(&b, 0x1000); u64(&b, 1ULL << 40); u64(&b, 1);
-	put(&b, "big", 4);
+	jb_prefix(&b, TREC_JITDUMP_CODE_LOAD, 56 + 4, 1);
+	jb_u32(&b, 1); jb_u32(&b, 1); jb_u64(&b, 0x1000); jb_u64(&b, 0x1000); jb_u64(&b, 1ULL << 40); jb_u64(&b, 1);
+	jb_put(&b, "big", 4);
 	/* a name without its NUL */
-	prefix(&b, TREC_JITDUMP_CODE_LOAD, 56 + 4, 2);
-	u32(&b, 1); u32(&b, 1); u64(&b, 0x2000); u64(&b, 0x2000); u64(&b, 0); u64(&b, 2);
-	put(&b, "abcd", 4);
+	jb_prefix(&b, TREC_JITDUMP_CODE_LOAD, 56 + 4, 2);
+	jb_u32(&b, 1); jb_u32(&b, 1); jb_u64(&b, 0x2000); jb_u64(&b, 0x2000); jb_u64(&b, 0); jb_u64(&b, 2);
+	jb_put(&b, "abcd", 4);
 	/* a range past 2^64 */
-	load(&b, 3, UINT64_MAX - 4, 0x10, 3, "wraps", 0);
+	jb_load(&b, 3, UINT64_MAX - 4, 0x10, 3, "wraps", 0);
 	/* row count over what the record can hold */
-	prefix(&b, TREC_JITDUMP_CODE_DEBUG_INFO, 32 + 17, 4);
-	u64(&b, 0x3000); u64(&b, 1000000);
-	put(&b, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 17);
+	jb_prefix(&b, TREC_JITDUMP_CODE_DEBUG_INFO, 32 + 17, 4);
+	jb_u64(&b, 0x3000); jb_u64(&b, 1000000);
+	jb_put(&b, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 17);
 	/* a row whose name runs past the record */
-	prefix(&b, TREC_JITDUMP_CODE_DEBUG_INFO, 32 + 20, 5);
-	u64(&b, 0x3000); u64(&b, 1);
-	u64(&b, 0x3000); u32(&b, 1); u32(&b, 0); put(&b, "abcd", 4);
+	jb_prefix(&b, TREC_JITDUMP_CODE_DEBUG_INFO, 32 + 20, 5);
+	jb_u64(&b, 0x3000); jb_u64(&b, 1);
+	jb_u64(&b, 0x3000); jb_u32(&b, 1); jb_u32(&b, 0); jb_put(&b, "abcd", 4);
 	/* a MOVE too short */
-	prefix(&b, TREC_JITDUMP_CODE_MOVE, 20, 6);
-	u32(&b, 0);
+	jb_prefix(&b, TREC_JITDUMP_CODE_MOVE, 20, 6);
+	jb_u32(&b, 0);
 	/* a good load: its rows were dropped with the bad record */
-	load(&b, 7, 0x4000, 0x10, 4, "good", 0);
+	jb_load(&b, 7, 0x4000, 0x10, 4, "good", 0);
 	/* a record size below the prefix: the end */
-	prefix(&b, TREC_JITDUMP_CODE_LOAD, 8, 8);
-	load(&b, 9, 0x5000, 0x10, 5, "unreachable", 0);
+	jb_prefix(&b, TREC_JITDUMP_CODE_LOAD, 8, 8);
+	jb_load(&b, 9, 0x5000, 0x10, 5, "unreachable", 0);
 
 	int err = parse_buf(&b, NULL, &t);
 	CHECK("jitdump: bad records refused and counted, good ones kept",
@@ -344,9 +212,9 @@ static void test_bad_records(void)
 	memset(longname, 'n', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = 0;
 	b = (struct jb){ 0 };
-	header(&b, 40, 0);
+	jb_header(&b, 40, 0);
 	for (int i = 0; i < 10; i++)
-		load(&b, 10 + i, 0x1000 + 0x100 * i, 0x10, i, longname, 0);
+		jb_load(&b, 10 + i, 0x1000 + 0x100 * i, 0x10, i, longname, 0);
 	lim.max_entries = 4;
 	lim.max_name = 100;
 	trec_jit_table_init(&t, &lim);
@@ -364,7 +232,7 @@ static void test_mutations(void)
 	struct jb b = { 0 };
 	bool ok = true;
 
-	good(&b);
+	jb_good(&b);
 	uint8_t *buf = malloc(b.len);
 	srand(2);
 	for (int iter = 0; iter < 20000; iter++) {
