@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "archive.h"
+#include "record/jit/capture.h"
 #include "python_sync.h"
 #include "session.h"
 #include "trec_types.h"
@@ -168,6 +169,7 @@ static void handle_trace(struct trec_session *s, const uint8_t *data, size_t len
 	}
 	for (uint32_t i = 0; i < n && s->touched; i++)
 		trec_touched_frame(s->touched, t->pid, &frames[i]);
+	trec_jit_on_frames(s->jit, t->pid, t->ktime_ns, frames + nk, n - nk);
 	if (!trec_u64map_get(&s->seen_pids, t->pid))
 		trec_u64map_put(&s->seen_pids, t->pid, (void *)1, &err);
 

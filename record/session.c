@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 #include "archive.h"
 #include "kallsyms.h"
+#include "record/jit/capture.h"
 #include "session.h"
 #include "stop_signals.h"
 
@@ -124,6 +125,14 @@ static void load_ksyms(struct trec_session *s)
 			err == -EPERM ? "addresses hidden by kptr_restrict" : strerror(-err));
 }
 
+static int write_jitsyms(void *ctx, const struct trec_jitsyms *j)
+{
+	struct trec_session *s = ctx;
+	struct trec_writer *w = trec_output_lock(&s->out);
+
+	return w ? trec_output_unlock(&s->out, trec_write_jitsyms(w, j)) : -EIO;
+}
+
 static void write_metrics(struct trec_session *s, uint64_t *bpf)
 {
 	uint64_t local[TREC_METRIC_COUNT];
@@ -187,6 +196,12 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 	err = trec_output_open(&s->out, o->output, o->force, msg, sizeof(msg));
 	if (err)
 		goto fail;
+	s->jit = trec_jit_capture_new(write_jitsyms, s, &s->cnt, o->verbose, o->quiet);
+	if (!s->jit) {
+		err = -ENOMEM;
+		snprintf(msg, sizeof(msg), "out of memory");
+		goto fail;
+	}
 	err = write_meta(s);
 	if (err) {
 		snprintf(msg, sizeof(msg), "writing %s failed: %s", o->output, strerror(-err));
@@ -389,6 +404,8 @@ static void teardown(struct trec_session *s)
 	stop_threads(s);
 	trec_consumer_free(s);
 	trec_syncer_free(s);
+	trec_jit_capture_free(s->jit);
+	s->jit = NULL;
 	trec_python_session_stop(s);
 	trec_ksym_subset_free(&s->ksyms_used);
 	trec_kallsyms_free(&s->ksyms);
@@ -475,6 +492,9 @@ int trec_record(const struct trec_options *opt, int *die_sig)
 	trec_bpf_detach_tracking(&s.bpf);
 	stop_threads(&s);
 	loader_done = stop_loader(&s);
+	/* names of JIT code the samples hit, before the metrics count them */
+	if (!trec_stop_hurry())
+		trec_jit_finish(s.jit, trec_now_ns());
 	write_metrics(&s, bpf);
 	trec_stop_signals_wait(0);
 	if (trec_stop_hurry() && opt->archive_level != TREC_ARCHIVE_NONE && !opt->quiet)

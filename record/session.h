@@ -32,6 +32,7 @@
 struct ring_buffer;
 struct perf_buffer;
 struct trec_pid_event_msg;
+struct trec_jit_capture;
 
 /* Requests to the sync thread. */
 enum trec_sync_req_kind {
@@ -75,6 +76,7 @@ struct trec_session {
 	struct trec_u64map kstacks;   /* kernel stack id -> struct trec_kstack */
 	struct trec_u64map seen_pids; /* pids with samples */
 	struct trec_touched *touched; /* files samples hit (archive_touched.c) */
+	struct trec_jit_capture *jit; /* perf maps, jitdump (record/jit/capture.h) */
 	struct trec_kallsyms ksyms;   /* snapshot from the start */
 	struct trec_ksym_subset ksyms_used;
 	uint64_t ksyms_time_ns, ksyms_written_ns;

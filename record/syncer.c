@@ -16,6 +16,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "archive.h"
+#include "record/jit/capture.h"
 #include "session.h"
 #include "trec_types.h"
 
@@ -127,8 +128,10 @@ static void drain_requests(struct trec_session *s)
 				sync_pid(s, r->pid);
 			else if (r->kind == TREC_SYNC_FORK && !exec_follows(reqs, i, n, r->pid))
 				trec_pid_sync_fork(s->sync, r->pid, r->parent);
-			else if (r->kind == TREC_SYNC_EXIT)
+			else if (r->kind == TREC_SYNC_EXIT) {
 				trec_pid_sync_exited(s->sync, r->pid);
+				trec_jit_on_exit(s->jit, r->pid, trec_now_ns());
+			}
 			else if (r->kind == TREC_SYNC_PREFETCH)
 				trec_pid_sync_prefetch(s->sync, r->pid);
 			else if (r->kind == TREC_SYNC_MARK)
@@ -180,6 +183,7 @@ static void *sync_main(void *arg)
 		drain_requests(s);
 		drain_reports(s);
 		trec_pid_sync_reap(s->sync, false);
+		trec_jit_tick(s->jit, trec_now_ns());
 		if (trec_now_ns() - last_sweep > SWEEP_INTERVAL_NS) {
 			trec_pid_sync_sweep(s->sync);
 			last_sweep = trec_now_ns();
@@ -233,6 +237,7 @@ static int write_mappings(void *ctx, const struct trec_mapping_snapshot *m)
 
 	if (s->touched) /* its files explain the pid's absolute frames */
 		trec_touched_mappings(s->touched, m);
+	trec_jit_on_mappings(s->jit, m);
 	return w ? trec_output_unlock(&s->out, trec_write_mappings(w, m)) : -EIO;
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "archive_reader.h"
+#include "report/jit/jitsyms.h"
 #include "ksyms.h"
 #include <linux/types.h>
 #include "trec_types.h"
@@ -218,6 +219,7 @@ static void load_record(struct rp_model *m, uint32_t rec, const struct trec_reco
 		break;
 	case TREC_REC_SYMTAB: load_symtab(m, &r->u.blob); break;
 	case TREC_REC_PYCODE: load_pycode(rr, &r->u.blob); break;
+	case TREC_REC_JITSYMS: rp_jit_add(m, rec, &r->u.jitsyms); break;
 	default:
 		break; /* BLOB: not used yet */
 	}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "archive_reader.h"
+#include "report/jit/jitsyms.h"
 #include "upper_bound.h"
 
 void rp_model_init(struct rp_model *m)
@@ -28,6 +29,7 @@ void rp_model_free(struct rp_model *m)
 	}
 	free(m->recs);
 	trec_archive_store_free(m->archives);
+	rp_jit_free(m->jit);
 	free(m->files);
 	rp_htab_free(&m->file_index);
 	for (size_t i = 0; i < m->nprocs; i++)
