@@ -120,7 +120,8 @@ void rp_jit_add(struct rp_model *m, uint32_t rec, const struct trec_jitsyms *j)
 
 			t->rows[t->nrows++] = (struct jit_row){ l->addr, files[l->file], l->line };
 		}
-		qsort(t->rows + e->first_row, e->nrows, sizeof(*t->rows), cmp_row);
+		if (e->nrows > 1)
+			qsort(t->rows + e->first_row, e->nrows, sizeof(*t->rows), cmp_row);
 	}
 	free(files);
 }
