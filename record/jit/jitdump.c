@@ -85,6 +85,8 @@ struct jd {
 	struct trec_u64map live; /* code_index -> index + 1 of its entry */
 	struct row *pending;     /* rows of the next CODE_LOAD */
 	uint32_t npending, cappending;
+	uint64_t pending_addr;   /* the code they say they describe */
+	uint64_t pending_off;    /* their record, for messages */
 	uint32_t closed_upto;    /* entries before this one were ended by a CODE_CLOSE */
 	int err;                 /* -ENOMEM */
 };
@@ -143,6 +145,17 @@ static void code_load(struct jd *d, uint64_t off, uint32_t size, uint64_t ts)
 		trec_jit_table_bad(d->t, "offset %llu: CODE_LOAD name without its NUL",
 				   (unsigned long long)off);
 		return;
+	}
+	/* rows of other code, or outside this code, are a writer's mistake
+	 * (Node 20's V8 writes freed bytes as file names, which throws the
+	 * packed rows out of step): none of them can be trusted */
+	for (uint32_t i = 0; i < nrows; i++) {
+		if (d->pending_addr != addr || d->pending[i].addr - addr >= csize) {
+			trec_jit_table_bad(d->t, "offset %llu: CODE_DEBUG_INFO rows outside the code "
+					   "of the CODE_LOAD at offset %llu",
+					   (unsigned long long)d->pending_off, (unsigned long long)off);
+			nrows = 0;
+		}
 	}
 	if (!csize || !trec_jit_filter_covers(d->filter, addr, csize))
 		return;
@@ -223,6 +236,15 @@ static void code_move(struct jd *d, uint64_t off, uint32_t size, uint64_t ts)
 	trec_u64map_put(&d->live, index, (void *)(uintptr_t)(idx + 1), &d->err);
 }
 
+/* Bytes no file name has: the sign of rows read out of step. */
+static bool has_control(const uint8_t *p, const uint8_t *end)
+{
+	for (; p < end; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return true;
+	return false;
+}
+
 static void debug_info(struct jd *d, uint64_t off, uint32_t size)
 {
 	const uint8_t *p = get(&d->in, off, DEBUG_FIXED), *b;
@@ -235,6 +257,8 @@ static void debug_info(struct jd *d, uint64_t off, uint32_t size)
 				   (unsigned long long)off, size);
 		return;
 	}
+	d->pending_addr = rd64(d, p + 16);
+	d->pending_off = off;
 	nr = rd64(d, p + 24);
 	left = size - DEBUG_FIXED;
 	if (nr > left / DEBUG_ENTRY_MIN || !(b = get(&d->in, off + DEBUG_FIXED, (size_t)left))) {
@@ -256,6 +280,12 @@ static void debug_info(struct jd *d, uint64_t off, uint32_t size)
 			return;
 		}
 		line = (int32_t)rd32(d, b + 8);
+		if (has_control(b + 16, nul)) {
+			trec_jit_table_bad(d->t, "offset %llu: CODE_DEBUG_INFO row %llu file name has "
+					   "control bytes", (unsigned long long)off, (unsigned long long)i);
+			d->npending = 0;
+			return;
+		}
 		/* "\xff" is "the previous row's file" */
 		if (nul - b == 17 && b[16] == 0xff && prev >= 0)
 			file = prev;

@@ -122,3 +122,36 @@ check "jit: malformed lines: one warning naming the first" \
 share=$(leaf_share bad jit_hot_loop "/tmp/perf-$PID.map")
 check "jit: malformed lines: the good ones still name the frames ($share%)" [ "$share" -ge 90 ]
 rm -f "/tmp/perf-$PID.map"
+
+# ---- Node (V8): --perf-basic-prof (perf map) and --perf-prof (jitdump)
+command -v node >/dev/null || { echo "SKIP: node is not installed: no V8 checks"; exit 0; }
+cat >"$T/hot.js" <<'JS'
+function leaf(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + i * 7) % 1000003; return s; }
+function mid(n) { return leaf(n) + 1; }
+const end = Date.now() + 2000;
+let x = 0;
+while (Date.now() < end) x += mid(100000);
+JS
+# node_share NAME DSO_REGEX: percent of node's samples whose leaf is JS leaf() in a DSO matching
+node_share() {
+	"$TREPORT" --perf-script "$T/$1.tr" 2>/dev/null | awk -v dso="$2" '
+		/cpu-clock:/ { mine = $1 == "node"; leaf = 1; next }
+		leaf && mine { n++; if ($0 ~ "JS:[*^~]?leaf .*hot[.]js:1:[0-9]+[+]0x[0-9a-f]+ [(]" dso "[)]$") hit++ }
+		{ leaf = 0 }
+		END { print n ? int(100 * hit / n) : 0 }'
+}
+for mode in basic prof; do
+	start "node-$mode" node "--perf-$([ $mode = basic ] && echo basic-)prof" "$T/hot.js"
+	wait "$REC"
+	npid=$(dump "$T/node-$mode.tr" | awk '$1 == "J" { print $3; exit }')
+	if [ $mode = basic ]; then
+		share=$(node_share "node-$mode" "/tmp/perf-$npid[.]map")
+		check "jit: node --perf-basic-prof: JS leaf() named from the perf map ($share% of node's samples)" \
+			[ -n "$npid" ] && [ "$share" -ge 50 ]
+	else
+		share=$(node_share "node-$mode" "$T/jitted-$npid-[0-9]+[.]so")
+		check "jit: node --perf-prof: JS leaf() named from the jitdump ($share% of node's samples)" \
+			[ -n "$npid" ] && [ "$share" -ge 50 ]
+	fi
+	rm -f "/tmp/perf-$npid.map" "$T/jit-$npid.dump"
+done
