@@ -19,7 +19,7 @@ start() {
 	BG_PIDS+=("$REC")
 	PID=
 	for _ in $(seq 100); do
-		PID=$(sed -n 's/^pid \([0-9]*\) .*/\1/p' "$T/$name.out")
+		PID=$(sed -n 's/^pid \([0-9]*\) .*/\1/p' "$T/$name.out" 2>/dev/null)
 		[ -n "$PID" ] && break
 		sleep 0.05
 	done
@@ -122,6 +122,31 @@ check "jit: malformed lines: one warning naming the first" \
 share=$(leaf_share bad jit_hot_loop "/tmp/perf-$PID.map")
 check "jit: malformed lines: the good ones still name the frames ($share%)" [ "$share" -ge 90 ]
 rm -f "/tmp/perf-$PID.map"
+
+# ---- HotSpot: -XX:+DumpPerfMapAtExit writes "0x%016lx 0x%016lx name" lines at exit
+if command -v javac >/dev/null && command -v java >/dev/null; then
+	cat >"$T/Hot.java" <<'JAVA'
+public class Hot {
+    static long leaf(long n) { long s = 0; for (long i = 0; i < n; i++) s = (s + i * 7) % 1000003; return s; }
+    public static void main(String[] a) {
+        long end = System.currentTimeMillis() + 2500, x = 0;
+        while (System.currentTimeMillis() < end) x += leaf(100000);
+        System.out.println(x > 0 ? "" : "x");
+    }
+}
+JAVA
+	javac -d "$T" "$T/Hot.java"
+	start java java -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -cp "$T" Hot
+	wait "$REC"
+	jpid=$(dump "$T/java.tr" | awk '$1 == "J" { print $3; exit }')
+	n=$("$TREPORT" --folded "$T/java.tr" | awk '/;long Hot.leaf\(long\)( |;)/ { n += $NF } END { print n + 0 }')
+	total=$("$TREPORT" --folded "$T/java.tr" | awk '{ n += $NF } END { print n + 0 }')
+	check "jit: HotSpot DumpPerfMapAtExit: Hot.leaf named ($n of $total samples)" \
+		[ -n "$jpid" ] && [ "$n" -ge $((total / 2)) ]
+	rm -f "/tmp/perf-$jpid.map"
+else
+	echo "SKIP: no JDK: no HotSpot check"
+fi
 
 # ---- Node (V8): --perf-basic-prof (perf map) and --perf-prof (jitdump)
 command -v node >/dev/null || { echo "SKIP: node is not installed: no V8 checks"; exit 0; }
