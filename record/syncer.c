@@ -99,6 +99,13 @@ static void drain_reports(struct trec_session *s)
 
 #define REQUEST_BATCH 256
 
+static void sync_exited(struct trec_session *s, uint32_t pid)
+{
+	trec_pid_sync_exited(s->sync, pid);
+	/* its JIT names are read once its last samples are in */
+	trec_jit_on_exit(s->jit, pid, trec_now_ns());
+}
+
 /* Whether reqs after i ask for a full sync of pid (its exec): a fork copy
  * would give the new image the parent's mappings until then. */
 static bool exec_follows(const struct trec_sync_req *reqs, size_t i, size_t n, uint32_t pid)
@@ -128,10 +135,8 @@ static void drain_requests(struct trec_session *s)
 				sync_pid(s, r->pid);
 			else if (r->kind == TREC_SYNC_FORK && !exec_follows(reqs, i, n, r->pid))
 				trec_pid_sync_fork(s->sync, r->pid, r->parent);
-			else if (r->kind == TREC_SYNC_EXIT) {
-				trec_pid_sync_exited(s->sync, r->pid);
-				trec_jit_on_exit(s->jit, r->pid, trec_now_ns());
-			}
+			else if (r->kind == TREC_SYNC_EXIT)
+				sync_exited(s, r->pid);
 			else if (r->kind == TREC_SYNC_PREFETCH)
 				trec_pid_sync_prefetch(s->sync, r->pid);
 			else if (r->kind == TREC_SYNC_MARK)

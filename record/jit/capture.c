@@ -220,6 +220,18 @@ static int check_file(const struct jit_pid *jp, int fd, const char **why)
 
 static void vlog(const struct trec_jit_capture *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+static void vlog(const struct trec_jit_capture *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!c->verbose)
+		return;
+	va_start(ap, fmt);
+	fputs("trecord: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
 
 static void warn(const struct trec_jit_capture *c, const char *path, const char *what)
 {
@@ -292,22 +304,10 @@ void trec_jit_on_mappings(struct trec_jit_capture *c, const struct trec_mapping_
 			jp->tmp_fd = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			c->nfds += jp->tmp_fd >= 0;
 		}
-		vlog(c, "pid %u: JIT-like (%s%s), its perf map is perf-%u.map", jp->pid,
-		     anon ? "anonymous code" : "", jp->dump_path ? " jitdump" : "", jp->nspid);
+		vlog(c, "pid %u: JIT-like (%s), its perf map is perf-%u.map", jp->pid,
+		     !jp->dump_path ? "anonymous code" : anon ? "anonymous code, jitdump" : "jitdump",
+		     jp->nspid);
 	}
-}
-
-static void vlog(const struct trec_jit_capture *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!c->verbose)
-		return;
-	va_start(ap, fmt);
-	fputs("trecord: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
 }
 
 /* ---- reading the files -------------------------------------------------- */
