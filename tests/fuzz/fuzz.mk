@@ -3,6 +3,9 @@
 #   make fuzz                  fuzz the reader for FUZZ_SECONDS (default 300)
 #   build/fuzz_reader          the libFuzzer binary (ASan + UBSan), built by make test-build
 #   build/fuzz-corpus/         seed corpus written with libtrecformat (tests/fuzz/make_corpus.c)
+#   build/fuzz_perfmap, build/fuzz_jitdump   the JIT symbol file parsers (record/jit/),
+#                              seeds in build/fuzz-jit-corpus/{perfmap,jitdump}
+#   make fuzz-jit              fuzz both for FUZZ_SECONDS each
 #
 # The fuzz build compiles format/*.c itself with clang's fuzzer
 # instrumentation, independent of the plain and sanitizer builds.
@@ -27,6 +30,25 @@ build/fuzz-corpus/.stamp: build/fuzz_make_corpus
 	touch $@
 
 TEST_EXTRA_TARGETS += build/fuzz_reader build/fuzz-corpus/.stamp
+
+# The JIT parsers read files the profiled process writes.
+JIT_FUZZ_SRCS := record/jit/jit_table.c record/jit/perfmap.c record/jit/jitdump.c
+JIT_FUZZ_DEPS := $(JIT_FUZZ_SRCS) $(wildcard record/jit/*.h) tests/fuzz/fuzz_jit.h $(FORMAT_CODEC_SRCS) $(call rwildcard,format,*.h)
+
+build/fuzz_perfmap build/fuzz_jitdump: build/fuzz_%: tests/fuzz/fuzz_%.c $(JIT_FUZZ_DEPS)
+	@mkdir -p build
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(JIT_FUZZ_SRCS) $(FORMAT_CODEC_SRCS) $(LIBS_FORMAT)
+
+build/fuzz_make_jit_corpus: tests/fuzz/make_jit_corpus.c tests/unit/jitdump_builder.h
+	@mkdir -p build
+	$(CC) -O1 -g -std=gnu11 -D_GNU_SOURCE -I. -Iformat -Ibpf -Itests/unit -o $@ $<
+
+build/fuzz-jit-corpus/.stamp: build/fuzz_make_jit_corpus
+	rm -rf build/fuzz-jit-corpus; mkdir -p build/fuzz-jit-corpus/perfmap build/fuzz-jit-corpus/jitdump
+	build/fuzz_make_jit_corpus build/fuzz-jit-corpus/perfmap build/fuzz-jit-corpus/jitdump
+	touch $@
+
+TEST_EXTRA_TARGETS += build/fuzz_perfmap build/fuzz_jitdump build/fuzz-jit-corpus/.stamp
 
 # New inputs go to build/fuzz-work (kept between runs); crashes to build/.
 fuzz: deps build/fuzz_reader build/fuzz-corpus/.stamp
@@ -62,3 +84,9 @@ fuzz-gopclntab: deps build/fuzz_gopclntab build/fuzz-gopclntab-corpus/.stamp
 	build/fuzz_gopclntab -timeout=10 -rss_limit_mb=2048 -max_len=4194304 \
 		-max_total_time=$(FUZZ_SECONDS) -artifact_prefix=build/ \
 		build/fuzz-gopclntab-work build/fuzz-gopclntab-corpus
+
+.PHONY: fuzz-jit
+fuzz-jit: deps build/fuzz_perfmap build/fuzz_jitdump build/fuzz-jit-corpus/.stamp
+	for t in perfmap jitdump; do mkdir -p build/fuzz-work-$$t; \
+		build/fuzz_$$t -timeout=10 -rss_limit_mb=2048 -max_len=65536 -max_total_time=$(FUZZ_SECONDS) \
+			-artifact_prefix=build/ build/fuzz-work-$$t build/fuzz-jit-corpus/$$t || exit 1; done
