@@ -81,6 +81,26 @@ int trec_file_id_from_contents(int fd, uint64_t size, uint64_t *id)
 	return 0;
 }
 
+/* Whether the file has a CFI section: a cheap look at the section
+ * headers, before its deltas are extracted. */
+static bool elf_has_cfi(Elf *elf)
+{
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS && sh.sh_size &&
+		    (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    (!strcmp(n, ".eh_frame") || !strcmp(n, ".debug_frame")))
+			return true;
+	}
+	return false;
+}
+
 static void read_elf_facts(Elf *elf, struct trec_file *f)
 {
 	const void *bid = NULL;
@@ -96,6 +116,7 @@ static void read_elf_facts(Elf *elf, struct trec_file *f)
 	}
 	link = dwelf_elf_gnu_debuglink(elf, &crc);
 	f->debuglink = strdup(link ? link : "");
+	f->has_cfi = elf_has_cfi(elf);
 
 	if (elf_getphdrnum(elf, &nph))
 		return;
