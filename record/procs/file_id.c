@@ -81,10 +81,13 @@ int trec_file_id_from_contents(int fd, uint64_t size, uint64_t *id)
 	return 0;
 }
 
-/* Whether the file has a CFI section: a cheap look at the section
- * headers, before its deltas are extracted. */
+/* Whether the file has CFI the unwinder uses: a cheap look at the section
+ * headers, before its deltas are extracted. Go's .debug_frame does not
+ * count: it does not track rbp and ends stacks with an error at goexit,
+ * and gc keeps frame pointers (record/unwind/ehframe_gaps.c). */
 static bool elf_has_cfi(Elf *elf)
 {
+	bool eh = false, debug = false, go = false;
 	size_t shstrndx;
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
@@ -93,12 +96,16 @@ static bool elf_has_cfi(Elf *elf)
 		GElf_Shdr sh;
 		const char *n;
 
-		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS && sh.sh_size &&
-		    (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    (!strcmp(n, ".eh_frame") || !strcmp(n, ".debug_frame")))
-			return true;
+		if (!gelf_getshdr(scn, &sh) || !(n = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		go |= !strcmp(n, ".gopclntab") || !strcmp(n, ".go.buildinfo") ||
+		      !strcmp(n, ".note.go.buildid");
+		if (sh.sh_type == SHT_NOBITS || !sh.sh_size)
+			continue;
+		eh |= !strcmp(n, ".eh_frame");
+		debug |= !strcmp(n, ".debug_frame");
 	}
-	return false;
+	return eh || (debug && !go);
 }
 
 static void read_elf_facts(Elf *elf, struct trec_file *f)

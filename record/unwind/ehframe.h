@@ -66,5 +66,7 @@ int trec_cfi_rows(Elf *elf, Dwarf_CFI *cfi, Elf_Scn *scn, bool eh_frame,
  */
 int trec_fp_gap_rows(Elf *elf, const struct trec_exec_ranges *exec, const struct trec_rows *rows,
 		     struct trec_rows *out);
+/* Built by gc: a .gopclntab, .go.buildinfo or Go build-id section. */
+bool trec_elf_is_go(Elf *elf);
 
 #endif /* TREC_EHFRAME_H */

@@ -6,7 +6,8 @@
  * Sources, highest priority first:
  *  1. rt_sigreturn trampolines found by their code bytes (SIGNAL);
  *  2. .eh_frame (via libdw);
- *  3. .debug_frame (via libdw), for code .eh_frame does not cover;
+ *  3. .debug_frame (via libdw), for code .eh_frame does not cover (not
+ *     Go's: it does not track rbp, frame pointers do better, 6.);
  *  4. PLT sections without CFI (synthesized rules);
  *  5. the ELF entry point's code, when no CFI covers it (STOP);
  *  6. code without CFI that keeps a frame pointer (FRAME_POINTER, only on
@@ -148,7 +149,7 @@ static int cfi_sources(struct extract *x)
 			dwarf_cfi_end(cfi);
 		}
 	}
-	Elf_Scn *dbgf = find_section(x->elf, ".debug_frame");
+	Elf_Scn *dbgf = trec_elf_is_go(x->elf) ? NULL : find_section(x->elf, ".debug_frame");
 	if (!err && dbgf) {
 		Dwarf *dbg = dwarf_begin_elf(x->elf, DWARF_C_READ, NULL);
 		Dwarf_CFI *cfi = dbg ? dwarf_getcfi(dbg) : NULL;

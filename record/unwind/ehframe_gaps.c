@@ -8,8 +8,9 @@
  * gap keeps its INVALID rule.
  *
  *  - Go (a .gopclntab, .go.buildinfo or Go build-id section): gc keeps
- *    frame pointers in all its amd64 code and writes no .eh_frame; only
- *    int3 padding is left out.
+ *    frame pointers in all its amd64 code and writes no .eh_frame (its
+ *    .debug_frame is not used: it does not track rbp); only int3 padding
+ *    is left out. cgo's C code keeps the .eh_frame of its objects.
  *  - Elsewhere, a gap where at least a quarter of the function symbols
  *    start with push %rbp; mov %rsp,%rbp: V8's embedded builtins in node
  *    (the others are stubs that run in their caller's frame), hand-written
@@ -37,6 +38,17 @@ struct gap_ctx {
 	uint64_t *funcs; /* function symbol starts in executable ranges, sorted */
 	size_t num_funcs;
 };
+
+static bool has_section(Elf *elf, size_t shstrndx, const char *const *names, size_t n);
+
+bool trec_elf_is_go(Elf *elf)
+{
+	static const char *const go_sections[] = { ".gopclntab", ".go.buildinfo",
+						   ".note.go.buildid" };
+	size_t shstrndx;
+
+	return !elf_getshdrstrndx(elf, &shstrndx) && has_section(elf, shstrndx, go_sections, 3);
+}
 
 static bool has_section(Elf *elf, size_t shstrndx, const char *const *names, size_t n)
 {
@@ -188,16 +200,10 @@ static void read_code(struct gap_ctx *g)
 int trec_fp_gap_rows(Elf *elf, const struct trec_exec_ranges *exec, const struct trec_rows *rows,
 		     struct trec_rows *out)
 {
-	static const char *const go_sections[] = { ".gopclntab", ".go.buildinfo",
-						   ".note.go.buildid" };
-	struct gap_ctx g = { .elf = elf };
+	struct gap_ctx g = { .elf = elf, .go = trec_elf_is_go(elf) };
 	struct trec_rows pro = { 0 }, fp = { 0 };
-	size_t shstrndx;
 	int err = 0;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return 0;
-	g.go = has_section(elf, shstrndx, go_sections, 3);
 	read_code(&g);
 	if (!g.go)
 		err = read_funcs(&g, exec);
