@@ -12,7 +12,8 @@
  *    .debug_frame is not used: it does not track rbp); only int3 padding
  *    is left out. cgo's C code keeps the .eh_frame of its objects.
  *  - Elsewhere, a gap where at least a quarter of the function symbols
- *    start with push %rbp; mov %rsp,%rbp: V8's embedded builtins in node
+ *    start with push %rbp; mov %rsp,%rbp (after an endbr64 in CET
+ *    builds): V8's embedded builtins in node
  *    (the others are stubs that run in their caller's frame), hand-written
  *    code built with frame pointers. Those functions also get the exact
  *    rules of the prologue's first 4 bytes.
@@ -114,13 +115,19 @@ static int read_funcs(struct gap_ctx *g, const struct trec_exec_ranges *exec)
 	return 0;
 }
 
-static bool fp_prologue(const struct gap_ctx *g, uint64_t addr)
+/* The offset of push %rbp; mov %rsp,%rbp at a function's start (after
+ * an endbr64 in CET builds), or -1. */
+static int fp_prologue(const struct gap_ctx *g, uint64_t addr)
 {
-	const uint8_t *p = code_at(g, addr, 4);
+	static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	const uint8_t *p = code_at(g, addr, 8);
+	int k = p && !memcmp(p, endbr64, 4) ? 4 : 0;
 
-	/* push %rbp; mov %rsp,%rbp (either encoding of the mov) */
-	return p && p[0] == 0x55 && p[1] == 0x48 &&
-	       ((p[2] == 0x89 && p[3] == 0xe5) || (p[2] == 0x8b && p[3] == 0xec));
+	/* either encoding of the mov */
+	if (p && p[k] == 0x55 && p[k + 1] == 0x48 &&
+	    ((p[k + 2] == 0x89 && p[k + 3] == 0xe5) || (p[k + 2] == 0x8b && p[k + 3] == 0xec)))
+		return k;
+	return -1;
 }
 
 static int push_row(struct trec_rows *r, uint64_t start, uint64_t end, uint16_t command,
@@ -167,17 +174,19 @@ static int gap_rows(const struct gap_ctx *g, uint64_t lo, uint64_t hi, struct tr
 		if (end > first && g->funcs[end] == g->funcs[end - 1])
 			continue; /* aliases */
 		nsym++;
-		nfp += fp_prologue(g, g->funcs[end]);
+		nfp += fp_prologue(g, g->funcs[end]) >= 0;
 	}
 	if (!nfp || nfp * 4 < nsym)
 		return 0;
 	for (size_t i = first; i < end && !err; i++) {
 		uint64_t s = g->funcs[i];
+		int k = fp_prologue(g, s);
 
-		if ((i > first && s == g->funcs[i - 1]) || !fp_prologue(g, s) || s + 4 > hi)
+		if ((i > first && s == g->funcs[i - 1]) || k < 0 || s + k + 4 > hi)
 			continue;
-		err = push_row(pro, s, s + 1, 0, 8, TREC_FP_SAME);
-		err = err ?: push_row(pro, s + 1, s + 4, 0, 16, TREC_FP_AT_CFA);
+		/* before the push, then until the mov has set rbp */
+		err = push_row(pro, s, s + k + 1, 0, 8, TREC_FP_SAME);
+		err = err ?: push_row(pro, s + k + 1, s + k + 4, 0, 16, TREC_FP_AT_CFA);
 	}
 	return err ?: push_row(fp, lo, hi, CMD_FP, 0, 0);
 }

@@ -80,6 +80,10 @@ bg capture realign leaf_spin 0 3 current "$W/realign" 5
 # there) and libc; gdb unwinds the copy with the binary's own CFI added at
 # the copy's address. The stripped Go binary has no CFI at all; gdb reads
 # the unstripped build's .debug_frame (the same code).
+# fpgap's middle frames have no CFI but keep frame pointers (gdb: its
+# prologue analysis): walked by frame pointer, exactly in their prologue.
+bg capture fpgap cfi_leaf 0 3 current "$W/fpgap" 5
+bg capture fpgap-prologue '*fp_inner' 0 1 current "$W/fpgap" 5
 jitsyms="add-symbol-file $W/jitlike -o jit_gdb_offset"
 bg gdb_capture "" "$jitsyms" jit-qsort cmp_cb 100 0 current "$W/jitlike" 5
 bg gdb_capture "" "$jitsyms" jit-leaf rt_tick 0 2 current "$W/jitlike" 5
@@ -109,7 +113,8 @@ cat "$d"/*.out
 # Again, offline, for a few: the processes are gone, the maps come from
 # the case files (the path for re-running saved cases).
 "$HARNESS" ${TREC_HARNESS_VERBOSE:+-v} "$d"/busy-recursion.*.case "$d"/signal.*.case \
-	"$d"/threads-attached.*.case "$d"/partcfi.*.case "$d"/jit-qsort.*.case $gocases \
+	"$d"/threads-attached.*.case "$d"/partcfi.*.case "$d"/jit-qsort.*.case "$d"/fpgap.*.case \
+	$gocases \
 	>"$d/offline.out" 2>"$d/offline.err"
 rc=$?
 sed "s/^\(PASS\|FAIL\): harness /\1: harness offline /" "$d/offline.out"

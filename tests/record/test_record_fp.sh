@@ -3,6 +3,8 @@
 #  jitlike: frame-pointer code run from a copy in anonymous executable
 #    memory (JIT code), called from and calling into CFI'd code and libc:
 #    whole stacks reach main through every transition;
+#  fpgap: code without CFI that keeps frame pointers, inside a CFI'd
+#    binary (as V8's builtins in node): stacks go through it to main;
 #  gostack-stripped: a Go binary without any CFI: stacks reach
 #    runtime.goexit and end there without an error (fp 0).
 . "$(dirname "$0")/lib.sh"
@@ -32,6 +34,14 @@ check "jit: >= 99% end without an error frame ($(v late_clean jit) of $late)" \
 	[ "$(pct "$(v late_clean jit)" "$late")" -ge 99 ]
 check "jit: frames unwound by frame pointer are counted ($(v metric_FP_FRAMES jit))" \
 	[ "$(v metric_FP_FRAMES jit)" -gt 0 ]
+
+record fpgap "$WORKLOADS/fpgap" 2
+$TRCHECK "$T/fpgap.dump" --warmup-ms 500 $(func_arg "$WORKLOADS/fpgap" fp_inner) \
+	$(func_arg "$WORKLOADS/fpgap" main) >"$T/fpgap.stats"
+inner=$(v samples_reaching_fp_inner fpgap)
+check "fpgap: samples through the frame-pointer gap ($inner)" [ "$inner" -gt 0 ]
+check "fpgap: >= 97% of them reach main ($(v samples_fp_inner_with_main fpgap) of $inner)" \
+	[ "$(pct "$(v samples_fp_inner_with_main fpgap)" "$inner")" -ge 97 ]
 
 if [ -x "$WORKLOADS/gostack-stripped" ]; then
 	# Function ranges from the unstripped build: the same code.
