@@ -45,10 +45,13 @@ static __always_inline int trec_fp_step(struct trec_unwind_state *st, bool *stop
 	if (fp & 7)
 		return set_error(st, TREC_ERR_FP_MISALIGNED, TREC_METRIC_FP_MISALIGNED);
 	/* A frame record lies above its frame's sp, so above every callee's:
-	 * this also keeps the chain strictly increasing (sp becomes fp + 16). */
-	if (fp < st->sp)
+	 * this also keeps the chain strictly increasing (sp becomes fp + 16).
+	 * One exception, at the leaf: Go calls duffzero/duffcopy, which set up
+	 * no frame, with a record it wrote right below its sp, whose second
+	 * word is the return address the call pushed (fp = sp - 8). */
+	if (fp < st->sp && !(fp + 8 == st->sp && !st->return_address))
 		return set_error(st, TREC_ERR_FP_BELOW_SP, TREC_METRIC_FP_BELOW_SP);
-	if (fp - st->stack_lo >= TREC_FP_MAX_STACK)
+	if (fp + 8 - st->stack_lo >= TREC_FP_MAX_STACK) /* fp + 8 >= sp >= stack_lo */
 		return set_error(st, TREC_ERR_FP_OUTSIDE_STACK, TREC_METRIC_FP_OUTSIDE_STACK);
 	if (bpf_probe_read_user(&rec, sizeof(rec), (const void *)(unsigned long)fp))
 		return set_error(st, TREC_ERR_FP_RECORD_READ, TREC_METRIC_FP_RECORD_READ);
