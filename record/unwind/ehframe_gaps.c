@@ -111,7 +111,8 @@ static int read_funcs(struct gap_ctx *g, const struct trec_exec_ranges *exec)
 		}
 		g->funcs[g->num_funcs++] = sym.st_value;
 	}
-	qsort(g->funcs, g->num_funcs, sizeof(*g->funcs), cmp_u64);
+	if (g->num_funcs)
+		qsort(g->funcs, g->num_funcs, sizeof(*g->funcs), cmp_u64);
 	return 0;
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The workloads must really lack frame pointers (so unwinding them proves
 # the .eh_frame path), and partcfi's no-CFI functions must really lack CFI.
-# Except the frame-pointer unwinder's own: jitlike's JIT-like code (jit_*)
+# Except the frame-pointer unwinder's own: jitlike's JIT-like code (jit_*), fpgap's fp_*
 # and the Go programs (go*: gc always keeps frame pointers).
 . "$(dirname "$0")/../lib/common.sh"
 build_workloads || { fail "workloads build"; exit 1; }
@@ -17,7 +17,7 @@ for b in "$WORKLOADS"/*; do
 	fp_funcs=$(objdump -d --no-show-raw-insn "$b" | awk '
 		/^[0-9a-f]+ <.*>:$/ { fn = $2 }
 		/mov +%rsp,%rbp/ { print fn }' | sort -u |
-		grep -v -e '<__do_global_dtors_aux>' -e '^<aligned_frame' -e '^<jit_' || true)
+		grep -v -e '<__do_global_dtors_aux>' -e '^<aligned_frame' -e '^<jit_' -e '^<fp_' || true)
 	if [ -z "$fp_funcs" ]; then pass "no frame pointers: $name"; else
 		fail "no frame pointers: $name"; echo "$fp_funcs"; fi
 done
