@@ -27,7 +27,9 @@
 #define TREC_FP_MAX_STACK (256ULL << 20)
 
 /* The frame record at st->fp -> the caller's cursor. *stop at the end of
- * the chain: fp 0 read from a frame record (Go's goexit, thread starts). */
+ * the chain, the ABI's fp 0: read from a frame record (Go's goexit, thread
+ * starts) or at the leaf (a process's first instructions). After a CFI
+ * step it is an error: the CFI'd callee may have clobbered it. */
 static __always_inline int trec_fp_step(struct trec_unwind_state *st, bool *stop)
 {
 	struct {
@@ -36,7 +38,7 @@ static __always_inline int trec_fp_step(struct trec_unwind_state *st, bool *stop
 	__u64 fp = st->fp;
 
 	if (fp == 0) {
-		if (!st->fp_chain)
+		if (!st->fp_chain && st->return_address)
 			return set_error(st, TREC_ERR_FP_ZERO, TREC_METRIC_FP_ZERO);
 		*stop = true;
 		increment_metric(TREC_METRIC_FP_STOPPED);

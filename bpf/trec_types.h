@@ -176,6 +176,8 @@ struct trec_exec_file_key {
 struct trec_exec_file_value {
 	__u64 file_id;
 	__s64 vaddr_minus_offset;
+	__u32 unwinder; /* the LPM selector its mappings get (0: native) */
+	__u32 pad;
 };
 
 #define TREC_BIAS_MASK 0x00ffffffffffffffULL
