@@ -25,7 +25,16 @@ static const char usage[] =
 	"                       Profiler, stackcollapse-perf.pl)\n"
 	"  --pprof              gzipped pprof profile.proto (needs -o or a non-tty stdout)\n"
 	"  --info               header, host facts, processes, record counts, metrics\n"
+	"  --flamegraph         an interactive SVG flame graph (zoom, search)\n"
+	"  --json               JSON Lines, one sample per line with its frames\n"
 	"  -o, --output FILE    write to FILE instead of stdout\n"
+	"\n"
+	"Differential profile (--diff BASE.tr NEW.tr):\n"
+	"  --diff               compare two recordings: with --folded \"stack base new\"\n"
+	"                       lines, with --flamegraph a differential flame graph,\n"
+	"                       else the functions that changed most\n"
+	"  --normalize          scale the base to the new total (flame graph colours\n"
+	"                       and the summary's changes; folded stays raw counts)\n"
 	"\n"
 	"Filters:\n"
 	"  --pid PID[,PID...]   only these processes\n"
@@ -82,6 +91,10 @@ enum {
 	OPT_FORCE,
 	OPT_SYMBOL_SOURCE,
 	OPT_EXTRACT_ARCHIVE,
+	OPT_FLAMEGRAPH,
+	OPT_JSON,
+	OPT_DIFF,
+	OPT_NORMALIZE,
 };
 
 static const struct option long_opts[] = {
@@ -107,6 +120,11 @@ static const struct option long_opts[] = {
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "symbol-source", required_argument, NULL, OPT_SYMBOL_SOURCE },
 	{ "extract-archive", required_argument, NULL, OPT_EXTRACT_ARCHIVE },
+	{ "flamegraph", no_argument, NULL, OPT_FLAMEGRAPH },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "diff", no_argument, NULL, OPT_DIFF },
+	{ "normalize", no_argument, NULL, OPT_NORMALIZE },
+	{ "normalise", no_argument, NULL, OPT_NORMALIZE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 },
@@ -257,6 +275,10 @@ int rp_options_parse(int argc, char **argv, struct rp_options *o)
 		case OPT_PERF_SCRIPT: o->output = RP_OUT_PERF_SCRIPT; nout++; break;
 		case OPT_PPROF: o->output = RP_OUT_PPROF; nout++; break;
 		case OPT_INFO: o->output = RP_OUT_INFO; nout++; break;
+		case OPT_FLAMEGRAPH: o->output = RP_OUT_FLAMEGRAPH; nout++; break;
+		case OPT_JSON: o->output = RP_OUT_JSON; nout++; break;
+		case OPT_DIFF: o->diff = true; break;
+		case OPT_NORMALIZE: o->diff_normalize = true; break;
 		case 'o':
 			if (!optarg[0])
 				return bad("-o needs a file name");
@@ -325,12 +347,19 @@ int rp_options_parse(int argc, char **argv, struct rp_options *o)
 	o->debug_dirs[ndebug] = "/usr/lib/debug";
 	o->debug_dirs[ndebug + 1] = NULL;
 	if (nout > 1)
-		return bad("choose one of --folded, --perf-script, --pprof, --info");
+		return bad("choose one of --folded, --perf-script, --pprof, --info, --flamegraph, --json");
 	if (o->user_only && o->kernel_only)
 		return bad("--user-only and --kernel-only exclude each other");
 	if (optind >= argc)
 		return bad("no recording given");
 	o->inputs = argv + optind;
 	o->ninputs = argc - optind;
+	if (o->diff && o->ninputs != 2)
+		return bad("--diff takes two recordings: BASE.tr NEW.tr");
+	if (o->diff && o->output != RP_OUT_SUMMARY && o->output != RP_OUT_FOLDED &&
+	    o->output != RP_OUT_FLAMEGRAPH)
+		return bad("--diff writes a summary, --folded or --flamegraph");
+	if (o->diff_normalize && !o->diff)
+		return bad("--normalize goes with --diff");
 	return 0;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * treport: reads trecord recordings, symbolizes their stacks offline and
- * writes a summary, folded stacks, perf script text, pprof or --info.
+ * writes a summary, folded stacks, perf script text, pprof, --info, a flame
+ * graph, JSON Lines, or a diff of two recordings.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -38,7 +39,7 @@ int main(int argc, char **argv)
 	struct rp_model m;
 	rp_model_init(&m);
 	/* per-sample times are needed for perf script order and --time */
-	m.keep_events = o.output == RP_OUT_PERF_SCRIPT || o.time_set;
+	m.keep_events = o.output == RP_OUT_PERF_SCRIPT || o.output == RP_OUT_JSON || o.time_set;
 	int status = 0;
 	for (int i = 0; i < o.ninputs; i++)
 		if (rp_load_file(&m, o.inputs[i], &o) < 0)
@@ -70,12 +71,16 @@ int main(int argc, char **argv)
 		status = 1;
 		goto cleanup;
 	}
-	switch (o.output) {
+	if (o.diff)
+		status = rp_output_diff(&r, out);
+	else switch (o.output) {
 	case RP_OUT_SUMMARY: status = rp_output_summary(&r, out); break;
 	case RP_OUT_FOLDED: status = rp_output_folded(&r, out); break;
 	case RP_OUT_PERF_SCRIPT: status = rp_output_perf_script(&r, out); break;
 	case RP_OUT_PPROF: status = rp_output_pprof(&r, out); break;
 	case RP_OUT_INFO: status = rp_output_info(&r, out); break;
+	case RP_OUT_FLAMEGRAPH: status = rp_output_flamegraph(&r, out); break;
+	case RP_OUT_JSON: status = rp_output_json(&r, out); break;
 	}
 	status = status ? 1 : 0;
 	/* a full disk or closed pipe must not look like success */
