@@ -88,7 +88,7 @@ static void *run_worker(void *arg)
 	int n = 0;
 	while (now() < w->until) {
 		s += w->fn(s);
-		if (++n % 200 == 0)
+		if (++n % 800 == 0)
 			nap(20);
 	}
 	sink += s;
