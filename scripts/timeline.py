@@ -70,13 +70,15 @@ def nice_step(span, ticks=10):
 
 def render(args, threads):
     dt = sample_period(threads)
-    rows = sorted(threads.items(), key=lambda kv: (kv[0][0], kv[1]["samples"][0][0], kv[0][1]))
+    rows = sorted(threads.items(), key=lambda kv: kv[0])  # by pid, then tid
     totals = {}
     for th in threads.values():
         for _, w, f in th["samples"]:
             totals[f] = totals.get(f, 0) + w
     ranked = sorted(totals, key=lambda f: (-totals[f], f))
-    color = {f: PALETTE[i] for i, f in enumerate(ranked[:min(args.top, len(PALETTE))])}
+    nsamples = sum(totals.values())
+    coloured = [f for f in ranked[:min(args.top, len(PALETTE))] if totals[f] * 100.0 >= args.min * nsamples]
+    color = {f: PALETTE[i] for i, f in enumerate(coloured)}
     t0 = min(0.0, min(th["samples"][0][0] for th in threads.values()))  # the recording's start
     t1 = max(th["samples"][-1][0] for th in threads.values()) + dt
     span = max(t1 - t0, dt)
@@ -84,7 +86,6 @@ def render(args, threads):
     x = lambda t: LABEL_W + (t - t0) / span * plot_w
     legend_rows = (min(len(ranked), len(color) + 1) + 3) // 4
     height = TOP + len(rows) * ROW_H + 40 + legend_rows * 18
-    nsamples = sum(totals.values())
     out = ['<?xml version="1.0" encoding="UTF-8" standalone="no"?>',
            '<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="%d" height="%d" viewBox="0 0 %d %d">'
            % (WIDTH, height, WIDTH, height),
@@ -138,6 +139,8 @@ def main():
     p.add_argument("-o", "--output", required=True, help="the SVG to write")
     p.add_argument("--top", type=int, default=len(PALETTE),
                    help="functions with a colour of their own (default and at most %d)" % len(PALETTE))
+    p.add_argument("--min", type=float, default=1.0, metavar="PCT",
+                   help="functions under PCT%% of the samples are 'other' (default 1)")
     trec_samples.add_filter_args(p)
     args = p.parse_args()
     try:

@@ -28,6 +28,7 @@
 #define FG_FONT 12
 #define FG_CHAR_W (FG_FONT * 0.59) /* an average character, for cutting labels */
 #define FG_MIN_PX 0.1
+#define FG_DETAILS_CHARS 130 /* between "Reset Zoom" and "Matched: ..." */
 
 struct rgb {
 	int r, g, b;
@@ -218,7 +219,7 @@ static void write_legend(struct fg *g, double y)
 static const char style[] =
 	"text { font-family: Verdana, Helvetica, sans-serif; font-size: 12px; fill: #000; }\n"
 	"#title { font-size: 17px; text-anchor: middle; }\n"
-	"#subtitle { text-anchor: middle; fill: #444; }\n"
+	"#details { text-anchor: middle; fill: #333; }\n"
 	"text.small { font-size: 11px; fill: #333; }\n"
 	".btn { cursor: pointer; fill: #225; } .btn:hover { text-decoration: underline; }\n"
 	".hide { display: none; }\n"
@@ -231,7 +232,7 @@ static void write_svg(struct fg *g, const char *subtitle)
 {
 	FILE *out = g->out;
 	int base_y = FG_TOP + (int)g->depth * FG_FRAME_H;
-	int height = base_y + FG_FRAME_H + 34;
+	int height = base_y + FG_FRAME_H + 10;
 	const char *title = g->diff ? "Differential Flame Graph" : "Flame Graph";
 
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
@@ -255,25 +256,23 @@ static void write_svg(struct fg *g, const char *subtitle)
 		write_frame(g, g->drawn[i]);
 	fprintf(out, "</g>\n");
 
-	/* drawn last, over the frames: the script keeps them in view */
-	fprintf(out, "<g id=\"hud-top\"><rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
-		     "fill=\"#f4f4f4\" opacity=\"0.92\"/>\n", FG_WIDTH, FG_TOP - 6);
+	/* drawn last, over the frames: the script keeps it in view */
+	fprintf(out, "<g id=\"hud\"><rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
+		     "fill=\"#f4f4f4\" opacity=\"0.92\"/>\n", FG_WIDTH, FG_TOP - 8);
+	write_legend(g, 24);
 	fprintf(out, "<text id=\"title\" x=\"%d\" y=\"24\">%s</text>\n", FG_WIDTH / 2, title);
-	rp_buf_reset(&g->b);
-	if (subtitle)
-		rp_xml_text(&g->b, subtitle, 200);
-	fprintf(out, "<text id=\"subtitle\" x=\"%d\" y=\"44\">%s</text>\n", FG_WIDTH / 2,
-		g->b.p ? g->b.p : "");
-	fprintf(out, "<text id=\"reset\" class=\"btn hide\" x=\"%d\" y=\"24\">Reset Zoom</text>\n",
-		FG_PAD);
 	fprintf(out, "<text id=\"search\" class=\"btn\" x=\"%d\" y=\"24\">Search</text>\n",
 		FG_WIDTH - FG_PAD);
-	write_legend(g, 44);
-	fprintf(out, "</g>\n<g id=\"hud-bottom\"><rect x=\"0\" y=\"%d\" width=\"%d\" "
-		     "height=\"28\" fill=\"#e8e8d8\" opacity=\"0.92\"/>\n", height - 28, FG_WIDTH);
-	fprintf(out, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", FG_PAD, height - 10);
-	fprintf(out, "<text id=\"matched\" x=\"%d\" y=\"%d\"> </text>\n", FG_WIDTH - FG_PAD,
-		height - 10);
+	fprintf(out, "<text id=\"reset\" class=\"btn hide\" x=\"%d\" y=\"46\">Reset Zoom</text>\n",
+		FG_PAD);
+	/* the subtitle, replaced by a frame's title while the mouse is on it */
+	rp_buf_reset(&g->b);
+	if (subtitle && subtitle[0])
+		rp_xml_text(&g->b, subtitle, FG_DETAILS_CHARS);
+	else
+		rp_buf_adds(&g->b, " ");
+	fprintf(out, "<text id=\"details\" x=\"%d\" y=\"46\">%s</text>\n", FG_WIDTH / 2, g->b.p);
+	fprintf(out, "<text id=\"matched\" x=\"%d\" y=\"46\"> </text>\n", FG_WIDTH - FG_PAD);
 	fprintf(out, "</g>\n</svg>\n");
 }
 int rp_flamegraph_write(const struct rp_report *r, const struct rp_ftree *t,
