@@ -46,7 +46,7 @@ static const char usage[] =
 	"  --no-kernel          the same as --user-only\n"
 	"  --kernel-only        drop user frames (and samples with only user frames)\n"
 	"\n"
-	"Folded output:\n"
+	"Folded stacks and flame graph:\n"
 	"  --folded-pid         root frame comm-PID\n"
 	"  --folded-tid         root frame comm-PID/TID\n"
 	"\n"
