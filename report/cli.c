@@ -21,12 +21,12 @@ static const char usage[] =
 	"\n"
 	"Output (default: a summary of the top functions, like perf report):\n"
 	"  --folded             folded stacks for flamegraph.pl: comm;root;...;leaf count\n"
+	"  --flamegraph         an interactive SVG flame graph (zoom, search)\n"
+	"  --json               JSON Lines, one sample per line with its frames\n"
 	"  --perf-script        perf script text with callchains (speedscope, Firefox\n"
 	"                       Profiler, stackcollapse-perf.pl)\n"
 	"  --pprof              gzipped pprof profile.proto (needs -o or a non-tty stdout)\n"
 	"  --info               header, host facts, processes, record counts, metrics\n"
-	"  --flamegraph         an interactive SVG flame graph (zoom, search)\n"
-	"  --json               JSON Lines, one sample per line with its frames\n"
 	"  -o, --output FILE    write to FILE instead of stdout\n"
 	"\n"
 	"Differential profile (--diff BASE.tr NEW.tr):\n"
@@ -72,6 +72,10 @@ static const char usage[] =
 
 enum {
 	OPT_FOLDED = 256,
+	OPT_FLAMEGRAPH,
+	OPT_JSON,
+	OPT_DIFF,
+	OPT_NORMALIZE,
 	OPT_PERF_SCRIPT,
 	OPT_PPROF,
 	OPT_INFO,
@@ -91,14 +95,15 @@ enum {
 	OPT_FORCE,
 	OPT_SYMBOL_SOURCE,
 	OPT_EXTRACT_ARCHIVE,
-	OPT_FLAMEGRAPH,
-	OPT_JSON,
-	OPT_DIFF,
-	OPT_NORMALIZE,
 };
 
 static const struct option long_opts[] = {
 	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "flamegraph", no_argument, NULL, OPT_FLAMEGRAPH },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "diff", no_argument, NULL, OPT_DIFF },
+	{ "normalize", no_argument, NULL, OPT_NORMALIZE },
+	{ "normalise", no_argument, NULL, OPT_NORMALIZE },
 	{ "perf-script", no_argument, NULL, OPT_PERF_SCRIPT },
 	{ "pprof", no_argument, NULL, OPT_PPROF },
 	{ "info", no_argument, NULL, OPT_INFO },
@@ -120,11 +125,6 @@ static const struct option long_opts[] = {
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "symbol-source", required_argument, NULL, OPT_SYMBOL_SOURCE },
 	{ "extract-archive", required_argument, NULL, OPT_EXTRACT_ARCHIVE },
-	{ "flamegraph", no_argument, NULL, OPT_FLAMEGRAPH },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "diff", no_argument, NULL, OPT_DIFF },
-	{ "normalize", no_argument, NULL, OPT_NORMALIZE },
-	{ "normalise", no_argument, NULL, OPT_NORMALIZE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 },
@@ -272,13 +272,13 @@ int rp_options_parse(int argc, char **argv, struct rp_options *o)
 			break;
 		switch (c) {
 		case OPT_FOLDED: o->output = RP_OUT_FOLDED; nout++; break;
-		case OPT_PERF_SCRIPT: o->output = RP_OUT_PERF_SCRIPT; nout++; break;
-		case OPT_PPROF: o->output = RP_OUT_PPROF; nout++; break;
-		case OPT_INFO: o->output = RP_OUT_INFO; nout++; break;
 		case OPT_FLAMEGRAPH: o->output = RP_OUT_FLAMEGRAPH; nout++; break;
 		case OPT_JSON: o->output = RP_OUT_JSON; nout++; break;
 		case OPT_DIFF: o->diff = true; break;
 		case OPT_NORMALIZE: o->diff_normalize = true; break;
+		case OPT_PERF_SCRIPT: o->output = RP_OUT_PERF_SCRIPT; nout++; break;
+		case OPT_PPROF: o->output = RP_OUT_PPROF; nout++; break;
+		case OPT_INFO: o->output = RP_OUT_INFO; nout++; break;
 		case 'o':
 			if (!optarg[0])
 				return bad("-o needs a file name");
@@ -350,16 +350,16 @@ int rp_options_parse(int argc, char **argv, struct rp_options *o)
 		return bad("choose one of --folded, --perf-script, --pprof, --info, --flamegraph, --json");
 	if (o->user_only && o->kernel_only)
 		return bad("--user-only and --kernel-only exclude each other");
-	if (optind >= argc)
-		return bad("no recording given");
-	o->inputs = argv + optind;
-	o->ninputs = argc - optind;
-	if (o->diff && o->ninputs != 2)
+	if (o->diff && argc - optind != 2)
 		return bad("--diff takes two recordings: BASE.tr NEW.tr");
 	if (o->diff && o->output != RP_OUT_SUMMARY && o->output != RP_OUT_FOLDED &&
 	    o->output != RP_OUT_FLAMEGRAPH)
 		return bad("--diff writes a summary, --folded or --flamegraph");
 	if (o->diff_normalize && !o->diff)
 		return bad("--normalize goes with --diff");
+	if (optind >= argc)
+		return bad("no recording given");
+	o->inputs = argv + optind;
+	o->ninputs = argc - optind;
 	return 0;
 }

@@ -39,8 +39,10 @@ int main(int argc, char **argv)
 	struct rp_model m;
 	rp_model_init(&m);
 	/* per-sample times are needed for perf script order and --time */
-	m.keep_events = o.output == RP_OUT_PERF_SCRIPT || o.output == RP_OUT_JSON || o.time_set;
+	m.keep_events = o.output == RP_OUT_PERF_SCRIPT || o.time_set;
 	int status = 0;
+	/* and for --json, which writes each sample with its time */
+	m.keep_events = m.keep_events || o.output == RP_OUT_JSON;
 	for (int i = 0; i < o.ninputs; i++)
 		if (rp_load_file(&m, o.inputs[i], &o) < 0)
 			status = 1;
@@ -76,11 +78,11 @@ int main(int argc, char **argv)
 	else switch (o.output) {
 	case RP_OUT_SUMMARY: status = rp_output_summary(&r, out); break;
 	case RP_OUT_FOLDED: status = rp_output_folded(&r, out); break;
+	case RP_OUT_FLAMEGRAPH: status = rp_output_flamegraph(&r, out); break;
+	case RP_OUT_JSON: status = rp_output_json(&r, out); break;
 	case RP_OUT_PERF_SCRIPT: status = rp_output_perf_script(&r, out); break;
 	case RP_OUT_PPROF: status = rp_output_pprof(&r, out); break;
 	case RP_OUT_INFO: status = rp_output_info(&r, out); break;
-	case RP_OUT_FLAMEGRAPH: status = rp_output_flamegraph(&r, out); break;
-	case RP_OUT_JSON: status = rp_output_json(&r, out); break;
 	}
 	status = status ? 1 : 0;
 	/* a full disk or closed pipe must not look like success */

@@ -17,14 +17,14 @@ struct rp_report {
 
 /* Each returns 0, or -1 after printing why (write errors included). */
 int rp_output_folded(const struct rp_report *r, FILE *out);
-int rp_output_perf_script(const struct rp_report *r, FILE *out);
-int rp_output_pprof(const struct rp_report *r, FILE *out);
-int rp_output_summary(const struct rp_report *r, FILE *out);
-int rp_output_info(const struct rp_report *r, FILE *out);
 int rp_output_flamegraph(const struct rp_report *r, FILE *out);
 int rp_output_json(const struct rp_report *r, FILE *out);
 /* --diff: recording 0 (base) against 1 (new), as a summary, folded or flame graph. */
 int rp_output_diff(const struct rp_report *r, FILE *out);
+int rp_output_perf_script(const struct rp_report *r, FILE *out);
+int rp_output_pprof(const struct rp_report *r, FILE *out);
+int rp_output_summary(const struct rp_report *r, FILE *out);
+int rp_output_info(const struct rp_report *r, FILE *out);
 
 /* The command name to show: the sample's comm, or ":PID" like perf. */
 void rp_comm_name(const struct rp_model *m, const struct rp_agg *a, char *buf, size_t len);
