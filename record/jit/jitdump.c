@@ -183,6 +183,10 @@ static void code_load(struct jd *d, uint64_t off, uint32_t size, uint64_t ts)
 static void end_entry(struct trec_jit_entry *e, uint64_t ts)
 {
 	e->end_ns = ts > e->load_ns ? ts : e->load_ns;
+	/* JITSYMS stores end - load + 1: a lifetime of 2^64 - 1 ns would not
+	 * fit (a load at 0 closed at the last ns; fuzzing found it). */
+	if (e->end_ns - e->load_ns == UINT64_MAX)
+		e->end_ns--;
 }
 
 static void code_move(struct jd *d, uint64_t off, uint32_t size, uint64_t ts)

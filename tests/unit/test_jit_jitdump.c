@@ -159,6 +159,15 @@ static void test_bad_headers(void)
 
 	b = (struct jb){ 0 };
 	jb_header(&b, 40, 0);
+	jb_load(&b, 0, 0x1000, 0x10, 1, "whole", 0);
+	jb_prefix(&b, TREC_JITDUMP_CODE_CLOSE, 16, UINT64_MAX);
+	CHECK("jitdump: a load at 0 closed at 2^64 - 1 keeps a lifetime the format can store",
+	      parse_buf(&b, NULL, &t) == 0 && t.n == 1 && t.entries[0].end_ns == UINT64_MAX - 1);
+	trec_jit_table_free(&t);
+	free(b.p);
+
+	b = (struct jb){ 0 };
+	jb_header(&b, 40, 0);
 	memcpy(b.p + 8, "\x10\0\0\0", 4); /* header size 16 */
 	CHECK("jitdump: a header size below 40 refused", parse_buf(&b, NULL, &t) == -EINVAL);
 	trec_jit_table_free(&t);
