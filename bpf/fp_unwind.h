@@ -72,4 +72,23 @@ static __always_inline int trec_fp_step(struct trec_unwind_state *st, bool *stop
 	return 0;
 }
 
+/*
+ * A pc whose file is known but whose delta page is not loaded (a big file's
+ * deltas load for a second or so after it is first mapped): one checked
+ * frame-pointer step, as perf -g would take, rather than ending the stack.
+ * If the step fails, or would end the stack at fp 0 (we cannot tell an
+ * end from a frame without rbp here), the error stays NO_PAGE_INFO, the
+ * cause worth seeing.
+ */
+static __always_inline int trec_fp_fallback(struct trec_unwind_state *st, bool *stop)
+{
+	if (st->fp && !trec_fp_step(st, stop)) {
+		increment_metric(TREC_METRIC_NATIVE_FP_FALLBACK);
+		return 0;
+	}
+	st->unwind_error = TREC_ERR_NATIVE_NO_PAGE_INFO;
+	st->error_metric = TREC_METRIC_NATIVE_NO_PAGE_INFO;
+	return -1;
+}
+
 #endif /* TREC_FP_UNWIND_H */

@@ -24,6 +24,10 @@ static __always_inline int read_user_u64(__u64 *dst, __u64 addr)
 	return bpf_probe_read_user(dst, sizeof(*dst), (const void *)(unsigned long)addr);
 }
 
+/* get_stack_delta()'s result when the file is known but the page of the
+ * pc has no deltas (yet): no error is set, the caller may fall back. */
+#define TREC_DELTA_NO_PAGE 1
+
 /*
  * Finds the delta for the cursor's pc: the last delta at or before the
  * address (pc - 1 for return addresses, which may point past a call that
@@ -43,7 +47,7 @@ static __always_inline int get_stack_delta(struct trec_unwind_state *st, __u16 *
 
 	page = bpf_map_lookup_elem(&stack_delta_pages, &key);
 	if (!page)
-		return set_error(st, TREC_ERR_NATIVE_NO_PAGE_INFO, TREC_METRIC_NATIVE_NO_PAGE_INFO);
+		return TREC_DELTA_NO_PAGE;
 	lo = page->first_delta;
 	hi = lo + page->num_deltas;
 	if (hi < lo || hi > TREC_MAX_STACK_DELTAS)

@@ -113,8 +113,14 @@ static __always_inline int trec_unwind_one_frame(struct trec_unwind_state *st, b
 	*stop = false;
 	if (st->fp_frame)
 		return trec_fp_step(st, stop);
-	if (get_stack_delta(st, &info))
+	switch (get_stack_delta(st, &info)) {
+	case 0:
+		break;
+	case TREC_DELTA_NO_PAGE:
+		return trec_fp_fallback(st, stop);
+	default:
 		return -1;
+	}
 
 	if (info & TREC_UNWIND_COMMAND) {
 		switch (info & ~TREC_UNWIND_COMMAND) {

@@ -107,6 +107,10 @@ static __always_inline int push_native_frame(struct trec_per_cpu_record *rec)
 	/* JIT code: no file, text_offset is the runtime pc (bias 0). */
 	if (!st->text_file_id)
 		flags |= TREC_FRAME_F_ABSOLUTE;
+	/* Anonymous code with synthetic deltas: the pc, as for other JIT code. */
+	if (st->anon_code)
+		return push_frame(rec, 0, st->pc, TREC_FRAME_NATIVE,
+				  flags | TREC_FRAME_F_ABSOLUTE);
 	return push_frame(rec, st->text_file_id, st->text_offset, TREC_FRAME_NATIVE, flags);
 }
 
@@ -282,7 +286,8 @@ static __always_inline int next_unwinder(struct trec_per_cpu_record *rec, int ma
 	 * unexpected falls back to native. Frame-pointer code stays in the
 	 * native program. */
 	st->fp_frame = mapped == TREC_UNWIND_FRAME_POINTER;
-	if (st->fp_frame)
+	st->anon_code = mapped == TREC_UNWIND_ANON_DELTAS;
+	if (st->fp_frame || st->anon_code)
 		return TREC_PROG_UNWIND_NATIVE;
 	if (mapped > TREC_PROG_UNWIND_NATIVE && mapped < TREC_PROG_COUNT)
 		return mapped;

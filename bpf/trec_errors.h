@@ -96,7 +96,8 @@ enum trec_error {
 	X(FP_BELOW_SP, "frame pointer below the frame's stack pointer")        \
 	X(FP_OUTSIDE_STACK, "frame pointer too far above the stack")           \
 	X(FP_RECORD_READ, "frame record read failed")                          \
-	X(FP_BAD_RETURN_ADDRESS, "frame record's return address not user text")
+	X(FP_BAD_RETURN_ADDRESS, "frame record's return address not user text") \
+	X(NATIVE_FP_FALLBACK, "frames unwound by frame pointer while their file's deltas load")
 
 enum trec_metric {
 #define TREC_X(name, desc) TREC_METRIC_##name,

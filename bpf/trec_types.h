@@ -151,6 +151,10 @@ enum trec_unwinder {
 	 * memory, ELF files without CFI). No tail call at JIT <-> CFI
 	 * transitions, which alternate frame by frame in V8 and HotSpot. */
 	TREC_UNWIND_FRAME_POINTER = 16,
+	/* Not a program: anonymous code with stack deltas of its own under a
+	 * synthetic file id (CPython's perf trampolines); its frames are kept
+	 * as raw pcs, like other JIT code, so perf maps name them. */
+	TREC_UNWIND_ANON_DELTAS = 17,
 };
 
 /* bias in the low 56 bits, enum trec_unwinder in the top 8. */

@@ -32,7 +32,9 @@ struct trec_unwind_state {
 	/* fp was read from a frame record by the last step: 0 there ends
 	 * the chain (Go's goexit, a thread's first frame). */
 	__u8 fp_chain;
-	__u8 pad;
+	/* This frame's code is anonymous memory unwound by stack deltas
+	 * (TREC_UNWIND_ANON_DELTAS): its frame is a raw pc. */
+	__u8 anon_code;
 	/* Set by a failing step: the error for the abort frame and the metric
 	 * to bump when the trace is sent. -1 = none. */
 	__s32 error_metric;

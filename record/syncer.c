@@ -15,6 +15,8 @@
 #include "record/archive/archive.h"
 #include "record/clock.h"
 #include "record/interp/python/python_session.h"
+#include "record/interp/python/python_sync.h"
+#include "record/interp/python/python_tramp.h"
 #include "record/io/metrics.h"
 #include "record/io/output.h"
 #include "record/jit/capture.h"
@@ -290,6 +292,21 @@ static int python_on_mapping(void *ctx, uint32_t pid, uint64_t file_id, const ch
 	return trec_python_on_mapping(s->x.py, pid, file_id, open_path, bias);
 }
 
+static uint64_t python_anon_mapping(void *ctx, uint32_t pid, uint64_t start, uint64_t end,
+				    uint64_t *file_id)
+{
+	struct trec_syncer *s = ctx;
+	struct trec_file_deltas d;
+
+	if (!s->x.py || !s->x.py->py ||
+	    trec_py_sync_anon(s->x.py->py, pid, start, end, file_id, &d) != 1)
+		return 0;
+	if (d.num)
+		trec_delta_loader_submit_deltas(&s->deltas, *file_id, &d,
+						"[python perf trampolines]");
+	return TREC_PY_TRAMP_ARENA;
+}
+
 static const struct trec_pid_sync_ops sync_ops = {
 	.lpm_update = lpm_update,
 	.lpm_delete = lpm_delete,
@@ -299,6 +316,7 @@ static const struct trec_pid_sync_ops sync_ops = {
 	.write_mappings = write_mappings,
 	.write_blob = write_blob,
 	.exec_mapping = python_on_mapping,
+	.anon_exec_mapping = python_anon_mapping,
 	.exec_file = exec_file,
 	.now_ns = now_ns,
 };

@@ -67,6 +67,36 @@ uint8_t trec_pid_sync_unwinder(const char *path, const struct trec_file *f)
 	return TREC_UNWIND_FRAME_POINTER;
 }
 
+static bool is_anonymous(const struct trec_proc_map *m)
+{
+	return !m->path[0] || !strncmp(m->path, "[anon:", 6);
+}
+
+/* An anonymous mapping whose code has deltas of its own: one LPM range
+ * per block, biased by the block's start, frames kept as raw pcs. */
+static int add_anon_deltas(struct trec_pid_sync *s, uint32_t pid, const struct trec_proc_map *m,
+			   struct sync_scratch *sc, bool *done)
+{
+	uint64_t id = 0, block;
+	int err = 0;
+
+	*done = false;
+	if (!s->ops->anon_exec_mapping)
+		return 0;
+	block = s->ops->anon_exec_mapping(s->ctx, pid, m->start, m->end, &id);
+	if (!block || !id || (m->end - m->start) % block)
+		return 0;
+	for (uint64_t a = m->start; a < m->end && !err; a += block)
+		err = trec_lpm_add_range(&sc->ents, pid, a, a + block,
+					 &(struct trec_pid_page_value){
+						 .file_id = id,
+						 .bias_and_unwinder = a | ((uint64_t)TREC_UNWIND_ANON_DELTAS
+									   << TREC_UNWINDER_SHIFT),
+					 });
+	*done = true;
+	return err;
+}
+
 /* One executable mapping into the scratch lists. */
 static int add_mapping(struct trec_pid_sync *s, uint32_t pid, const struct trec_proc_map *m,
 		       struct sync_scratch *sc)
@@ -75,17 +105,21 @@ static int add_mapping(struct trec_pid_sync *s, uint32_t pid, const struct trec_
 	uint64_t file_id, bias;
 	struct trec_mapping *tm;
 	struct map_sig *sg;
-	int err;
+	bool anon_deltas = false;
+	int err = 0;
 
 	resolve_mapping(s, pid, m, &o, sc, &file_id, &bias);
 	pid_sync_close_opened(&o);
-	err = trec_lpm_add_range(&sc->ents, pid, m->start, m->end,
-				 &(struct trec_pid_page_value){
-					 .file_id = file_id,
-					 .bias_and_unwinder = bias |
-						((uint64_t)trec_pid_sync_unwinder(m->path, o.f)
-						 << TREC_UNWINDER_SHIFT),
-				 });
+	if (!o.f && is_anonymous(m))
+		err = add_anon_deltas(s, pid, m, sc, &anon_deltas);
+	if (!anon_deltas && !err)
+		err = trec_lpm_add_range(&sc->ents, pid, m->start, m->end,
+					 &(struct trec_pid_page_value){
+						 .file_id = file_id,
+						 .bias_and_unwinder = bias |
+							((uint64_t)trec_pid_sync_unwinder(m->path, o.f)
+							 << TREC_UNWINDER_SHIFT),
+					 });
 	tm = trec_vec_push(&sc->snap);
 	sg = trec_vec_push(&sc->sigs);
 	if (err || !tm || !sg)
@@ -142,6 +176,20 @@ static void load_pending(struct trec_pid_sync *s, struct trec_vec *pending)
 	}
 }
 
+static int mapping_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct trec_mapping *)a)->start, y = ((const struct trec_mapping *)b)->start;
+
+	return x < y ? -1 : x > y;
+}
+
+static int sig_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct map_sig *)a)->start, y = ((const struct map_sig *)b)->start;
+
+	return x < y ? -1 : x > y;
+}
+
 /* Reads the pid's mappings; -ESRCH for a pid gone or a zombie. */
 static int read_maps(struct trec_pid_sync *s, uint32_t pid, struct trec_proc_maps *maps)
 {
@@ -178,11 +226,17 @@ int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid)
 
 	if (err)
 		return err;
-	for (size_t i = 0; i < maps.n && !err; i++)
-		if (maps.v[i].prot & PROT_EXEC)
-			err = add_mapping(s, pid, &maps.v[i], &sc);
+	/* File mappings first: interpreter detection may explain the
+	 * anonymous ones (CPython's trampolines lie below libpython). */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < maps.n && !err; i++)
+			if ((maps.v[i].prot & PROT_EXEC) && is_anonymous(&maps.v[i]) == pass)
+				err = add_mapping(s, pid, &maps.v[i], &sc);
 	if (err)
 		goto out;
+	/* The snapshot and signatures in address order, as /proc has them. */
+	qsort(sc.snap.v, sc.snap.n, sizeof(struct trec_mapping), mapping_cmp);
+	qsort(sc.sigs.v, sc.sigs.n, sizeof(struct map_sig), sig_cmp);
 
 	if (sc.ents.n)
 		qsort(sc.ents.v, sc.ents.n, sizeof(struct trec_lpm_entry), trec_lpm_entry_cmp);

@@ -42,6 +42,12 @@ struct trec_pid_sync_ops {
 	 * interpreter detection, record/interp/python/python_session.h). */
 	int (*exec_mapping)(void *ctx, uint32_t pid, uint64_t file_id, const char *open_path,
 			    uint64_t bias);
+	/* An anonymous executable mapping, after the file mappings: when its
+	 * code has stack deltas under a synthetic *file_id, made of blocks
+	 * of N bytes that each have their start as bias (CPython's perf
+	 * trampoline arenas), returns N; 0: frame pointers. May be NULL. */
+	uint64_t (*anon_exec_mapping)(void *ctx, uint32_t pid, uint64_t start, uint64_t end,
+				      uint64_t *file_id);
 	/* An executable mapping of a described file, by what the kernel
 	 * knows of it (exec_files; may be NULL). */
 	int (*exec_file)(void *ctx, const struct trec_exec_file_key *k,

@@ -9,7 +9,8 @@
 
 struct job {
 	uint64_t file_id;
-	int fd;
+	int fd; /* -1: deltas made by trecord */
+	struct trec_file_deltas *deltas;
 	char name[256];
 };
 
@@ -32,7 +33,13 @@ static void load(struct trec_delta_loader *l, const struct job *j)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	/* Through our fd: the process that mapped the file may be gone. */
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", j->fd);
-	err = trec_deltas_extract(path, &d);
+	if (j->deltas) {
+		d = *j->deltas;
+		free(j->deltas);
+		err = 0;
+	} else {
+		err = trec_deltas_extract(path, &d);
+	}
 	if (!err)
 		err = trec_delta_store_load(l->store, j->file_id, &d);
 	if (err) {
@@ -47,7 +54,8 @@ static void load(struct trec_delta_loader *l, const struct job *j)
 				d.num, ms_since(&t0));
 	}
 	trec_file_deltas_free(&d);
-	close(j->fd);
+	if (j->fd >= 0)
+		close(j->fd);
 
 	uint32_t du, iu, pu;
 
@@ -135,6 +143,35 @@ int trec_delta_loader_submit(struct trec_delta_loader *l, uint64_t file_id, int 
 	return err;
 }
 
+int trec_delta_loader_submit_deltas(struct trec_delta_loader *l, uint64_t file_id,
+				    struct trec_file_deltas *d, const char *name)
+{
+	struct job j = { .file_id = file_id, .fd = -1 };
+	int err;
+
+	j.deltas = malloc(sizeof(*j.deltas));
+	if (!j.deltas) {
+		trec_file_deltas_free(d);
+		return -ENOMEM;
+	}
+	*j.deltas = *d;
+	memset(d, 0, sizeof(*d));
+	snprintf(j.name, sizeof(j.name), "%s", name);
+	if (!l->threaded) {
+		load(l, &j);
+		return 0;
+	}
+	atomic_fetch_add(&l->queued, 1);
+	err = trec_msg_queue_push(&l->jobs, &j, sizeof(j));
+	if (err) {
+		atomic_fetch_sub(&l->queued, 1);
+		atomic_fetch_add(&l->failed, 1);
+		trec_file_deltas_free(j.deltas);
+		free(j.deltas);
+	}
+	return err;
+}
+
 bool trec_delta_loader_drain(struct trec_delta_loader *l, unsigned timeout_ms)
 {
 	for (unsigned i = 0; l->threaded && atomic_load(&l->queued); i++) {
@@ -151,7 +188,14 @@ static void drop_jobs(struct trec_delta_loader *l, struct trec_msg_queue *q)
 	bool closed;
 
 	while ((m = trec_msg_queue_pop(q, 0, &closed))) {
-		close(((struct job *)m->data)->fd);
+		struct job *j = (struct job *)m->data;
+
+		if (j->fd >= 0)
+			close(j->fd);
+		if (j->deltas) {
+			trec_file_deltas_free(j->deltas);
+			free(j->deltas);
+		}
 		free(m);
 		atomic_fetch_sub(&l->queued, 1);
 	}

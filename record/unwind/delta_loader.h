@@ -39,6 +39,9 @@ int trec_delta_loader_start(struct trec_delta_loader *l);
  * closed then too). */
 int trec_delta_loader_submit(struct trec_delta_loader *l, uint64_t file_id, int fd,
 			     uint64_t size, const char *name);
+/* Loads deltas trecord made itself (d is taken over and emptied). */
+int trec_delta_loader_submit_deltas(struct trec_delta_loader *l, uint64_t file_id,
+				    struct trec_file_deltas *d, const char *name);
 /* Waits up to timeout_ms until every submitted file is loaded; false on
  * timeout. */
 bool trec_delta_loader_drain(struct trec_delta_loader *l, unsigned timeout_ms);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # chain_share.py on made-up perf script text, in every name form the
 # runtimes give (no recording: runs in make test). The real runtimes are
-# in pending_test_runtimes.sh.
+# in test_runtimes.sh.
 . "$(dirname "$0")/../lib/common.sh"
 python3 - "$TREC_ROOT/tests/runtimes" <<'EOF'
 import sys

@@ -171,6 +171,18 @@ static int check_bpf_limits(const struct trec_py_offsets *o)
 	return 0;
 }
 
+/* The perf trampoline's template bytes, if the file has one we can take. */
+static void tramp_template(struct trec_pyelf *e, struct trec_py_offsets *o)
+{
+	uint64_t start, end;
+
+	if (trec_pyelf_symbol(e, "_Py_trampoline_func_start", &start, NULL) ||
+	    trec_pyelf_symbol(e, "_Py_trampoline_func_end", &end, NULL) || end <= start ||
+	    end - start > sizeof(o->tramp) || trec_pyelf_read(e, start, o->tramp, end - start))
+		return;
+	o->tramp_len = (uint8_t)(end - start);
+}
+
 int trec_py_detect(const char *path, struct trec_py_offsets *o, char *err, size_t errlen)
 {
 	const struct py_layout *l = NULL;
@@ -260,6 +272,7 @@ int trec_py_detect(const char *path, struct trec_py_offsets *o, char *err, size_
 	} else {
 		trec_py_find_cold(&e, o->eval_start, o->eval_end, &o->cold_start, &o->cold_end);
 	}
+	tramp_template(&e, o);
 	ret = 0;
 out:
 	trec_pyelf_close(&e);

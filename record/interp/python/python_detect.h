@@ -47,6 +47,11 @@ struct trec_py_offsets {
 	/* str and bytes objects (version table) */
 	uint16_t str_length, str_state, str_ascii_data, str_compact_data;
 	uint16_t bytes_size, bytes_data;
+
+	/* The -X perf trampoline template (3.12+; tramp_len 0 if none or
+	 * longer than we take), python_tramp.h. */
+	uint8_t tramp_len;
+	uint8_t tramp[32];
 };
 
 /*

@@ -9,6 +9,7 @@
 #include "format/containers/vec.h"
 #include "record/interp/python/python_detect.h"
 #include "record/interp/python/python_sync.h"
+#include "record/interp/python/python_tramp.h"
 
 struct py_file {
 	uint64_t file_id;
@@ -36,6 +37,9 @@ struct trec_py_sync {
 	size_t num_pids, cap_pids;
 	struct trec_pycode_cache *code;
 	struct trec_py_sync_stats stats;
+	/* Synthetic file ids of trampoline arenas whose deltas were handed out. */
+	uint64_t tramp_ids[8];
+	size_t num_tramp_ids;
 };
 
 struct trec_py_sync *trec_py_sync_new(const struct trec_py_sync_ops *ops, void *ctx, bool verbose)
@@ -256,4 +260,62 @@ void trec_py_sync_get_stats(struct trec_py_sync *s, struct trec_py_sync_stats *s
 	pthread_mutex_lock(&s->lock);
 	*st = s->stats;
 	pthread_mutex_unlock(&s->lock);
+}
+
+/* Hands out an arena's deltas once per synthetic id. */
+static int tramp_deltas_once(struct trec_py_sync *s, const struct trec_py_offsets *o,
+			     size_t period, uint64_t id, struct trec_file_deltas *deltas)
+{
+	struct trec_py_tramp_row rows[TREC_PY_TRAMP_MAX];
+	int n;
+
+	for (size_t i = 0; i < s->num_tramp_ids; i++)
+		if (s->tramp_ids[i] == id)
+			return 0;
+	if (s->num_tramp_ids == sizeof(s->tramp_ids) / sizeof(s->tramp_ids[0]))
+		return -ENOSPC;
+	n = trec_py_tramp_rules(o->tramp, o->tramp_len, rows);
+	if (n < 0 || trec_py_tramp_deltas(rows, (size_t)n, o->tramp_len, period, deltas))
+		return -ENOTSUP;
+	s->tramp_ids[s->num_tramp_ids++] = id;
+	if (s->verbose)
+		fprintf(stderr, "trecord: python perf trampolines: %u-byte template every %zu bytes, %zu deltas per arena\n",
+			o->tramp_len, period, deltas->num);
+	return 0;
+}
+
+int trec_py_sync_anon(struct trec_py_sync *s, uint32_t pid, uint64_t start, uint64_t end,
+		      uint64_t *file_id, struct trec_file_deltas *deltas)
+{
+	struct trec_py_tramp_row rows[TREC_PY_TRAMP_MAX];
+	const struct py_file *f = NULL;
+	const struct py_pid *p;
+	size_t period = 0;
+	int ret = 0;
+
+	memset(deltas, 0, sizeof(*deltas));
+	if (!s || end <= start || (end - start) % TREC_PY_TRAMP_ARENA)
+		return 0;
+	pthread_mutex_lock(&s->lock);
+	p = pid_of(s, pid);
+	for (size_t i = 0; p && i < s->num_files; i++)
+		if (s->files[i].file_id == p->file_id && s->files[i].status == 1)
+			f = &s->files[i];
+	if (!f || f->offsets.major != 3 || f->offsets.minor < 12 || !f->offsets.tramp_len ||
+	    trec_py_tramp_rules(f->offsets.tramp, f->offsets.tramp_len, rows) < 0)
+		goto out;
+	/* Adjacent arenas may share one VMA: every one must be an arena of
+	 * the same period. */
+	for (uint64_t a = start; a < end; a += TREC_PY_TRAMP_ARENA) {
+		size_t pa = trec_py_tramp_probe(pid, a, f->offsets.tramp, f->offsets.tramp_len);
+
+		if (!pa || (period && pa != period))
+			goto out;
+		period = pa;
+	}
+	*file_id = trec_py_tramp_file_id(f->offsets.tramp, f->offsets.tramp_len, period);
+	ret = tramp_deltas_once(s, &f->offsets, period, *file_id, deltas) ? 0 : 1;
+out:
+	pthread_mutex_unlock(&s->lock);
+	return ret;
 }

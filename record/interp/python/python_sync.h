@@ -52,6 +52,19 @@ void trec_py_sync_free(struct trec_py_sync *s);
 int trec_py_sync_mapping(struct trec_py_sync *s, uint32_t pid, uint64_t file_id,
 			 const char *open_path, uint64_t bias);
 
+/*
+ * An anonymous executable mapping [start, end) of pid, synced after its
+ * file mappings. When pid maps a CPython whose -X perf trampoline template
+ * we can unwind and the mapping is made of its arenas (each one's first
+ * bytes read from the process), *file_id gets the arenas' synthetic file
+ * id (python_tramp.h; each arena's bias is its start) and returns 1; the
+ * first time an id is returned, *deltas also gets the deltas of one arena,
+ * for the caller to load and free (else deltas->num is 0). 0 when not.
+ */
+struct trec_file_deltas;
+int trec_py_sync_anon(struct trec_py_sync *s, uint32_t pid, uint64_t start, uint64_t end,
+		      uint64_t *file_id, struct trec_file_deltas *deltas);
+
 /* The pid exited: forget its offsets (py_procs) and code objects. */
 void trec_py_sync_remove(struct trec_py_sync *s, uint32_t pid);
 /* The pid exec'ed: its code objects are gone. Its py_procs entry stays
