@@ -2,8 +2,9 @@
 /* perf's build-id cache for a perf.data export (see perf_buildid_cache.h). */
 #include "report/output/perf_buildid_cache.h"
 
-#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -133,8 +134,56 @@ static int entry_dir(struct cache *c, const char *path, const uint8_t *id, uint3
 	return 0;
 }
 
-/* An embedded archive as DIR/PATH/BID/debug, ET_DYN so that perf looks its
- * symbols up by ELF address (the MMAP2 pgoff says which: perf_data_layout.c). */
+/*
+ * perf turns every user symbol's address into a file offset: Debian's perf
+ * 6.1 with the p_vaddr - p_offset of the PT_LOAD holding it, older ones
+ * with its section's sh_addr - sh_offset; both read the binary itself when
+ * it finds one (the runtime image), else the cache file. The empty
+ * segments and sections of the file written here get the offsets the code
+ * has in the binary (address - delta), so that every way gives the file
+ * offsets the MMAP2 pgoffs are in (perf_data_layout.c).
+ */
+static int set_offsets(const char *path, uint64_t delta, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC), rc = -1;
+	Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_RDWR, NULL) : NULL;
+	if (e && elf_flagelf(e, ELF_C_SET, ELF_F_LAYOUT)) {
+		rc = 0;
+		for (Elf_Scn *scn = NULL; !rc && (scn = elf_nextscn(e, scn));) {
+			GElf_Shdr sh;
+			if (!gelf_getshdr(scn, &sh))
+				rc = -1;
+			else if (sh.sh_type == SHT_NOBITS && (sh.sh_flags & SHF_ALLOC) &&
+				 sh.sh_addr >= delta) {
+				sh.sh_offset = sh.sh_addr - delta;
+				rc = gelf_update_shdr(scn, &sh) ? 0 : -1;
+			}
+		}
+		size_t nph = 0;
+		if (!rc && elf_getphdrnum(e, &nph))
+			rc = -1;
+		for (size_t i = 0; !rc && i < nph; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(e, (int)i, &ph))
+				rc = -1;
+			else if (ph.p_type == PT_LOAD && ph.p_vaddr >= delta) {
+				ph.p_offset = ph.p_vaddr - delta;
+				rc = gelf_update_phdr(e, (int)i, &ph) ? 0 : -1;
+			}
+		}
+		if (!rc && elf_update(e, ELF_C_WRITE) < 0)
+			rc = -1;
+	}
+	if (rc)
+		snprintf(err, errlen, "%s: %s", path, fd < 0 ? strerror(errno) : elf_errmsg(-1));
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* An embedded archive as DIR/PATH/BID/debug. */
 static void write_archive(struct cache *c, const struct rp_report *r, const struct pd_dso *d)
 {
 	const struct rp_model *m = r->m;
@@ -145,7 +194,6 @@ static void write_archive(struct cache *c, const struct rp_report *r, const stru
 	if (!a || entry_dir(c, name, d->build_id, d->build_id_len, dir, sizeof(dir)))
 		return;
 	struct trec_arc_tables t = *trec_archive_tables(a);
-	t.e_type = ET_DYN;
 	/* Symbol names as treport shows them: without a .dynsym version
 	 * (memcpy@@GLIBC_2.14), which perf would keep. */
 	const char **names = xcalloc(t.num_strings + 1, sizeof(*names));
@@ -160,7 +208,8 @@ static void write_archive(struct cache *c, const struct rp_report *r, const stru
 	}
 	t.strings = names;
 	snprintf(path, sizeof(path), "%s/debug", dir);
-	if (trec_archive_tables_write_elf(&t, path, err, sizeof(err)))
+	if (trec_archive_tables_write_elf(&t, path, err, sizeof(err)) ||
+	    set_offsets(path, d->delta, err, sizeof(err)))
 		fail(c, "%s", err);
 	else
 		c->files++;
@@ -194,7 +243,8 @@ static void write_synthetic(struct cache *c, const struct rp_report *r, const st
 		};
 	}
 	snprintf(path, sizeof(path), "%s/debug", dir);
-	if (trec_archive_tables_write_elf(&t, path, err, sizeof(err)))
+	if (trec_archive_tables_write_elf(&t, path, err, sizeof(err)) ||
+	    set_offsets(path, 0, err, sizeof(err)))
 		fail(c, "%s", err);
 	else
 		c->files++;

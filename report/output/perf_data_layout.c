@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/archive/archive_reader.h"
-#include "report/archive/archive_store.h"
 #include "report/output/perf_data_write.h"
 #include "symbolize_rule.h"
 
@@ -287,13 +285,10 @@ static bool place_recorded(struct pd_layout *l, uint32_t ui)
 			uint64_t end = mp->end > hi ? mp->end : hi;
 			if (overlaps(p, start, end) || start < mp->bias)
 				continue;
-			/* ET_DYN-style: pgoff is the ELF address at start, which perf maps
-			 * to symbols without adjustment; the recorded file offset when no
-			 * embedded symbols stand in for the file (perf reads the file). */
-			uint64_t pgoff = start - mp->bias;
-			if (d->file_offsets && mp->file_offset >= mp->start - start)
-				pgoff = mp->file_offset - (mp->start - start);
-			add_map(p, start, end, pgoff, u->dso);
+			/* pgoff: the file offset at start, as perf record writes it;
+			 * perf turns symbol addresses into file offsets too. */
+			uint64_t at = start - mp->bias;
+			add_map(p, start, end, at >= d->delta ? at - d->delta : 0, u->dso);
 			l->bias[ui] = mp->bias;
 			return true;
 		}
@@ -377,12 +372,9 @@ static void set_build_ids(struct pd_layout *l)
 			memcpy(d->build_id, f->build_id, f->build_id_len);
 			d->build_id_len = f->build_id_len;
 		}
-		/* With embedded symbols the build-id cache holds an ET_DYN stand-in
-		 * (perf_buildid_cache.c) that perf reads by ELF address; a file perf
-		 * reads itself gets the recorded file offsets, as perf record writes. */
-		if (!d->build_id_len || !m->archives ||
-		    !trec_archive_store_archives(m->archives, d->file_id))
-			d->file_offsets = true;
+		const struct rp_mapping *mp = rp_model_file_mapping(m, d->file_id);
+		if (mp && mp->start >= mp->bias && mp->start - mp->bias >= mp->file_offset)
+			d->delta = mp->start - mp->bias - mp->file_offset;
 	}
 }
 
@@ -446,7 +438,9 @@ struct pd_layout *pd_layout_new(const struct rp_report *r)
 		if (d->file_id) {
 			uint64_t size = l->slot_hi[u->dso] - l->slot_lo[u->dso];
 			l->bias[i] = start - l->slot_lo[u->dso];
-			add_map(&l->procs[u->proc], start, start + size, l->slot_lo[u->dso], u->dso);
+			uint64_t lo = l->slot_lo[u->dso];
+			add_map(&l->procs[u->proc], start, start + size,
+				lo >= d->delta ? lo - d->delta : 0, u->dso);
 		} else {
 			l->bias[i] = start;
 			add_map(&l->procs[u->proc], start, start + synth_size(d), 0, u->dso);

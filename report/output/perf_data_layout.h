@@ -32,7 +32,10 @@ struct pd_dso {
 	uint64_t file_id;     /* a recorded file, or 0 for a synthetic DSO */
 	uint8_t build_id[20]; /* recorded, or derived from the synthetic symbols */
 	uint32_t build_id_len;
-	bool file_offsets;    /* pgoff is the recorded file offset (perf reads the file) */
+	/* ELF address - file offset of the file's code (its recorded mapping's
+	 * vaddr - file offset; 0 for synthetic DSOs): perf looks symbols up by
+	 * file offset (perf_buildid_cache.c writes its files to match). */
+	uint64_t delta;
 	/* Synthetic: symbol k (string id syms[k]) at PD_SYNTH_FIRST + k * size;
 	 * the address after the last one names nothing (unresolved frames). */
 	uint32_t *syms;
