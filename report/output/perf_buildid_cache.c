@@ -207,7 +207,8 @@ static void write_archive(struct cache *c, const struct rp_report *r, const stru
 			names[k] = owned[nowned++] = xstrdup_n(names[k], (size_t)(at - names[k]));
 	}
 	t.strings = names;
-	snprintf(path, sizeof(path), "%s/debug", dir);
+	/* perf looks for a vdso only as .../vdso, for the rest also .../debug */
+	snprintf(path, sizeof(path), "%s/%s", dir, strncmp(name, "[vdso", 5) ? "debug" : "vdso");
 	if (trec_archive_tables_write_elf(&t, path, err, sizeof(err)) ||
 	    set_offsets(path, d->delta, err, sizeof(err)))
 		fail(c, "%s", err);

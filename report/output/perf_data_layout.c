@@ -72,7 +72,7 @@ struct use {
 	uint64_t lo, hi; /* [lo, hi] */
 };
 
-enum frame_class { FC_KERNEL, FC_FILE, FC_SYNTH, FC_RAW };
+enum frame_class { FC_KERNEL, FC_FILE, FC_SYNTH };
 
 struct pd_layout {
 	const struct rp_report *r;
@@ -92,10 +92,7 @@ struct pd_layout {
 	uint64_t *slot_lo, *slot_hi; /* per dso: the ELF range its slot maps */
 	uint64_t *bias;           /* per use: runtime address - ELF address */
 	bool *placed;             /* per use: at a recorded mapping */
-	uint64_t *raw;            /* raw pcs: pairs (proc, pc) */
-	size_t nraw, capraw;
 	uint64_t kernel_start, synth_base;
-	uint32_t unknown_dso;     /* "[unknown]" synthetic dso, or UINT32_MAX */
 	/* chains, built on demand per aggregate */
 	uint32_t *chain_first, *chain_n;
 	uint64_t *chain_ip;
@@ -146,9 +143,6 @@ static enum frame_class classify(struct pd_layout *l, const struct rp_sym *sym,
 		if (*file && str(l, (*file)->path)[0])
 			return FC_FILE;
 	}
-	if (sym->kind == RP_SYM_NATIVE && !sym->file_id && !sym->resolved &&
-	    !strcmp(str(l, sym->dso), "[unknown]"))
-		return FC_RAW;
 	return FC_SYNTH;
 }
 
@@ -214,14 +208,6 @@ static bool overlaps(const struct proc *p, uint64_t start, uint64_t end)
 	return false;
 }
 
-static const struct pd_map *map_at(const struct proc *p, uint64_t addr)
-{
-	for (uint32_t i = 0; i < p->nmaps; i++)
-		if (addr >= p->maps[i].start && addr < p->maps[i].end)
-			return &p->maps[i];
-	return NULL;
-}
-
 /* Pass 1: which DSOs and symbols the frames of every process use. */
 static void collect(struct pd_layout *l)
 {
@@ -242,7 +228,8 @@ static void collect(struct pd_layout *l)
 					l->kernel_start = addr;
 				break;
 			case FC_FILE: {
-				struct use *u = &l->uses[use_of(l, p, dso_of(l, 1, f->file_id, f->path))];
+				uint32_t ui = use_of(l, p, dso_of(l, 1, f->file_id, f->path));
+				struct use *u = &l->uses[ui]; /* after use_of grew the array */
 				u->lo = addr < u->lo ? addr : u->lo;
 				u->hi = addr > u->hi ? addr : u->hi;
 				break;
@@ -251,12 +238,6 @@ static void collect(struct pd_layout *l)
 				synth_key(l, sym, &d, &name);
 				synth_sym(l, d, name);
 				use_of(l, p, d);
-				break;
-			case FC_RAW:
-				RP_GROW(l->raw, l->capraw, 2 * (l->nraw + 1));
-				l->raw[2 * l->nraw] = p;
-				l->raw[2 * l->nraw + 1] = addr;
-				l->nraw++;
 				break;
 			}
 		}
@@ -305,13 +286,10 @@ static bool area_free(const struct pd_layout *l, uint64_t base, uint64_t size)
 	for (size_t i = 0; i < l->nprocs; i++)
 		if (overlaps(&l->procs[i], base, base + size))
 			return false;
-	for (size_t i = 0; i < l->nraw; i++)
-		if (l->raw[2 * i + 1] - base < size)
-			return false;
 	return true;
 }
 
-/* Pass 4: slots in one synthetic area for synthetic DSOs and for files no
+/* Pass 3: slots in one synthetic area for synthetic DSOs and for files no
  * recorded mapping could hold. */
 static void place_slots(struct pd_layout *l)
 {
@@ -383,7 +361,6 @@ struct pd_layout *pd_layout_new(const struct rp_report *r)
 	struct pd_layout *l = xcalloc(1, sizeof(*l));
 	l->r = r;
 	l->kernel_start = UINT64_MAX;
-	l->unknown_dso = UINT32_MAX;
 	collect(l);
 	set_build_ids(l);
 	l->slot = xcalloc(l->ndsos + 2, sizeof(*l->slot));
@@ -407,27 +384,6 @@ struct pd_layout *pd_layout_new(const struct rp_report *r)
 			l->slot_hi[u->dso] = hi;
 		l->dsos[u->dso].used = true;
 	}
-	/* Pass 3: raw pcs a placed map would name go to the unnamed "[unknown]" */
-	for (size_t i = 0; i < l->nraw; i++) {
-		struct proc *p = &l->procs[l->raw[2 * i]];
-		if (!map_at(p, l->raw[2 * i + 1]))
-			continue;
-		uint32_t name = rp_strtab_intern(&r->m->strs, "[unknown]");
-		l->unknown_dso = dso_of(l, 2, name, name);
-		use_of(l, (uint32_t)l->raw[2 * i], l->unknown_dso);
-	}
-	if (l->unknown_dso != UINT32_MAX) { /* arrays sized before it existed */
-		l->slot = xrealloc(l->slot, (l->ndsos + 2) * sizeof(*l->slot));
-		l->slot_lo = xrealloc(l->slot_lo, (l->ndsos + 2) * sizeof(*l->slot_lo));
-		l->slot_hi = xrealloc(l->slot_hi, (l->ndsos + 2) * sizeof(*l->slot_hi));
-		l->bias = xrealloc(l->bias, (l->nuses + 1) * sizeof(*l->bias));
-		l->placed = xrealloc(l->placed, (l->nuses + 1) * sizeof(*l->placed));
-		l->dsos[l->unknown_dso].used = true;
-		l->slot[l->unknown_dso] = 0;
-		for (size_t i = 0; i < l->nuses; i++)
-			if (l->uses[i].dso == l->unknown_dso)
-				l->placed[i] = false;
-	}
 	place_slots(l);
 	for (size_t i = 0; i < l->nuses; i++) {
 		struct use *u = &l->uses[i];
@@ -446,7 +402,6 @@ struct pd_layout *pd_layout_new(const struct rp_report *r)
 			add_map(&l->procs[u->proc], start, start + synth_size(d), 0, u->dso);
 		}
 	}
-	set_build_ids(l); /* again, for an "[unknown]" added since */
 	for (size_t i = 0; i < l->nprocs; i++)
 		qsort(l->procs[i].maps, l->procs[i].nmaps, sizeof(struct pd_map), cmp_map);
 	size_t na = r->m->naggs ? r->m->naggs : 1;
@@ -470,7 +425,6 @@ void pd_layout_free(struct pd_layout *l)
 	free(l->dsos);
 	free(l->procs);
 	free(l->uses);
-	free(l->raw);
 	free(l->slot);
 	free(l->slot_lo);
 	free(l->slot_hi);
@@ -530,12 +484,6 @@ static uint64_t frame_ip(struct pd_layout *l, uint32_t p, const struct rp_sym *s
 		return u == TREC_ITAB_NONE ? addr : addr + l->bias[u];
 	case FC_SYNTH:
 		synth_key(l, sym, &d, &name);
-		break;
-	case FC_RAW:
-		if (l->unknown_dso == UINT32_MAX || !map_at(&l->procs[p], addr))
-			return addr;
-		d = l->unknown_dso;
-		name = 0;
 		break;
 	}
 	uint32_t k = name ? synth_sym(l, d, name) : l->dsos[d].nsyms;

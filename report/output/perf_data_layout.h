@@ -14,7 +14,10 @@
  * a synthetic area no recorded mapping touches. Frames no ELF file can
  * name for perf (error frames, Python frames, others treport names
  * itself) go to synthetic DSOs whose symbols carry treport's names; their
- * ELF files go to the build-id cache with the embedded symbols.
+ * ELF files go to the build-id cache with the embedded symbols. A frame
+ * treport could not place in any file goes to the unnamed slot of a DSO
+ * of the name treport shows ("[unknown]"), never to its raw address: perf
+ * could find a map there that treport did not (one a fork inherited).
  */
 #ifndef RP_PERF_DATA_LAYOUT_H
 #define RP_PERF_DATA_LAYOUT_H
