@@ -55,6 +55,7 @@ struct exporter {
 	struct trec_u64map seen;  /* pid -> parent pid + 1 */
 	struct trec_u64map comms; /* pid << 32 | tid -> comm string id + 1 */
 	size_t records;
+	uint64_t samples; /* SAMPLE records written */
 };
 
 static void round_maybe(struct exporter *x)
@@ -179,6 +180,7 @@ static void sample(struct exporter *x, const struct rp_event *e, bool *warned)
 		}
 		pd_sample(x->w, EV_CPU_CLOCK, a->pid, a->tid, e->cpu, e->time_ns, p, ip, mode,
 			  chain, n);
+		x->samples++;
 		round_maybe(x);
 	}
 }
@@ -280,7 +282,7 @@ int rp_output_perf_data(const struct rp_report *r, FILE *out)
 	if (!rc)
 		fprintf(stderr, "treport: wrote %s (%" PRIu64 " samples) and %u symbol files to %s/;\n"
 			"  read it with: perf --buildid-dir %s report -i %s\n", r->o->out_path,
-			m->total_samples, files, dir, dir, r->o->out_path);
+			x.samples, files, dir, dir, r->o->out_path);
 	pd_layout_free(x.l);
 	trec_u64map_free(&x.seen);
 	trec_u64map_free(&x.comms);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/output/keytab.h"
 #include "report/output/perf_data_write.h"
 #include "symbolize_rule.h"
 
@@ -13,51 +14,6 @@
 #define SYNTH_HIGH 0x7f0000000000ull /* and the last place it may end */
 #define SYNTH_STEP 0x10000000000ull  /* 1 TiB */
 #define SLOT_GAP 0x100000ull         /* between synthetic slots */
-
-/* (a, b) -> index of the entry in a parallel array. */
-struct pairtab {
-	struct trec_itab t;
-	uint64_t *v; /* 2 per entry */
-	size_t n, cap;
-};
-
-struct pair_ctx {
-	const struct pairtab *p;
-	uint64_t a, b;
-};
-
-static bool pair_eq(const void *ctx, uint32_t idx)
-{
-	const struct pair_ctx *c = ctx;
-	return c->p->v[2 * idx] == c->a && c->p->v[2 * idx + 1] == c->b;
-}
-
-static uint32_t pair_find(const struct pairtab *p, uint64_t a, uint64_t b)
-{
-	struct pair_ctx c = { p, a, b };
-	return trec_itab_find(&p->t, rp_hash_u64(a ^ rp_hash_u64(b)), pair_eq, &c);
-}
-
-/* The index of (a, b), added when absent (*added then true). */
-static uint32_t pair_get(struct pairtab *p, uint64_t a, uint64_t b, bool *added)
-{
-	uint64_t h = rp_hash_u64(a ^ rp_hash_u64(b));
-	uint32_t i = pair_find(p, a, b);
-	*added = i == TREC_ITAB_NONE;
-	if (!*added)
-		return i;
-	RP_GROW(p->v, p->cap, 2 * (p->n + 1));
-	p->v[2 * p->n] = a;
-	p->v[2 * p->n + 1] = b;
-	rp_itab_insert(&p->t, h, (uint32_t)p->n);
-	return (uint32_t)p->n++;
-}
-
-static void pair_free(struct pairtab *p)
-{
-	trec_itab_free(&p->t);
-	free(p->v);
-}
 
 struct proc {
 	uint32_t pid;
@@ -78,16 +34,16 @@ struct pd_layout {
 	const struct rp_report *r;
 	struct pd_dso *dsos;
 	size_t ndsos, capdsos;
-	struct pairtab dso_index; /* (1, file id) or (2, name) -> dso */
-	struct pairtab sym_index; /* (dso, name) -> entry; sym_k: its slot in the dso */
+	struct rp_keytab dso_index; /* (1, file id) or (2, name) -> dso */
+	struct rp_keytab sym_index; /* (dso, name) -> entry; sym_k: its slot in the dso */
 	uint32_t *sym_k;
 	size_t capsym_k;
 	struct proc *procs;
 	size_t nprocs, capprocs;
-	struct pairtab proc_index; /* (pid, 0) */
+	struct rp_keytab proc_index; /* (pid, 0) */
 	struct use *uses;
 	size_t nuses, capuses;
-	struct pairtab use_index; /* (proc, dso) -> use */
+	struct rp_keytab use_index; /* (proc, dso) -> use */
 	uint64_t *slot;           /* per dso: start of its synthetic slot, 0 = none */
 	uint64_t *slot_lo, *slot_hi; /* per dso: the ELF range its slot maps */
 	uint64_t *bias;           /* per use: runtime address - ELF address */
@@ -111,7 +67,7 @@ static const char *str(const struct pd_layout *l, uint32_t id)
 static uint32_t proc_of(struct pd_layout *l, uint32_t pid)
 {
 	bool added;
-	uint32_t i = pair_get(&l->proc_index, pid, 0, &added);
+	uint32_t i = rp_keytab_get(&l->proc_index, pid, 0, 0, &added);
 	if (added) {
 		RP_GROW(l->procs, l->capprocs, l->nprocs + 1);
 		l->procs[l->nprocs++] = (struct proc){ .pid = pid };
@@ -122,7 +78,7 @@ static uint32_t proc_of(struct pd_layout *l, uint32_t pid)
 static uint32_t dso_of(struct pd_layout *l, uint64_t kind, uint64_t key, uint32_t name)
 {
 	bool added;
-	uint32_t i = pair_get(&l->dso_index, kind, key, &added);
+	uint32_t i = rp_keytab_get(&l->dso_index, kind, key, 0, &added);
 	if (added) {
 		RP_GROW(l->dsos, l->capdsos, l->ndsos + 1);
 		l->dsos[l->ndsos++] = (struct pd_dso){ .name = name, .file_id = kind == 1 ? key : 0 };
@@ -167,7 +123,7 @@ static uint32_t synth_sym(struct pd_layout *l, uint32_t dso, uint32_t name)
 	if (!name)
 		return UINT32_MAX;
 	bool added;
-	uint32_t i = pair_get(&l->sym_index, dso, name, &added);
+	uint32_t i = rp_keytab_get(&l->sym_index, dso, name, 0, &added);
 	if (added) {
 		RP_GROW(l->sym_k, l->capsym_k, (size_t)i + 1);
 		RP_GROW(d->syms, d->capsyms, (size_t)d->nsyms + 1);
@@ -186,7 +142,7 @@ static uint64_t synth_size(const struct pd_dso *d)
 static uint32_t use_of(struct pd_layout *l, uint32_t proc, uint32_t dso)
 {
 	bool added;
-	uint32_t i = pair_get(&l->use_index, proc, dso, &added);
+	uint32_t i = rp_keytab_get(&l->use_index, proc, dso, 0, &added);
 	if (added) {
 		RP_GROW(l->uses, l->capuses, l->nuses + 1);
 		l->uses[l->nuses++] = (struct use){ proc, dso, UINT64_MAX, 0 };
@@ -403,7 +359,8 @@ struct pd_layout *pd_layout_new(const struct rp_report *r)
 		}
 	}
 	for (size_t i = 0; i < l->nprocs; i++)
-		qsort(l->procs[i].maps, l->procs[i].nmaps, sizeof(struct pd_map), cmp_map);
+		if (l->procs[i].nmaps) /* only kernel frames: no maps */
+			qsort(l->procs[i].maps, l->procs[i].nmaps, sizeof(struct pd_map), cmp_map);
 	size_t na = r->m->naggs ? r->m->naggs : 1;
 	l->chain_first = xmalloc(na * sizeof(*l->chain_first));
 	memset(l->chain_first, 0xff, na * sizeof(*l->chain_first));
@@ -439,10 +396,10 @@ void pd_layout_free(struct pd_layout *l)
 	free(l->pool);
 	free(l->scratch);
 	free(l->syms);
-	pair_free(&l->dso_index);
-	pair_free(&l->sym_index);
-	pair_free(&l->proc_index);
-	pair_free(&l->use_index);
+	rp_keytab_free(&l->dso_index);
+	rp_keytab_free(&l->sym_index);
+	rp_keytab_free(&l->proc_index);
+	rp_keytab_free(&l->use_index);
 	free(l);
 }
 
@@ -454,7 +411,7 @@ const struct pd_dso *pd_layout_dsos(const struct pd_layout *l, uint32_t *n)
 
 const struct pd_map *pd_layout_maps(const struct pd_layout *l, uint32_t pid, uint32_t *n)
 {
-	uint32_t i = pair_find(&l->proc_index, pid, 0);
+	uint32_t i = rp_keytab_find(&l->proc_index, pid, 0, 0);
 	if (i == TREC_ITAB_NONE) {
 		*n = 0;
 		return NULL;
@@ -480,7 +437,7 @@ static uint64_t frame_ip(struct pd_layout *l, uint32_t p, const struct rp_sym *s
 		*kernel = true;
 		return addr;
 	case FC_FILE:
-		u = pair_find(&l->use_index, p, pair_find(&l->dso_index, 1, f->file_id));
+		u = rp_keytab_find(&l->use_index, p, rp_keytab_find(&l->dso_index, 1, f->file_id, 0), 0);
 		return u == TREC_ITAB_NONE ? addr : addr + l->bias[u];
 	case FC_SYNTH:
 		synth_key(l, sym, &d, &name);
@@ -504,7 +461,7 @@ const uint64_t *pd_layout_chain(struct pd_layout *l, uint32_t agg, uint32_t *n, 
 		return l->pool + l->chain_first[agg];
 	}
 	const struct rp_agg *a = &l->r->m->aggs[agg];
-	uint32_t p = pair_find(&l->proc_index, a->pid, 0);
+	uint32_t p = rp_keytab_find(&l->proc_index, a->pid, 0, 0);
 	uint32_t ns = rp_agg_syms(l->r, a, &l->syms, &l->capsyms), k = 0;
 	int ctx = -1;
 	RP_GROW(l->scratch, l->capscratch, 2 * (size_t)ns + 1);
@@ -530,7 +487,7 @@ const uint64_t *pd_layout_chain(struct pd_layout *l, uint32_t agg, uint32_t *n, 
 		c[k++] = v;
 	}
 	*n = k;
-	if (l->npool + k > POOL_MAX)
+	if (!k || l->npool + k > POOL_MAX)
 		return c;
 	RP_GROW(l->pool, l->cappool, l->npool + k + 1);
 	memcpy(l->pool + l->npool, c, k * sizeof(*c));
