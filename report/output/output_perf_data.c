@@ -129,7 +129,8 @@ static void pid_event(struct exporter *x, const struct rp_pid_event *e)
 		break;
 	case TREC_PEV_EXIT:
 		if (seen) {
-			pd_exit(x->w, e->pid, parent_of(x, e->pid), e->tid, e->tid, e->time_ns);
+			uint32_t parent = parent_of(x, e->pid);
+			pd_exit(x->w, e->pid, parent, e->tid, parent, e->time_ns);
 			round_maybe(x);
 		}
 		break;
