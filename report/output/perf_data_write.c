@@ -324,7 +324,6 @@ int pd_close(struct pd_writer *w, const struct pd_host *host)
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
 		if (!strs[i].s || !strs[i].s[0])
 			continue;
-		rp_buf_reset(&f);
 		f.len = 0;
 		put_string(&f, strs[i].s);
 		feature(&pl, index, &nfeat, bits, strs[i].bit, &f);
