@@ -111,6 +111,19 @@ static void synth_key(struct pd_layout *l, const struct rp_sym *sym, uint32_t *d
 	if (!d[0] || !strcmp(d, "[unknown]"))
 		d = sym->kind == RP_SYM_ERROR ? "[trec-errors]" :
 		    sym->kind == RP_SYM_PYTHON ? "[trec-python]" : "[unknown]";
+	/* A name perf takes for something else would not read the cache: a
+	 * perf map (/tmp/perf-PID.map, read at report time), anonymous or
+	 * no-file memory. Such a name gets a prefix (its basename, which
+	 * --folded shows for an unnamed frame, stays). */
+	static const char *const special[] = { "/tmp/perf-", "//anon", "/dev/zero", "/anon_hugepage",
+					       "[stack", "/SYSV", "[heap]", "[vdso" };
+	char buf[4200];
+	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++)
+		if (!strncmp(d, special[i], strlen(special[i]))) {
+			snprintf(buf, sizeof(buf), "[trec]%s", d);
+			d = buf;
+			break;
+		}
 	uint32_t dname = rp_strtab_intern(st, d);
 	*dso = dso_of(l, 2, dname, dname);
 	*name = sym->kind == RP_SYM_PYTHON ? sym->label : sym->resolved ? sym->name : 0;

@@ -92,7 +92,7 @@ t.check(r.returncode == 0, "synthetic: --firefox", r.stderr)
 p = v.load_profile(out)
 check_shape(p, "synthetic")
 ff, fb = v.firefox_folded(p), v.folded_by_tid(tr)
-t.check(ff == fb and sum(ff.values()) == 78,
+t.check(ff == fb and sum(ff.values()) == 80,
         "synthetic: samples, weights and stacks equal --folded's, thread by thread (inlined frames "
         "included)", diff(ff, fb))
 threads = {(th["pid"], th["tid"]): th for th in p["threads"]}
@@ -114,8 +114,9 @@ t.check([m[0] for m in mk] == ["fork", "exec", "exit"] and mk[0][1]["parentPid"]
 t.check(frames_of(p, "Kernel") >= {"do_syscall_64", "entry_SYSCALL_64", "ext4_read"}
         and frames_of(p, "Error") == {"[error: NATIVE_STACK_DELTA_INVALID]"}
         and frames_of(p, "Python") == {"[python 0x7f0000001000]"}
+        and frames_of(p, "JIT") == {"jit_hot_loop"}
         and {"main", "recurse", "cmp_ints"} <= frames_of(p, "User"),
-        "synthetic: kernel, error, Python and user categories",
+        "synthetic: kernel, error, Python, JIT and user categories",
         {c: frames_of(p, c) for c in ("Kernel", "Error", "Python", "JIT")})
 sh = p["shared"]
 lines = [sh["frameTable"]["line"][i] for i in range(sh["frameTable"]["length"])

@@ -44,11 +44,13 @@ t.check(pr.returncode == 0 and n == sum(folded.values()),
         "synthetic: perf script prints treport's sample count (%d, weights written as samples)" % n,
         pr.stderr[-1000:])
 t.check(pf == folded, "synthetic: perf script through stackcollapse-perf rules equals --folded --no-inline "
-        "(kernel, module, error, Python, raw-pc frames; threads; comm changes)", diff(pf, folded))
+        "(kernel, module, error, Python, JIT, raw-pc frames; threads; comm changes)", diff(pf, folded))
 r = v.perf(data, "script", "--show-task-events", "--show-mmap-events", "-F", "comm,pid,tid,time")
 t.check("PERF_RECORD_FORK(50:50):(42:42)" in r.stdout and "PERF_RECORD_EXIT(50:50):(42:42)" in r.stdout
         and re.search(r"PERF_RECORD_COMM exec: child:50/50", r.stdout) is not None,
         "synthetic: FORK, COMM (exec) and EXIT records", r.stdout[:2000])
+t.check("[trec]/tmp/perf-42.map" in r.stdout,
+        "synthetic: JIT names in a synthetic DSO perf does not take for its own perf map", r.stdout[-1500:])
 t.check(re.search(r"PERF_RECORD_MMAP2 42/42: \[0x555555554000\(0x2000\) @ 0x1000 <%s>\]: r-xp \S+/busy"
                   % busy_build_id, r.stdout) is not None and "[trec-errors]" in r.stdout,
         "synthetic: MMAP2 at the recorded mapping with its build-id; synthetic DSOs for trec's own frames",

@@ -24,6 +24,7 @@
  *   summary START END SAMPLES LOST EXIT
  *   pev TIME KIND PID TID PPID EXIT_CODE COMM [FILENAME]   a PID_EVENT
  *                                         (KIND: fork, exec, exit, comm)
+ *   jit TIME PID START SIZE NAME          JITSYMS of /tmp/perf-PID.map, one entry
  *   flush                                 ends the current chunk
  */
 #include <linux/types.h>
@@ -285,6 +286,22 @@ int main(int argc, char **argv)
 			snprintf(e.comm, sizeof(e.comm), "%s", c && strcmp(c, "-") ? c : "");
 			e.filename = f ? f : "";
 			check(trec_write_pid_event(w, &e), "pid event");
+		} else if (!strcmp(cmd, "jit")) {
+			struct trec_jitsyms j = { .source = TREC_JIT_PERF_MAP };
+			struct trec_jit_entry e = { 0 };
+			char path[64];
+			j.time_ns = num(strtok_r(NULL, " \t", &save));
+			j.pid = (uint32_t)num(strtok_r(NULL, " \t", &save));
+			e.start = num(strtok_r(NULL, " \t", &save));
+			e.size = num(strtok_r(NULL, " \t", &save));
+			e.name = strtok_r(NULL, " \t", &save);
+			if (!e.name)
+				die("jit: TIME PID START SIZE NAME");
+			snprintf(path, sizeof(path), "/tmp/perf-%u.map", j.pid);
+			j.path = path;
+			j.num_entries = 1;
+			j.entries = &e;
+			check(trec_write_jitsyms(w, &j), "jitsyms");
 		} else if (!strcmp(cmd, "flush")) {
 			check(trec_writer_flush(w), "flush");
 		} else {

@@ -16,8 +16,8 @@ START = 5000000000
 
 def synthetic(d):
     """A recording of busy's real addresses: pid 42 (threads 42, 43) forks
-    pid 50, which execs; kernel, module, error and Python frames; a sample
-    of weight 3. Returns its path."""
+    pid 50, which execs; kernel, module, error, Python and JIT frames;
+    samples of weight 3 and 2. Returns its path."""
     busy = os.path.join(t.WORKLOADS, "busy")
     syms = {name: start for start, size, name in t.text_symbols(busy)}
     bias = 0x555555553000
@@ -30,7 +30,8 @@ def synthetic(d):
             "ksym 0xffffffffc0002000 t ext4_next ext4", "ksyms 10",
             "pev %d fork 50 50 42 0 busy" % (START + 500000000),
             "pev %d exec 50 50 0 0 child ./child" % (START + 600000000),
-            "pev %d exit 50 50 0 256 child" % (START + 1500000000)]
+            "pev %d exit 50 50 0 256 child" % (START + 1500000000),
+            "jit %d 42 0x7d0000001000 0x100 jit_hot_loop" % START]
 
     def U(name, off, ret=True):
         return "u:0x1111:0x%x%s" % (syms[name] + off, ":2" if ret else "")
@@ -42,6 +43,7 @@ def synthetic(d):
     py = [U("spin.constprop.0", 0x10, False), "p:0x7f0000001000:0x500000007", U("main", 0x30)]
     absolute = ["a:0x%x" % (bias + syms["cmp_ints"] + 0x19), U("main", 0x30)]
     raw = ["a:0x7e0000001234", U("main", 0x30)]
+    jit = ["a:0x7d0000001010", "a:0x7d0000001080", U("main", 0x30)]  # JIT code named by a perf map
     rows = []  # (time s, pid, tid, weight, comm, frames)
     for i in range(40):
         rows.append((0.02 * i, 42, 42, 1, "busy", deep))
@@ -49,7 +51,8 @@ def synthetic(d):
         rows.append((0.03 * i + 0.001, 42, 43, 1, "worker", sort))
     rows += [(0.1, 42, 42, 1, "busy", sysc), (0.2, 42, 43, 3, "worker", mod),
              (0.3, 42, 42, 1, "busy", err), (0.4, 42, 42, 1, "busy", py),
-             (0.45, 42, 42, 1, "busy", absolute), (0.46, 42, 42, 1, "busy", raw)]
+             (0.45, 42, 42, 1, "busy", absolute), (0.46, 42, 42, 1, "busy", raw),
+             (0.47, 42, 42, 2, "busy", jit)]
     for i in range(10):  # the child, before and after its exec
         rows.append((0.55 + 0.1 * i, 50, 50, 1, "busy" if i < 1 else "child", deep if i % 2 else sort))
     for ts, pid, tid, w, comm, fr in rows:
