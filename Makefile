@@ -1,7 +1,7 @@
 # trec: trecord (eBPF sampler) and treport (offline symbolizer).
 #
 #   make            build build/trecord and build/treport
-#   make demo       install packages, build, record the demo, write demo.folded
+#   make demo       install packages, build, record the demo, write demo.svg
 #   make test       install packages, build (plain and ASan/UBSan), run tests
 #   make bench      benchmarks against perf (not part of make test)
 #   make fuzz       a longer run of the reader fuzz target
@@ -14,7 +14,7 @@
 # Debian packages every target needs (build, tests, demo, bench).
 DEB_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev libdw-dev \
 	libzstd-dev zlib1g-dev pkg-config libprotobuf-c-dev protobuf-c-compiler libiberty-dev python3-zstandard zstd xz-utils time libc6-dbg \
-	gdb linux-perf golang-go elfutils binutils g++ python3 make
+	gdb linux-perf golang-go elfutils binutils g++ python3 make libxml2-utils
 
 SAN ?= 0
 ifeq ($(SAN),1)
