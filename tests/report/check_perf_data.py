@@ -105,6 +105,29 @@ else:
             % (reach(pf), total))
     same_top(rec, data, "busy")
 
+# ---- hostile values: a recording perf.data cannot hold as it is ---------------------
+busy = os.path.join(t.WORKLOADS, "busy")
+spin = {n: a for a, _, n in t.text_symbols(busy)}["spin.constprop.0"] + 0x10
+spec = ["meta freq_hz banana", "file 0x1111 %s %s" % (busy, t.build_id(busy)),
+        "file 0x2222 ../../../etc/evil 0011", "file 0x3333 //anon -",
+        "map 5 9 0xfffffffffffff000 0xffffffffffffffff 0 0x1111 0xffffffffffff0000 5 wrap", "maps",
+        "pev 1 fork 9 9 4294967295 0 -", "pev 18446744073709551615 exit 4294967295 4294967295 0 -5 -",
+        "sample 10 9 9 0 18446744073709551615 busy u:0x1111:0x%x" % spin,  # weight past every limit
+        "sample 11 4294967295 0 4294967295 1 - u:0x2222:0x10 u:0x3333:0x20 e:9999 k:0x10",
+        "sample 18446744073709551615 0 0 0 1 swapper k:0xffffffff81000150",
+        "sample 12 9 9 0 1 busy " + " ".join(["k:0xffffffff81000150"] * 4096 +
+                                             ["u:0x1111:0x%x:2" % spin] * 4096)]  # past a record's size
+bad = t.write_tr(os.path.join(d, "hostile.tr"), "\n".join(spec) + "\n")
+data = os.path.join(d, "hostile.data")
+r = t.treport(bad, "--perf-data", "-o", data, check_rc=False)
+t.check(r.returncode == 0 and "Sanitizer" not in r.stderr and "runtime error" not in r.stderr
+        and "lose their outermost frames" in r.stderr and not os.path.exists(os.path.join(d, "etc")),
+        "hostile values: --perf-data runs cleanly, says what it cut, writes only under FILE.debug",
+        r.stderr[-1500:])
+pf, n, pr = v.perf_script_folded(data)
+t.check(pr.returncode == 0 and n == 4096 + 3, "hostile values: perf reads the file (%d samples)" % n,
+        pr.stderr[-800:])
+
 # ---- errors: one clear message, non-zero exit --------------------------------------
 
 
