@@ -27,6 +27,10 @@ static const char usage[] =
 	"                       Profiler, stackcollapse-perf.pl)\n"
 	"  --pprof              gzipped pprof profile.proto (needs -o or a non-tty stdout)\n"
 	"  --info               header, host facts, processes, record counts, metrics\n"
+	"  --perf-data          perf.data for perf report/script (needs -o FILE); the\n"
+	"                       symbols go to FILE.debug/: perf --buildid-dir FILE.debug\n"
+	"  --firefox            Firefox Profiler processed profile (JSON; gzipped when\n"
+	"                       -o FILE ends in .gz)\n"
 	"  -o, --output FILE    write to FILE instead of stdout\n"
 	"\n"
 	"Differential profile (--diff BASE.tr NEW.tr):\n"
@@ -95,6 +99,8 @@ enum {
 	OPT_FORCE,
 	OPT_SYMBOL_SOURCE,
 	OPT_EXTRACT_ARCHIVE,
+	OPT_PERF_DATA,
+	OPT_FIREFOX,
 };
 
 static const struct option long_opts[] = {
@@ -125,6 +131,8 @@ static const struct option long_opts[] = {
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "symbol-source", required_argument, NULL, OPT_SYMBOL_SOURCE },
 	{ "extract-archive", required_argument, NULL, OPT_EXTRACT_ARCHIVE },
+	{ "perf-data", no_argument, NULL, OPT_PERF_DATA },
+	{ "firefox", no_argument, NULL, OPT_FIREFOX },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 },
@@ -279,6 +287,8 @@ int rp_options_parse(int argc, char **argv, struct rp_options *o)
 		case OPT_PERF_SCRIPT: o->output = RP_OUT_PERF_SCRIPT; nout++; break;
 		case OPT_PPROF: o->output = RP_OUT_PPROF; nout++; break;
 		case OPT_INFO: o->output = RP_OUT_INFO; nout++; break;
+		case OPT_PERF_DATA: o->output = RP_OUT_PERF_DATA; nout++; break;
+		case OPT_FIREFOX: o->output = RP_OUT_FIREFOX; nout++; break;
 		case 'o':
 			if (!optarg[0])
 				return bad("-o needs a file name");
@@ -347,7 +357,10 @@ int rp_options_parse(int argc, char **argv, struct rp_options *o)
 	o->debug_dirs[ndebug] = "/usr/lib/debug";
 	o->debug_dirs[ndebug + 1] = NULL;
 	if (nout > 1)
-		return bad("choose one of --folded, --perf-script, --pprof, --info, --flamegraph, --json");
+		return bad("choose one of --folded, --perf-script, --pprof, --info, --flamegraph, --json, "
+			   "--perf-data, --firefox");
+	if (o->output == RP_OUT_PERF_DATA && !o->out_path)
+		return bad("--perf-data needs -o FILE (a perf.data file is written in place)");
 	if (o->user_only && o->kernel_only)
 		return bad("--user-only and --kernel-only exclude each other");
 	if (o->diff && argc - optind != 2)

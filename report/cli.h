@@ -17,6 +17,8 @@ enum rp_output {
 	RP_OUT_PERF_SCRIPT,
 	RP_OUT_PPROF,
 	RP_OUT_INFO,
+	RP_OUT_PERF_DATA,
+	RP_OUT_FIREFOX,
 };
 
 #define RP_MAX_FILTER 64

@@ -163,12 +163,19 @@ static void load_metrics(struct rp_model *m, uint32_t rec, const struct trec_met
 static void load_pid_event(struct rp_model *m, uint32_t rec, const struct trec_pid_event *e)
 {
 	m->recs[rec].pid_events++;
-	if (e->kind != TREC_PEV_COMM && e->kind != TREC_PEV_EXEC && e->kind != TREC_PEV_FORK)
-		return;
-	char comm[TREC_COMM_LEN];
+	char comm[TREC_COMM_LEN], file[4096];
 	memcpy(comm, e->comm, sizeof(comm));
 	comm[sizeof(comm) - 1] = 0;
 	rp_sanitize(comm, sizeof(comm), comm);
+	rp_sanitize(file, sizeof(file), e->filename ? e->filename : "");
+	RP_GROW(m->pid_events, m->cappid_events, m->npid_events + 1);
+	m->pid_events[m->npid_events++] = (struct rp_pid_event){
+		.time_ns = e->time_ns, .rec = rec, .kind = e->kind, .pid = e->pid, .tid = e->tid,
+		.ppid = e->parent_pid, .exit_code = e->exit_code,
+		.comm = rp_strtab_intern(&m->strs, comm), .filename = rp_strtab_intern(&m->strs, file),
+	};
+	if (e->kind != TREC_PEV_COMM && e->kind != TREC_PEV_EXEC && e->kind != TREC_PEV_FORK)
+		return;
 	struct rp_process *p = rp_model_process(m, rec, e->pid, true);
 	if (comm[0])
 		p->comm = rp_strtab_intern(&m->strs, comm);

@@ -39,7 +39,8 @@ int main(int argc, char **argv)
 	struct rp_model m;
 	rp_model_init(&m);
 	/* per-sample times are needed for perf script order and --time */
-	m.keep_events = o.output == RP_OUT_PERF_SCRIPT || o.time_set;
+	bool export = o.output == RP_OUT_PERF_DATA || o.output == RP_OUT_FIREFOX;
+	m.keep_events = o.output == RP_OUT_PERF_SCRIPT || export || o.time_set;
 	int status = 0;
 	/* and for --json, which writes each sample with its time */
 	m.keep_events = m.keep_events || o.output == RP_OUT_JSON;
@@ -68,6 +69,13 @@ int main(int argc, char **argv)
 	memcpy(so.sources, o.sources, sizeof(so.sources));
 	struct rp_symbolizer *s = rp_symbolizer_new(&m, &so);
 	struct rp_report r = { &m, s, &o };
+	if (export && !m.total_samples) {
+		fprintf(stderr, "treport: nothing to export: no samples%s\n",
+			o.npids || o.ntids || o.ncomms || o.time_set || o.user_only || o.kernel_only
+				? " pass the filters" : " in the recording");
+		status = 1;
+		goto cleanup;
+	}
 	FILE *out = open_output(&o);
 	if (!out) {
 		status = 1;
@@ -83,6 +91,8 @@ int main(int argc, char **argv)
 	case RP_OUT_PERF_SCRIPT: status = rp_output_perf_script(&r, out); break;
 	case RP_OUT_PPROF: status = rp_output_pprof(&r, out); break;
 	case RP_OUT_INFO: status = rp_output_info(&r, out); break;
+	case RP_OUT_PERF_DATA: status = rp_output_perf_data(&r, out); break;
+	case RP_OUT_FIREFOX: status = rp_output_firefox(&r, out); break;
 	}
 	status = status ? 1 : 0;
 	/* a full disk or closed pipe must not look like success */

@@ -44,6 +44,7 @@ void rp_model_free(struct rp_model *m)
 	free(m->aggs);
 	trec_itab_free(&m->agg_index);
 	free(m->events);
+	free(m->pid_events);
 	rp_strtab_free(&m->strs);
 	memset(m, 0, sizeof(*m));
 }

@@ -109,6 +109,14 @@ struct rp_event {
 	uint32_t cpu;
 };
 
+/* A PID_EVENT record (fork, exec, exit, comm), for outputs that show them. */
+struct rp_pid_event {
+	uint64_t time_ns;
+	uint32_t rec, kind, pid, tid, ppid; /* kind: enum trec_pid_event_kind */
+	int32_t exit_code;
+	uint32_t comm, filename; /* string ids */
+};
+
 struct rp_model {
 	struct rp_strtab strs;
 
@@ -142,6 +150,10 @@ struct rp_model {
 	size_t nevents, capevents;
 
 	uint64_t total_samples; /* sum of agg counts */
+
+	/* Every PID_EVENT read, in file order (whatever the filters). */
+	struct rp_pid_event *pid_events;
+	size_t npid_events, cappid_events;
 
 	/* Embedded symbols (SYMTAB records), created on the first one;
 	 * format/archive/archive_reader.h. */

@@ -340,6 +340,12 @@ out:
 int trec_archive_write_elf(const struct trec_archive *a, const char *path, char *err,
 			   size_t errlen)
 {
+	return trec_archive_tables_write_elf(trec_archive_tables(a), path, err, errlen);
+}
+
+int trec_archive_tables_write_elf(const struct trec_arc_tables *t, const char *path, char *err,
+				  size_t errlen)
+{
 	char dirs[4096];
 	snprintf(err, errlen, "%s", "");
 	if (snprintf(dirs, sizeof(dirs), "%s", path) >= (int)sizeof(dirs))
@@ -361,7 +367,7 @@ int trec_archive_write_elf(const struct trec_archive *a, const char *path, char 
 		snprintf(err, errlen, "libelf: %s", elf_errmsg(-1));
 		rc = -EIO;
 	} else {
-		rc = write_elf(elf, trec_archive_tables(a), err, errlen);
+		rc = write_elf(elf, t, err, errlen);
 		elf_end(elf);
 	}
 	if (close(fd) && !rc) {

@@ -17,5 +17,9 @@ int trec_archive_debug_path(const struct trec_archive *a, uint64_t file_id, cons
  * symbols, .symtab, .strtab. 0 or negative errno, message in err. */
 int trec_archive_write_elf(const struct trec_archive *a, const char *path, char *err,
 			   size_t errlen);
+/* The same from tables the caller built or adjusted (perf's build-id cache
+ * writes ET_DYN stand-ins and synthetic files: perf_buildid_cache.c). */
+int trec_archive_tables_write_elf(const struct trec_arc_tables *t, const char *path, char *err,
+				  size_t errlen);
 
 #endif /* RP_ARCHIVE_ELF_H */

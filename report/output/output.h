@@ -25,6 +25,10 @@ int rp_output_perf_script(const struct rp_report *r, FILE *out);
 int rp_output_pprof(const struct rp_report *r, FILE *out);
 int rp_output_summary(const struct rp_report *r, FILE *out);
 int rp_output_info(const struct rp_report *r, FILE *out);
+/* Exports for other viewers: perf.data (+ its build-id cache beside
+ * r->o->out_path) and the Firefox Profiler's processed format. */
+int rp_output_perf_data(const struct rp_report *r, FILE *out);
+int rp_output_firefox(const struct rp_report *r, FILE *out);
 
 /* The command name to show: the sample's comm, or ":PID" like perf. */
 void rp_comm_name(const struct rp_model *m, const struct rp_agg *a, char *buf, size_t len);

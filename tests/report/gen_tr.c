@@ -22,6 +22,9 @@
  *   repeat N                              writes the last sample N more times
  *                                         (time += 1 ms each; for benchmarks)
  *   summary START END SAMPLES LOST EXIT
+ *   pev TIME KIND PID TID PPID EXIT_CODE COMM [FILENAME]   a PID_EVENT
+ *                                         (KIND: fork, exec, exit, comm)
+ *   jit TIME PID START SIZE NAME          JITSYMS of /tmp/perf-PID.map, one entry
  *   flush                                 ends the current chunk
  */
 #include <linux/types.h>
@@ -106,7 +109,7 @@ int main(int argc, char **argv)
 	struct trec_sample last;
 	int have_last = 0;
 
-	char line[65536];
+	static char line[1 << 20];
 	while (fgets(line, sizeof(line), stdin)) {
 		lineno++;
 		line[strcspn(line, "\n")] = 0;
@@ -267,6 +270,38 @@ int main(int argc, char **argv)
 			s.lost = num(strtok_r(NULL, " \t", &save));
 			s.exit_status = (int32_t)num(strtok_r(NULL, " \t", &save));
 			check(trec_write_summary(w, &s), "summary");
+		} else if (!strcmp(cmd, "pev")) {
+			struct trec_pid_event e = { 0 };
+			e.time_ns = num(strtok_r(NULL, " \t", &save));
+			const char *k = strtok_r(NULL, " \t", &save);
+			e.kind = !k ? 0 : !strcmp(k, "fork") ? TREC_PEV_FORK : !strcmp(k, "exec") ? TREC_PEV_EXEC :
+				 !strcmp(k, "exit") ? TREC_PEV_EXIT : !strcmp(k, "comm") ? TREC_PEV_COMM : 0;
+			if (!e.kind)
+				die("pev: kind is fork, exec, exit or comm");
+			e.pid = (uint32_t)num(strtok_r(NULL, " \t", &save));
+			e.tid = (uint32_t)num(strtok_r(NULL, " \t", &save));
+			e.parent_pid = (uint32_t)num(strtok_r(NULL, " \t", &save));
+			e.exit_code = (int32_t)num(strtok_r(NULL, " \t", &save));
+			const char *c = strtok_r(NULL, " \t", &save), *f = strtok_r(NULL, " \t", &save);
+			snprintf(e.comm, sizeof(e.comm), "%s", c && strcmp(c, "-") ? c : "");
+			e.filename = f ? f : "";
+			check(trec_write_pid_event(w, &e), "pid event");
+		} else if (!strcmp(cmd, "jit")) {
+			struct trec_jitsyms j = { .source = TREC_JIT_PERF_MAP };
+			struct trec_jit_entry e = { 0 };
+			char path[64];
+			j.time_ns = num(strtok_r(NULL, " \t", &save));
+			j.pid = (uint32_t)num(strtok_r(NULL, " \t", &save));
+			e.start = num(strtok_r(NULL, " \t", &save));
+			e.size = num(strtok_r(NULL, " \t", &save));
+			e.name = strtok_r(NULL, " \t", &save);
+			if (!e.name)
+				die("jit: TIME PID START SIZE NAME");
+			snprintf(path, sizeof(path), "/tmp/perf-%u.map", j.pid);
+			j.path = path;
+			j.num_entries = 1;
+			j.entries = &e;
+			check(trec_write_jitsyms(w, &j), "jitsyms");
 		} else if (!strcmp(cmd, "flush")) {
 			check(trec_writer_flush(w), "flush");
 		} else {
