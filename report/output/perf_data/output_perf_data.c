@@ -21,9 +21,9 @@
 #include <linux/perf_event.h>
 
 #include "format/containers/u64map.h"
-#include "report/output/perf_buildid_cache.h"
-#include "report/output/perf_data_layout.h"
-#include "report/output/perf_data_write.h"
+#include "report/output/perf_data/perf_buildid_cache.h"
+#include "report/output/perf_data/perf_data_layout.h"
+#include "report/output/perf_data/perf_data_write.h"
 #include "trec_format.h"
 
 #define MAX_COPIES 4096 /* a weight beyond this goes into the last copy's period */

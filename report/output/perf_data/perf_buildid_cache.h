@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "report/output/output.h"
-#include "report/output/perf_data_layout.h"
+#include "report/output/perf_data/perf_data_layout.h"
 
 /* A build-id for the recording's kernel symbols (a hash of them: the real
  * one is not recorded), so perf reads them from the cache rather than

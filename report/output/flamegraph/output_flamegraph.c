@@ -10,14 +10,14 @@
  * 0.1 px at full width are left out, as flamegraph.pl does, so zooming
  * shows no more than they were.
  */
-#include "report/output/flamegraph.h"
+#include "report/output/flamegraph/flamegraph.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/output/flamegraph_js.h"
+#include "report/output/flamegraph/flamegraph_js.h"
 #include "report/output/frame_names.h"
 #include "report/output/text_escape.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* perf's build-id cache for a perf.data export (see perf_buildid_cache.h). */
-#include "report/output/perf_buildid_cache.h"
+#include "report/output/perf_data/perf_buildid_cache.h"
 
 #include <errno.h>
 #include <fcntl.h>

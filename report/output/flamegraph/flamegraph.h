@@ -3,7 +3,7 @@
 #ifndef RP_FLAMEGRAPH_H
 #define RP_FLAMEGRAPH_H
 
-#include "report/output/flame_tree.h"
+#include "report/output/flamegraph/flame_tree.h"
 
 /*
  * Writes t as a self-contained interactive SVG. A tree of one column is an

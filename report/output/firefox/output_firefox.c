@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/output/firefox_profile.h"
+#include "report/output/firefox/firefox_profile.h"
 #include "trec_format.h"
 
 uint32_t ff_str(struct ff *f, uint32_t model_id)

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/output/flamegraph.h"
+#include "report/output/flamegraph/flamegraph.h"
 #include "report/output/folded.h"
 #include "report/output/func_stats.h"
 

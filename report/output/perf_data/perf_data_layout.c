@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* The address layout of a perf.data export (see perf_data_layout.h). */
-#include "report/output/perf_data_layout.h"
+#include "report/output/perf_data/perf_data_layout.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/output/keytab.h"
-#include "report/output/perf_data_write.h"
+#include "report/output/perf_data/perf_data_write.h"
 #include "symbolize_rule.h"
 
 #define PAGE 0x1000ull

@@ -7,7 +7,7 @@
  * in a small buffer and written in the host's byte order, which perf
  * detects from the magic.
  */
-#include "report/output/perf_data_write.h"
+#include "report/output/perf_data/perf_data_write.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The flame graph's call tree (see flame_tree.h). */
-#include "report/output/flame_tree.h"
+#include "report/output/flamegraph/flame_tree.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * libs, the shared tables (columns of parallel arrays), and the threads
  * with their samples and markers.
  */
-#include "report/output/firefox_profile.h"
+#include "report/output/firefox/firefox_profile.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
