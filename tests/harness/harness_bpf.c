@@ -188,5 +188,12 @@ int harness_stack_delta(struct harness_env *e, uint64_t file_id, uint64_t vaddr,
 	st.error_metric = -1;
 	st.text_file_id = file_id;
 	st.text_offset = vaddr;
-	return get_stack_delta(&st, info) ? (int)st.unwind_error : 0;
+	switch (get_stack_delta(&st, info)) {
+	case 0:
+		return 0;
+	case TREC_DELTA_NO_PAGE: /* the unwinder's error when no fallback applies */
+		return TREC_ERR_NATIVE_NO_PAGE_INFO;
+	default:
+		return (int)st.unwind_error;
+	}
 }
