@@ -18,6 +18,7 @@
 #include <dwarf.h>
 #include <gelf.h>
 
+#include "format/elf/elf_names.h"
 #include "record/archive/archive_build.h"
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -58,6 +59,11 @@ static void collect_symbols(struct arc_builder *b, Dwfl_Module *mod, GElf_Addr b
 		 * gives them to treport's local-file source. */
 		arc_add_sym(b, addr - bias, sym.st_size, name, bind_of(&sym));
 	}
+}
+
+static void add_plt_sym(void *b, uint64_t addr, uint64_t size, const char *name)
+{
+	arc_add_sym(b, addr, size, name, TREC_ARC_BIND_GLOBAL);
 }
 
 /* Which symbol tables libdwfl found: its main file's, a debug file's, and
@@ -355,6 +361,7 @@ int arc_collect(struct arc_builder *b, const char *path, const uint8_t *bid,
 	collect_sections(b, elf);
 
 	collect_symbols(b, mod, bias);
+	trec_plt_symbols(elf, add_plt_sym, b); /* NAME@plt, also when stripped */
 	b->t.sources = symbol_sources(elf, mod);
 	if (level >= TREC_ARCHIVE_FULL &&
 	    collect_dwarf(b, mod, bias, level == TREC_ARCHIVE_SAMPLED ? addrs : NULL, naddrs) > 0)
