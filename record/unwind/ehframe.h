@@ -58,4 +58,11 @@ int trec_cfi_rows(Elf *elf, Dwarf_CFI *cfi, Elf_Scn *scn, bool eh_frame,
 		  const struct trec_exec_ranges *exec, struct trec_rows *out,
 		  size_t *fdes, size_t *unsupported);
 
+/*
+ * The separate debug file of elf, the binary at path (ehframe_debugfile.c):
+ * by build-id under /usr/lib/debug, else by .gnu_debuglink. Returns its
+ * open fd and its Elf in *out (the caller ends both), or -1.
+ */
+int trec_debugfile_open(Elf *elf, const char *path, Elf **out);
+
 #endif /* TREC_EHFRAME_H */
