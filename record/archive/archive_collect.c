@@ -18,12 +18,13 @@
 #include <dwarf.h>
 #include <gelf.h>
 
+#include "format/elf/debuginfod.h"
 #include "format/elf/elf_names.h"
 #include "record/archive/archive_build.h"
 
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = trec_find_debuginfo, /* local files, then DEBUGINFOD_URLS */
 	.section_address = dwfl_offline_section_address,
 };
 

@@ -26,6 +26,7 @@
 
 #include "upper_bound.h"
 #include "format/archive/trec_archive.h"
+#include "format/elf/debuginfod.h"
 #include "format/elf/elf_names.h"
 #include "report/util.h"
 
@@ -84,7 +85,7 @@ static struct elf_handle *handle_new(const struct rp_symsrc_file *f)
 	struct elf_handle *h = xcalloc(1, sizeof(*h));
 	h->debuginfo_path = make_debuginfo_path(f->debug_dirs);
 	h->cb.find_elf = dwfl_build_id_find_elf;
-	h->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	h->cb.find_debuginfo = trec_find_debuginfo; /* local files, then DEBUGINFOD_URLS */
 	h->cb.section_address = dwfl_offline_section_address;
 	h->cb.debuginfo_path = &h->debuginfo_path;
 	h->dwfl = dwfl_begin(&h->cb);
@@ -204,6 +205,13 @@ static int open_debug(const struct rp_symsrc_file *f, void **handle, char *why, 
 		res = report_checked(f, path, handle, why, whylen);
 		if (res == RP_SYMSRC_OK)
 			return res;
+	}
+	char *fetched;
+	int fd = trec_debuginfod_find(f->build_id, f->build_id_len, &fetched);
+	if (fd >= 0) {
+		close(fd);
+		res = report_checked(f, fetched, handle, why, whylen);
+		free(fetched);
 	}
 	return res;
 }
