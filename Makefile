@@ -1,6 +1,7 @@
 # trec: trecord (eBPF sampler) and treport (offline symbolizer).
 #
-#   make            build build/trecord and build/treport
+#   make            build build/trecord, build/treport and the test workloads
+#                   (build/workloads, which README's Quick start records)
 #   make demo       install packages, build, record the demo, write demo.folded
 #   make test       install packages, build (plain and ASan/UBSan), run tests
 #   make bench      benchmarks against perf (not part of make test)
@@ -70,7 +71,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(B)/trecord $(B)/treport $(UNIT_BINS)
+all: $(B)/trecord $(B)/treport $(UNIT_BINS) workloads
 
 # Installs only what is missing; safe to run again.
 deps:
