@@ -39,7 +39,8 @@ endif
 CFLAGS += $(CFLAGS_BASE)
 LDFLAGS += $(SANFLAGS)
 
-LIBS_FORMAT := -lzstd -lz
+# format/elf (PLT names, debuginfod) reads ELF files: -ldw -lelf.
+LIBS_FORMAT := -lzstd -lz -ldw -lelf
 LIBS_RECORD := -lbpf -lelf -ldw -lzstd -lz -lpthread
 LIBS_REPORT := -ldw -lelf -lprotobuf-c -liberty -lzstd -lz -lpthread
 LIBS_ALL := -lbpf -ldw -lelf -lprotobuf-c -liberty -lzstd -lz -lpthread -lm
