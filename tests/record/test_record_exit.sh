@@ -63,8 +63,8 @@ check "exit: -a: --info says stopped by SIGINT, no command" info "; stopped by S
 # perf record would wait for the command).
 "$TRECORD" -q -o "$T/g.tr" -f -- sh -c "trap '' TERM; exec sleep 60" 2>"$T/err" & rec=$!
 BG_PIDS+=("$rec")
-for _ in $(seq 100); do [ -s "$T/g.tr" ] && break; sleep 0.1; done
-sleep 1
+# Until the trap is set: the command has become sleep.
+for _ in $(seq 300); do pgrep -P "$rec" -x sleep >/dev/null && break; sleep 0.1; done
 kill -INT "$rec"
 wait "$rec"
 check "exit: command ignoring SIGTERM, SIGINT to trecord: 137" [ "$?" = 137 ]
