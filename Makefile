@@ -1,6 +1,7 @@
 # trec: trecord (eBPF sampler) and treport (offline symbolizer).
 #
-#   make            build build/trecord and build/treport
+#   make            build build/trecord, build/treport and the test workloads
+#                   (build/workloads, which README's Quick start records)
 #   make demo       install packages, build, record the demo, write demo.svg
 #   make test       install packages, build (plain and ASan/UBSan), run tests
 #   make bench      benchmarks against perf (not part of make test)
@@ -14,7 +15,7 @@
 # Debian packages every target needs (build, tests, demo, bench).
 DEB_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev libdw-dev \
 	libzstd-dev zlib1g-dev pkg-config libprotobuf-c-dev protobuf-c-compiler libiberty-dev python3-zstandard zstd xz-utils time libc6-dbg \
-	gdb linux-perf golang-go elfutils binutils g++ python3 make libxml2-utils
+	gdb linux-perf golang-go elfutils binutils g++ python3 make libxml2-utils debuginfod
 
 SAN ?= 0
 ifeq ($(SAN),1)
@@ -38,7 +39,8 @@ endif
 CFLAGS += $(CFLAGS_BASE)
 LDFLAGS += $(SANFLAGS)
 
-LIBS_FORMAT := -lzstd -lz
+# format/elf (PLT names, debuginfod) reads ELF files: -ldw -lelf.
+LIBS_FORMAT := -lzstd -lz -ldw -lelf
 LIBS_RECORD := -lbpf -lelf -ldw -lzstd -lz -lpthread
 LIBS_REPORT := -ldw -lelf -lprotobuf-c -liberty -lzstd -lz -lpthread
 LIBS_ALL := -lbpf -ldw -lelf -lprotobuf-c -liberty -lzstd -lz -lpthread -lm
@@ -48,7 +50,7 @@ ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 # Each library is its directory tree: subdirectories are rooms of one program.
 rwildcard = $(foreach d,$(wildcard $(1:=/*)),$(call rwildcard,$d,$2) $(filter $(subst *,%,$2),$d))
 FORMAT_SRCS := $(sort $(call rwildcard,format,*.c))
-FORMAT_CODEC_SRCS := $(filter-out format/gopclntab/%,$(FORMAT_SRCS))
+FORMAT_CODEC_SRCS := $(filter-out format/gopclntab/% format/elf/%,$(FORMAT_SRCS))
 RECORD_SRCS := $(sort $(filter-out record/main.c,$(call rwildcard,record,*.c)))
 REPORT_SRCS := $(sort $(filter-out report/main.c,$(call rwildcard,report,*.c)))
 # The .gopclntab parser (format/gopclntab/, on libelf) serves both programs;
@@ -74,7 +76,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(B)/trecord $(B)/treport $(UNIT_BINS)
+all: $(B)/trecord $(B)/treport $(UNIT_BINS) workloads
 
 # Installs only what is missing; safe to run again.
 deps:

@@ -150,9 +150,23 @@ struct trec_summary {
 	uint64_t start_ns, end_ns;  /* CLOCK_MONOTONIC */
 	uint64_t samples;           /* samples written */
 	uint64_t lost;              /* samples lost, all causes */
-	int32_t exit_status;        /* of the recorded command, or -1 */
-	uint32_t flags;
+	int32_t exit_status;        /* the command's wait status, or -1: none */
+	uint32_t flags;             /* enum trec_stop_cause | signal << 8 */
 };
+
+/* SUMMARY flags: why the recording stopped (bits 0-3) and, for a stop
+ * signal, its number (bits 8-15). 0: not said (older recordings). */
+enum trec_stop_cause {
+	TREC_STOP_UNKNOWN = 0,
+	TREC_STOP_COMMAND = 1,  /* the recorded command ended */
+	TREC_STOP_SIGNAL = 2,   /* SIGINT, SIGTERM or SIGHUP to trecord */
+	TREC_STOP_DURATION = 3, /* --duration */
+	TREC_STOP_PIDS = 4,     /* every -p process exited */
+	TREC_STOP_ERROR = 5,    /* a write error */
+};
+#define TREC_SUMMARY_FLAGS(cause, sig) ((uint32_t)(cause) | ((uint32_t)(sig) & 0xffu) << 8)
+#define TREC_SUMMARY_CAUSE(flags) ((flags) & 0xfu)
+#define TREC_SUMMARY_SIGNAL(flags) (((flags) >> 8) & 0xffu)
 
 /* An opaque blob (embedded symbol tables, python code objects, ...). */
 struct trec_blob {

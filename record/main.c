@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* trecord: records CPU stacks with eBPF. See cli.c for the options. */
+#include "format/elf/debuginfod.h"
 #include "record/cli.h"
 #include "record/session.h"
 #include "record/stop_signals.h"
@@ -13,6 +14,7 @@ int main(int argc, char **argv)
 	 * disposition we inherited. */
 	if (trec_stop_signals_init())
 		perror("trecord: warning: cannot catch SIGINT/SIGTERM/SIGHUP");
+	trec_debuginfod_set_prog("trecord");
 	rc = trec_parse_options(argc, argv, &o, stdout, stderr);
 	if (rc == TREC_CLI_RUN)
 		rc = trec_record(&o, &die_sig);

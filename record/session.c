@@ -358,7 +358,8 @@ static void reap_child(struct trec_session *s, int flags)
 
 /* Runs until the command exits, a stop signal, --duration, or a write
  * error. */
-static void record_loop(struct trec_session *s)
+/* Samples until something ends the recording; says what (SUMMARY flags). */
+static enum trec_stop_cause record_loop(struct trec_session *s)
 {
 	const struct trec_options *o = s->opt;
 	uint64_t deadline = o->duration_s > 0 ? s->start_ns + (uint64_t)(o->duration_s * 1e9) : 0;
@@ -374,17 +375,17 @@ static void record_loop(struct trec_session *s)
 		if (deadline && deadline < now + wait_ms * 1000000ULL)
 			wait_ms = deadline > now ? (unsigned)((deadline - now) / 1000000) + 1 : 0;
 		if (trec_stop_signals_wait(wait_ms))
-			return;
+			return TREC_STOP_SIGNAL;
 		reap_child(s, WNOHANG);
 		if (s->child_done)
-			return;
+			return TREC_STOP_COMMAND;
 		now = trec_now_ns();
 		if (deadline && now >= deadline)
-			return;
+			return TREC_STOP_DURATION;
 		if (o->num_pids && !any_alive(o))
-			return;
+			return TREC_STOP_PIDS;
 		if (trec_output_error(&s->out))
-			return;
+			return TREC_STOP_ERROR;
 		if (now >= next_flush) {
 			struct trec_writer *w = trec_output_lock(&s->out);
 
@@ -503,6 +504,7 @@ int trec_record(const struct trec_options *opt, int *die_sig)
 	struct trec_archive_totals at = { 0 };
 	sigset_t orig;
 	int err, rc = 0;
+	enum trec_stop_cause why = TREC_STOP_UNKNOWN;
 	bool loader_done;
 	struct stat st;
 
@@ -522,7 +524,7 @@ int trec_record(const struct trec_options *opt, int *die_sig)
 		}
 	}
 	if (!rc)
-		record_loop(&s);
+		why = record_loop(&s);
 
 	trec_bpf_detach_sampling(&s.bpf);
 	s.stop_ns = trec_now_ns();
@@ -548,6 +550,8 @@ int trec_record(const struct trec_options *opt, int *die_sig)
 			.lost = bpf[TREC_METRIC_TRACES_LOST_RINGBUF] +
 				atomic_load(&s.cnt.v[TRECORD_METRIC_QUEUE_DROPPED_TRACES]),
 			.exit_status = s.child_done ? s.child_status : -1,
+			.flags = TREC_SUMMARY_FLAGS(why, why == TREC_STOP_SIGNAL ?
+							      trec_stop_signal_first() : 0),
 		};
 		struct trec_writer *w = trec_output_lock(&s.out);
 

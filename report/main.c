@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "format/elf/debuginfod.h"
 #include "report/archive/archive_extract.h"
 #include "report/load.h"
 #include "report/output/output.h"
@@ -32,6 +33,7 @@ static FILE *open_output(const struct rp_options *o)
 int main(int argc, char **argv)
 {
 	struct rp_options o;
+	trec_debuginfod_set_prog("treport");
 	int rc = rp_options_parse(argc, argv, &o);
 	if (rc)
 		return rc > 0 ? 0 : 2;

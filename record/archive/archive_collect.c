@@ -19,12 +19,14 @@
 #include <dwarf.h>
 #include <gelf.h>
 
+#include "format/elf/debuginfod.h"
+#include "format/elf/elf_names.h"
 #include "record/archive/archive_build.h"
 #include "record/archive/gopclntab_archive.h"
 
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = trec_find_debuginfo, /* local files, then DEBUGINFOD_URLS */
 	.section_address = dwfl_offline_section_address,
 };
 
@@ -60,6 +62,11 @@ static void collect_symbols(struct arc_builder *b, Dwfl_Module *mod, GElf_Addr b
 		 * gives them to treport's local-file source. */
 		arc_add_sym(b, addr - bias, sym.st_size, name, bind_of(&sym));
 	}
+}
+
+static void add_plt_sym(void *b, uint64_t addr, uint64_t size, const char *name)
+{
+	arc_add_sym(b, addr, size, name, TREC_ARC_BIND_GLOBAL);
 }
 
 /* Which symbol tables libdwfl found: its main file's, a debug file's, and
@@ -357,6 +364,7 @@ int arc_collect(struct arc_builder *b, const char *path, const uint8_t *bid,
 	collect_sections(b, elf);
 
 	collect_symbols(b, mod, bias);
+	trec_plt_symbols(elf, add_plt_sym, b); /* NAME@plt, also when stripped */
 	b->t.sources = symbol_sources(elf, mod);
 	if (level >= TREC_ARCHIVE_FULL &&
 	    collect_dwarf(b, mod, bias, level == TREC_ARCHIVE_SAMPLED ? addrs : NULL, naddrs) > 0)

@@ -20,7 +20,9 @@ static int lookup_file(void *ctx, uint64_t file_id, struct trec_archive_file *f,
 	if (trec_stop_hurry())
 		return -1;
 	tf = trec_pid_sync_file(sync, file_id, buf, buflen);
-	if (!tf || !tf->is_elf)
+	/* A memfd (mapped as /memfd:NAME) has no path to open it by: it goes
+	 * without symbols, quietly, like a file that is not ELF. */
+	if (!tf || !tf->is_elf || !strncmp(tf->path, "/memfd:", 7))
 		return -1;
 	f->path = buf;
 	f->name = tf->path;

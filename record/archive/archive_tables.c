@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "format/containers/vec.h"
+#include "format/elf/elf_names.h"
 #include "record/archive/archive_build.h"
 #include "upper_bound.h"
 
@@ -184,17 +185,15 @@ static int cmp_str_idx(const void *a, const void *b, void *ctx)
 	return strcmp(strs[*(const uint32_t *)a], strs[*(const uint32_t *)b]);
 }
 
-/* Of two symbols at one address, the one to keep, as libdwfl's
- * dwfl_module_addrinfo picks it (so embedded and local symbols name an
- * address alike): sized over unsized, then global over weak over local;
- * a is later in the symbol table than b, so ties keep b. */
-static int sym_better(const struct trec_arc_sym *a, const struct trec_arc_sym *b)
+/* Of two symbols at one address, the one to keep: perf's rule, shared
+ * with treport's local-file source (format/elf/elf_names.h); a is later
+ * in the symbol table than b, so ties keep b. */
+static int sym_better(const struct arc_builder *b, const struct trec_arc_sym *x,
+		      const struct trec_arc_sym *y)
 {
-	static const int rank[] = { [TREC_ARC_BIND_GLOBAL] = 0, [TREC_ARC_BIND_WEAK] = 1,
-				    [TREC_ARC_BIND_LOCAL] = 2 };
-	if ((a->size != 0) != (b->size != 0))
-		return a->size != 0;
-	return rank[a->bind] < rank[b->bind];
+	struct trec_sym_alias ax = { x->size, x->bind, b->strs[x->name] };
+	struct trec_sym_alias ay = { y->size, y->bind, b->strs[y->name] };
+	return trec_sym_alias_cmp(&ax, &ay) < 0;
 }
 
 /* By address, then symbol table order (the collection order). */
@@ -223,7 +222,7 @@ static int finalize_syms(struct arc_builder *b)
 	for (size_t k = 0; k < n; k++) {
 		const struct trec_arc_sym *c = &b->t.syms[perm[k]];
 		if (out && s[out - 1].addr == c->addr) {
-			if (sym_better(c, &s[out - 1]))
+			if (sym_better(b, c, &s[out - 1]))
 				s[out - 1] = *c;
 			continue;
 		}

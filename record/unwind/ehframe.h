@@ -69,4 +69,11 @@ int trec_fp_gap_rows(Elf *elf, const struct trec_exec_ranges *exec, const struct
 /* Built by gc: a .gopclntab, .go.buildinfo or Go build-id section. */
 bool trec_elf_is_go(Elf *elf);
 
+/*
+ * The separate debug file of elf, the binary at path (ehframe_debugfile.c):
+ * by build-id under /usr/lib/debug, else by .gnu_debuglink. Returns its
+ * open fd and its Elf in *out (the caller ends both), or -1.
+ */
+int trec_debugfile_open(Elf *elf, const char *path, Elf **out);
+
 #endif /* TREC_EHFRAME_H */

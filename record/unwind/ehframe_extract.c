@@ -7,10 +7,12 @@
  *  1. rt_sigreturn trampolines found by their code bytes (SIGNAL);
  *  2. .eh_frame (via libdw);
  *  3. .debug_frame (via libdw), for code .eh_frame does not cover (not
- *     Go's: it does not track rbp, frame pointers do better, 6.);
- *  4. PLT sections without CFI (synthesized rules);
- *  5. the ELF entry point's code, when no CFI covers it (STOP);
- *  6. code without CFI that keeps a frame pointer (FRAME_POINTER, only on
+ *     Go's: it does not track rbp, frame pointers do better, 7.);
+ *  4. .debug_frame of the separate debug file (build-id or .gnu_debuglink),
+ *     for code the binary's own CFI does not cover (not Go's either);
+ *  5. PLT sections without CFI (synthesized rules);
+ *  6. the ELF entry point's code, when no CFI covers it (STOP);
+ *  7. code without CFI that keeps a frame pointer (FRAME_POINTER, only on
  *     evidence: ehframe_gaps.c).
  * Each source gives rows; rows are painted by priority, and every gap
  * between rows gets an INVALID delta so uncovered code never inherits the
@@ -27,9 +29,10 @@
 
 #define CMD(c) ((uint16_t)(TREC_UNWIND_COMMAND | (c)))
 
-enum { SRC_SIGNAL, SRC_EH, SRC_DEBUG, SRC_PLT, SRC_COUNT };
+enum { SRC_SIGNAL, SRC_EH, SRC_DEBUG, SRC_DEBUGFILE, SRC_PLT, SRC_COUNT };
 
 struct extract {
+	const char *path;
 	Elf *elf;
 	struct trec_exec_ranges exec;
 	struct trec_rows src[SRC_COUNT];
@@ -137,6 +140,21 @@ static int signal_rows(struct extract *x)
 	return 0;
 }
 
+/* The rows of elf's .debug_frame, if it has one. */
+static int debug_frame_rows(struct extract *x, Elf *elf, struct trec_rows *out)
+{
+	Elf_Scn *scn = find_section(elf, ".debug_frame");
+	if (!scn)
+		return 0;
+	Dwarf *dbg = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	Dwarf_CFI *cfi = dbg ? dwarf_getcfi(dbg) : NULL;
+	int err = cfi ? trec_cfi_rows(elf, cfi, scn, false, &x->exec, out, &x->fdes,
+				      &x->unsupported) : 0;
+	if (dbg)
+		dwarf_end(dbg);
+	return err;
+}
+
 static int cfi_sources(struct extract *x)
 {
 	int err = 0;
@@ -149,15 +167,15 @@ static int cfi_sources(struct extract *x)
 			dwarf_cfi_end(cfi);
 		}
 	}
-	Elf_Scn *dbgf = trec_elf_is_go(x->elf) ? NULL : find_section(x->elf, ".debug_frame");
-	if (!err && dbgf) {
-		Dwarf *dbg = dwarf_begin_elf(x->elf, DWARF_C_READ, NULL);
-		Dwarf_CFI *cfi = dbg ? dwarf_getcfi(dbg) : NULL;
-		if (cfi)
-			err = trec_cfi_rows(x->elf, cfi, dbgf, false, &x->exec, &x->src[SRC_DEBUG],
-					    &x->fdes, &x->unsupported);
-		if (dbg)
-			dwarf_end(dbg);
+	/* Go's .debug_frame does not track rbp: frame pointers do better. */
+	bool go = trec_elf_is_go(x->elf);
+	err = err ?: (go ? 0 : debug_frame_rows(x, x->elf, &x->src[SRC_DEBUG]));
+	Elf *delf;
+	int dfd = err || go ? -1 : trec_debugfile_open(x->elf, x->path, &delf);
+	if (dfd >= 0) {
+		err = debug_frame_rows(x, delf, &x->src[SRC_DEBUGFILE]);
+		elf_end(delf);
+		close(dfd);
 	}
 	return err;
 }
@@ -285,7 +303,7 @@ static int build_entries(struct trec_rows *rows, struct trec_file_deltas *d)
 
 int trec_deltas_extract(const char *path, struct trec_file_deltas *out)
 {
-	struct extract x = { 0 };
+	struct extract x = { .path = path };
 	int err, fd;
 
 	memset(out, 0, sizeof(*out));

@@ -7,6 +7,9 @@
 #include "report/output/output.h"
 
 #include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -78,6 +81,51 @@ static void count_errors(const struct rp_model *m, uint32_t rec, struct err_coun
 	}
 }
 
+/* "SIGINT" for 2; sigabbrev_np is glibc 2.32. */
+static const char *sig_name(int sig, char *buf, size_t n)
+{
+	const char *a = sig > 0 && sig < 65 ? sigabbrev_np(sig) : NULL;
+	if (a)
+		snprintf(buf, n, "SIG%s", a);
+	else
+		snprintf(buf, n, "signal %d", sig);
+	return buf;
+}
+
+/* How the recording and its command ended (SUMMARY flags and wait
+ * status), in words rather than a raw status. */
+static void print_end(FILE *out, const struct trec_summary *s, const char *mode)
+{
+	char sig[32];
+	switch (TREC_SUMMARY_CAUSE(s->flags)) {
+	case TREC_STOP_SIGNAL:
+		fprintf(out, "; stopped by %s",
+			sig_name((int)TREC_SUMMARY_SIGNAL(s->flags), sig, sizeof(sig)));
+		break;
+	case TREC_STOP_DURATION:
+		fprintf(out, "; stopped by --duration");
+		break;
+	case TREC_STOP_PIDS:
+		fprintf(out, "; every -p process exited");
+		break;
+	case TREC_STOP_ERROR:
+		fprintf(out, "; stopped by a write error");
+		break;
+	}
+	int st = s->exit_status;
+	if (st == -1 && mode && strncmp(mode, "command", 7))
+		fprintf(out, "; no command (%s)", mode);
+	else if (st == -1)
+		fprintf(out, "; the command's end was not seen");
+	else if (WIFEXITED(st))
+		fprintf(out, "; the command exited with %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		fprintf(out, "; the command was killed by %s", sig_name(WTERMSIG(st), sig, sizeof(sig)));
+	else
+		fprintf(out, "; the command's wait status was %#x", (unsigned)st);
+	fputc('\n', out);
+}
+
 static void print_recording(FILE *out, const struct rp_report *r, uint32_t rec)
 {
 	const struct rp_model *m = r->m;
@@ -94,10 +142,10 @@ static void print_recording(FILE *out, const struct rp_report *r, uint32_t rec)
 	}
 	if (rr->have_summary) {
 		const struct trec_summary *s = &rr->summary;
-		fprintf(out, "  summary:     %.3f s, %" PRIu64 " samples written, %" PRIu64
-			" lost, exit status %d\n",
+		fprintf(out, "  summary:     %.3f s, %" PRIu64 " samples written, %" PRIu64 " lost",
 			s->end_ns > s->start_ns ? (double)(s->end_ns - s->start_ns) / 1e9 : 0.0,
-			s->samples, s->lost, s->exit_status);
+			s->samples, s->lost);
+		print_end(out, s, rp_model_meta(m, rec, "mode"));
 	} else {
 		fprintf(out, "  summary:     none (recording did not end cleanly)\n");
 	}

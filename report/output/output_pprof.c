@@ -152,6 +152,34 @@ static uint64_t mapping_id(struct pp *p, uint64_t file_id, bool kernel)
 	return mp->id;
 }
 
+/* pprof takes the first mapping for the main binary (-top's "File:"): the
+ * executable of the process with the most samples, its lowest-addressed
+ * file mapping (the order of /proc/PID/maps), is made mapping 1. */
+static void main_binary_first(struct pp *p, struct rp_model *m)
+{
+	uint64_t *count = xcalloc(m->nprocs + 1, sizeof(*count));
+	size_t best = m->nprocs;
+	for (size_t i = 0; i < m->naggs; i++) {
+		struct rp_process *pr = rp_model_process(m, m->aggs[i].rec, m->aggs[i].pid, false);
+		size_t k = pr ? (size_t)(pr - m->procs) : m->nprocs;
+		count[k] += m->aggs[i].count;
+		if (k < m->nprocs && (best == m->nprocs || count[k] > count[best]))
+			best = k;
+	}
+	free(count);
+	const struct rp_process *pr = best < m->nprocs ? &m->procs[best] : NULL;
+	if (!pr || !pr->nsnaps)
+		return;
+	const struct rp_snapshot *sn = &pr->snaps[pr->nsnaps - 1]; /* after any exec */
+	for (uint32_t i = 0; i < sn->num; i++) {
+		const struct rp_mapping *mp = &m->maps[sn->first + i];
+		if (mp->file_id && rp_model_file(m, mp->file_id)) {
+			mapping_id(p, mp->file_id, false);
+			return;
+		}
+	}
+}
+
 static uint64_t location_id(struct pp *p, uint32_t symid)
 {
 	if (symid >= p->cap_loc_of_sym) {
@@ -262,6 +290,7 @@ int rp_output_pprof(const struct rp_report *r, FILE *out)
 	size_t capsyms = 0, ns = 0;
 	uint64_t first_time = 0, duration = 0;
 
+	main_binary_first(&p, m);
 	for (size_t i = 0; i < m->naggs; i++) {
 		const struct rp_agg *a = &m->aggs[i];
 		if (!a->count)

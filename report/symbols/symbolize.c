@@ -114,19 +114,22 @@ static uint32_t intern_clean(struct rp_symbolizer *s, const char *str)
 	return rp_strtab_intern(&s->m->strs, buf);
 }
 
+/* Names as perf prints them: a symbol version (cfree@GLIBC_2.2.5, from
+ * .symtab) and @plt stay; a mangled name is demangled before its '@'. */
 static uint32_t intern_func(struct rp_symbolizer *s, const char *raw)
 {
-	char buf[1024], bare[1024];
-	/* .dynsym names carry symbol versions (memcpy@@GLIBC_2.14): drop them */
+	char buf[1024], base[1024];
 	const char *at = strchr(raw, '@');
-	if (at && at != raw) {
-		snprintf(bare, sizeof(bare), "%.*s", (int)(at - raw), raw);
-		raw = bare;
-	}
-	if (s->o.demangle)
-		rp_demangle(raw, buf, sizeof(buf));
-	else
+	if (!s->o.demangle) {
 		snprintf(buf, sizeof(buf), "%s", raw);
+	} else if (at && at != raw) {
+		snprintf(base, sizeof(base), "%.*s", (int)(at - raw), raw);
+		rp_demangle(base, buf, sizeof(buf));
+		size_t n = strlen(buf);
+		snprintf(buf + n, sizeof(buf) - n, "%s", at);
+	} else {
+		rp_demangle(raw, buf, sizeof(buf));
+	}
 	return intern_clean(s, buf);
 }
 

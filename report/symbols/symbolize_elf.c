@@ -26,12 +26,16 @@
 
 #include "report/symbols/symsrc_gopclntab.h"
 #include "upper_bound.h"
+#include "format/archive/trec_archive.h"
+#include "format/elf/debuginfod.h"
+#include "format/elf/elf_names.h"
 #include "report/util.h"
 
 struct elf_sym {
 	uint64_t start, size;
-	const char *name; /* owned by libdw */
-	uint8_t rank;     /* lower wins among symbols at one address */
+	const char *name; /* owned by libdw, or plt_names */
+	uint8_t bind;     /* enum trec_arc_bind */
+	uint32_t order;   /* symbol table order: ties among aliases keep the first */
 };
 
 struct elf_handle {
@@ -42,8 +46,10 @@ struct elf_handle {
 	/* Function symbols sorted by address: dwfl_module_addrinfo scans the
 	 * whole symbol table per call, too slow for 100k addresses. */
 	struct elf_sym *syms;
-	size_t nsyms;
+	size_t nsyms, capsyms;
 	bool syms_loaded;
+	char **plt_names; /* NAME@plt, made here */
+	size_t nplt, capplt;
 	uint64_t mod_end; /* a sizeless last symbol ends here */
 	/* Per compile unit, its functions' code ranges, so an address finds
 	 * its function without walking the whole unit (dwarf_getscopes does). */
@@ -82,7 +88,7 @@ static struct elf_handle *handle_new(const struct rp_symsrc_file *f)
 	struct elf_handle *h = xcalloc(1, sizeof(*h));
 	h->debuginfo_path = make_debuginfo_path(f->debug_dirs);
 	h->cb.find_elf = dwfl_build_id_find_elf;
-	h->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	h->cb.find_debuginfo = trec_find_debuginfo; /* local files, then DEBUGINFOD_URLS */
 	h->cb.section_address = dwfl_offline_section_address;
 	h->cb.debuginfo_path = &h->debuginfo_path;
 	h->dwfl = dwfl_begin(&h->cb);
@@ -102,6 +108,9 @@ static void elf_close(void *handle)
 	dwfl_end(h->dwfl);
 	free(h->debuginfo_path);
 	free(h->syms);
+	for (size_t i = 0; i < h->nplt; i++)
+		free(h->plt_names[i]);
+	free(h->plt_names);
 	for (size_t i = 0; i < h->ncus; i++)
 		free(h->cus[i].r);
 	free(h->cus);
@@ -200,6 +209,13 @@ static int open_debug(const struct rp_symsrc_file *f, void **handle, char *why, 
 		res = report_checked(f, path, handle, why, whylen);
 		if (res == RP_SYMSRC_OK)
 			return res;
+	}
+	char *fetched;
+	int fd = trec_debuginfod_find(f->build_id, f->build_id_len, &fetched);
+	if (fd >= 0) {
+		close(fd);
+		res = report_checked(f, fetched, handle, why, whylen);
+		free(fetched);
 	}
 	return res;
 }
@@ -398,25 +414,37 @@ static void add_dwarf_lines(struct elf_handle *h, uint64_t addr, struct rp_symre
 	}
 }
 
-/* Global before weak before local; then fewer leading underscores, as perf
- * prefers memcpy to __memcpy_alias. */
-static uint8_t sym_rank(const GElf_Sym *sym, const char *name)
-{
-	int bind = GELF_ST_BIND(sym->st_info);
-	uint8_t r = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 4 : 8;
-	for (int i = 0; name[i] == '_' && i < 3; i++)
-		r++;
-	return r;
-}
-
+/* One symbol per address: perf's choice among aliases, as the embedded
+ * archives make it (format/elf/elf_names.h). */
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct elf_sym *x = a, *y = b;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	return (x->size < y->size) - (x->size > y->size); /* sized first */
+	struct trec_sym_alias ax = { x->size, x->bind, x->name };
+	struct trec_sym_alias ay = { y->size, y->bind, y->name };
+	int c = trec_sym_alias_cmp(&ax, &ay);
+	if (c)
+		return c;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void add_sym(struct elf_handle *h, uint64_t addr, uint64_t size, const char *name,
+		    uint8_t bind)
+{
+	RP_GROW(h->syms, h->capsyms, h->nsyms + 1);
+	h->syms[h->nsyms] = (struct elf_sym){ addr, size, name, bind, (uint32_t)h->nsyms };
+	h->nsyms++;
+}
+
+/* PLT stubs get NAME@plt, stripped or not; the embedded archives have
+ * the same symbols. */
+static void add_plt_sym(void *ctx, uint64_t addr, uint64_t size, const char *name)
+{
+	struct elf_handle *h = ctx;
+	RP_GROW(h->plt_names, h->capplt, h->nplt + 1);
+	h->plt_names[h->nplt] = xstrdup(name);
+	add_sym(h, addr, size, h->plt_names[h->nplt++], TREC_ARC_BIND_GLOBAL);
 }
 
 static void load_syms(struct elf_handle *h)
@@ -426,9 +454,6 @@ static void load_syms(struct elf_handle *h)
 	dwfl_module_info(h->mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
 	h->mod_end = hi;
 	int n = dwfl_module_getsymtab(h->mod);
-	if (n <= 0)
-		return;
-	size_t cap = 0;
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
@@ -438,13 +463,14 @@ static void load_syms(struct elf_handle *h)
 		if (!name || !name[0] || shndx == SHN_UNDEF || !addr ||
 		    (type != STT_FUNC && type != STT_GNU_IFUNC))
 			continue;
-		RP_GROW(h->syms, cap, h->nsyms + 1);
-		h->syms[h->nsyms++] = (struct elf_sym){ addr, sym.st_size, name, sym_rank(&sym, name) };
+		add_sym(h, addr, sym.st_size, name, trec_sym_bind(GELF_ST_BIND(sym.st_info)));
 	}
+	GElf_Addr bias;
+	trec_plt_symbols(dwfl_module_getelf(h->mod, &bias), add_plt_sym, h);
 	if (!h->nsyms)
 		return;
 	qsort(h->syms, h->nsyms, sizeof(*h->syms), cmp_sym);
-	size_t w = 0; /* one symbol per address: the best ranked */
+	size_t w = 0; /* one symbol per address: the preferred one */
 	for (size_t i = 0; i < h->nsyms; i++)
 		if (!w || h->syms[i].start != h->syms[w - 1].start)
 			h->syms[w++] = h->syms[i];

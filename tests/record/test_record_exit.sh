@@ -5,13 +5,19 @@
 
 run() { "$TRECORD" -q -o "$T/e.tr" -f -- "$@" 2>"$T/err"; }
 
+# info TEXT [FILE]: treport --info's summary line of FILE ($T/e.tr) says
+# TEXT (in words, not a raw wait status).
+info() { "$TREPORT" --info "${2:-$T/e.tr}" 2>/dev/null | grep '^  summary:' | grep -qF -- "$1"; }
+
 run /bin/sh -c 'exit 3'
 check "exit: status of the command (3)" [ "$?" = 3 ]
+check "exit: --info says the command exited with 3" info "; the command exited with 3"
 run /bin/true
 check "exit: status 0" [ "$?" = 0 ]
 run /bin/sh -c 'kill -9 $$'
 check "exit: killed command gives 128+9" [ "$?" = 137 ]
 check "exit: SUMMARY has the wait status" bash -c "'$TRDUMP' '$T/e.tr' | grep -q '^Z .* 9$'"
+check "exit: --info says the command was killed by SIGKILL" info "; the command was killed by SIGKILL"
 run /nonexistent/cmd
 rc=$?
 check "exit: missing command gives 127" [ "$rc" = 127 ]
@@ -34,6 +40,8 @@ for sig in INT TERM; do
 	check "exit: SIG$sig: summary printed" grep -q '^\[ trecord: [0-9]* samples' "$T/err"
 	if dump "$T/s.tr" >"$T/dump"; then pass "exit: SIG$sig: file reads back"; else fail "exit: SIG$sig: file reads back"; fi
 	check "exit: SIG$sig: SUMMARY record at the end" [ "$(tail -n1 "$T/dump" | cut -c1)" = Z ]
+	check "exit: SIG$sig: --info says stopped by SIG$sig, the command killed by SIGTERM" \
+		info "; stopped by SIG$sig; the command was killed by SIGTERM" "$T/s.tr"
 	check "exit: SIG$sig: samples recorded" grep -q '^S ' "$T/dump"
 	child=$(awk '$1 == "E" && $3 == 2 { print $4; exit }' "$T/dump")
 	check "exit: SIG$sig: the command is gone" bash -c "[ -n '$child' ] && ! kill -0 '$child' 2>/dev/null"
@@ -48,6 +56,20 @@ kill -INT "$rec"
 wait "$rec"
 check "exit: -a stops on SIGINT with status 130" [ "$?" = 130 ]
 check "exit: -a file reads back" bash -c "'$TRDUMP' '$T/a.tr' | grep -q '^Z '"
+check "exit: -a: --info says stopped by SIGINT, no command" info "; stopped by SIGINT; no command (all)" "$T/a.tr"
+
+# A command that ignores SIGTERM: SIGKILLed after the 2 s grace, and
+# trecord dies by that SIGKILL, the command's end (README's exit table;
+# perf record would wait for the command).
+"$TRECORD" -q -o "$T/g.tr" -f -- sh -c "trap '' TERM; exec sleep 60" 2>"$T/err" & rec=$!
+BG_PIDS+=("$rec")
+# Until the trap is set: the command has become sleep.
+for _ in $(seq 300); do pgrep -P "$rec" -x sleep >/dev/null && break; sleep 0.1; done
+kill -INT "$rec"
+wait "$rec"
+check "exit: command ignoring SIGTERM, SIGINT to trecord: 137" [ "$?" = 137 ]
+check "exit: ... --info says stopped by SIGINT, the command killed by SIGKILL" \
+	info "; stopped by SIGINT; the command was killed by SIGKILL" "$T/g.tr"
 
 # SIGKILL: no summary, but the chunks flushed every second read back.
 "$TRECORD" -q -o "$T/k.tr" -f -- "$WORKLOADS/busy" 60 >/dev/null 2>/dev/null & rec=$!

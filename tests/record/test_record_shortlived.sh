@@ -26,7 +26,7 @@ read -r total nopid sl full < <(awk '
 	c != "shortlived" && c != "true" { next }
 	{ total += n; if ($0 ~ /\[error: NO_PID_INFO\]/) nopid += n }
 	c == "shortlived" { sl += n
-		if ($1 ~ /^shortlived;_start;__libc_start_main;__libc_start_call_main;main;short_mid;short_leaf/) full += n }
+		if ($1 ~ /^shortlived;_start;__libc_start_main(@@?GLIBC_[0-9.]+)?;__libc_start_call_main;main;short_mid;short_leaf/) full += n }
 	END { print total + 0, nopid + 0, sl + 0, full + 0 }' "$T/folded")
 echo "samples=$total no_pid_info=$nopid shortlived=$sl full=$full"
 check "shortlived: enough samples of the short processes ($total)" [ "$total" -ge 200 ]

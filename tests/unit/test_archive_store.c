@@ -143,11 +143,16 @@ static void extract_tests(const uint8_t *p, size_t n, const char *orig)
 	check(!rc, "writes the ELF debug file");
 
 	/* The original's function symbols (readelf: nm cannot tell weak
-	 * functions from weak data), the extracted file's as nm sees them. */
+	 * functions from weak data) and objdump's PLT stubs (its label of the
+	 * lazy-binding header is ours .plt), the extracted file's as nm sees
+	 * them. */
 	snprintf(cmd, sizeof(cmd),
-		 "readelf -sW '%s' | awk '$4 == \"FUNC\" && $7 != \"UND\" "
-		 "{sub(/@.*/, \"\", $8); print $2, $8}' | sort -u > %s/orig.txt; "
-		 "nm '%s' | awk '{print $1, $3}' | sort > %s/ours.txt", orig, dir, path, dir);
+		 "(readelf -sW '%s' | awk '$4 == \"FUNC\" && $7 != \"UND\" "
+		 "{sub(/@.*/, \"\", $8); print $2, $8}'; "
+		 "objdump -d -j .plt -j .plt.sec -j .plt.got '%s' | awk '/>:$/ "
+		 "{n = $2; gsub(/[<>:]/, \"\", n); sub(/@plt-0x10$/, \"\", n); "
+		 "if (n !~ /@plt$/) n = \".plt\"; print $1, n}') | sort -u > %s/orig.txt; "
+		 "nm '%s' | awk '{print $1, $3}' | sort > %s/ours.txt", orig, orig, dir, path, dir);
 	int ok = !run(cmd, ours, sizeof(ours));
 	snprintf(cmd, sizeof(cmd), "cd %s && cut -d' ' -f1 orig.txt | sort -u > orig.addrs && "
 		 "cut -d' ' -f1 ours.txt > ours.addrs && cmp -s orig.addrs ours.addrs && "

@@ -486,6 +486,52 @@ out:
 	close(fd);
 }
 
+/* A function's address in path's .symtab, or 0. */
+static uint64_t sym_addr(const char *path, const char *name)
+{
+	int fd;
+	uint64_t a = 0;
+	Elf *elf = open_elf(path, &fd);
+	for (Elf_Scn *s = elf ? elf_nextscn(elf, NULL) : NULL; s && !a; s = elf_nextscn(elf, s)) {
+		GElf_Shdr sh;
+		Elf_Data *d = gelf_getshdr(s, &sh) && sh.sh_type == SHT_SYMTAB ? elf_getdata(s, NULL) : NULL;
+		for (size_t i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n = gelf_getsym(d, (int)i, &sym) ? elf_strptr(elf, sh.sh_link, sym.st_name) : NULL;
+			if (n && !strcmp(n, name))
+				a = sym.st_value;
+		}
+	}
+	if (elf) {
+		elf_end(elf);
+		close(fd);
+	}
+	return a;
+}
+
+/* sepcfi's own code has CFI only in sepcfi.debug (.gnu_debuglink): its
+ * rules come from there, and a copy without the debug file has none. */
+static void check_sepdebug(const char *path)
+{
+	struct trec_file_deltas d;
+	char copy[] = "/tmp/trec-sepcfi.XXXXXX", cmd[8192];
+	uint64_t leaf = sym_addr(path, "sep_leaf");
+	int fd = mkstemp(copy);
+	CHECK("extract: sepcfi: CFI from its .gnu_debuglink debug file covers sep_leaf",
+	      leaf && trec_deltas_extract(path, &d) == 0 &&
+		      !rule_is(&d, leaf + 4, CMD(TREC_CMD_INVALID)));
+	trec_file_deltas_free(&d);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", path, copy);
+	CHECK("extract: sepcfi without its debug file: sep_leaf has no rule",
+	      fd >= 0 && system(cmd) == 0 && trec_deltas_extract(copy, &d) == 0 &&
+		      rule_is(&d, leaf + 4, CMD(TREC_CMD_INVALID)));
+	trec_file_deltas_free(&d);
+	if (fd >= 0) {
+		close(fd);
+		unlink(copy);
+	}
+}
+
 int main(void)
 {
 	const char *root = getenv("TREC_ROOT");
@@ -505,6 +551,9 @@ int main(void)
 		if (access(path, R_OK) == 0)
 			check_file(wl[i], path, 1, 0);
 	}
+	snprintf(path, sizeof(path), "%s/build/workloads/sepcfi", root ? root : ".");
+	if (access(path, R_OK) == 0)
+		check_sepdebug(path);
 	CHECK("extract: a missing file is an error", trec_deltas_extract("/nonexistent", &(struct trec_file_deltas){0}) == -ENOENT);
 	CHECK("extract: a non-ELF file is an error", trec_deltas_extract("/etc/passwd", &(struct trec_file_deltas){0}) == -ENOEXEC);
 	return failures ? 1 : 0;
