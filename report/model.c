@@ -399,3 +399,24 @@ void rp_model_filter_time(struct rp_model *m, uint64_t start_rel_ns, uint64_t en
 	}
 	m->nevents = w;
 }
+
+/* By time, ties in file order (qsort is not stable). */
+static int cmp_event_time(const void *a, const void *b, void *ctx)
+{
+	const struct rp_event *ev = ctx;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+
+	if (ev[i].time_ns != ev[j].time_ns)
+		return ev[i].time_ns < ev[j].time_ns ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
+uint32_t *rp_model_events_by_time(const struct rp_model *m)
+{
+	uint32_t *order = xmalloc((m->nevents ? m->nevents : 1) * sizeof(*order));
+
+	for (size_t i = 0; i < m->nevents; i++)
+		order[i] = (uint32_t)i;
+	qsort_r(order, m->nevents, sizeof(*order), cmp_event_time, m->events);
+	return order;
+}

@@ -208,4 +208,7 @@ void rp_model_filter_time(struct rp_model *m, uint64_t start_rel_ns, uint64_t en
 /* Recording start: the summary's start, else the earliest sample. */
 uint64_t rp_recording_start(const struct rp_recording *r);
 
+/* Indices of m->events by time, ties in file order (caller frees). */
+uint32_t *rp_model_events_by_time(const struct rp_model *m);
+
 #endif /* RP_MODEL_H */

@@ -30,19 +30,6 @@ static const Dwfl_Callbacks offline_callbacks = {
 	.section_address = dwfl_offline_section_address,
 };
 
-static uint8_t bind_of(const GElf_Sym *sym)
-{
-	switch (GELF_ST_BIND(sym->st_info)) {
-	case STB_GLOBAL:
-	case STB_GNU_UNIQUE:
-		return TREC_ARC_BIND_GLOBAL;
-	case STB_WEAK:
-		return TREC_ARC_BIND_WEAK;
-	default:
-		return TREC_ARC_BIND_LOCAL;
-	}
-}
-
 static void collect_symbols(struct arc_builder *b, Dwfl_Module *mod, GElf_Addr bias)
 {
 	int n = dwfl_module_getsymtab(mod);
@@ -60,7 +47,7 @@ static void collect_symbols(struct arc_builder *b, Dwfl_Module *mod, GElf_Addr b
 			continue;
 		/* Names as in the symtab ("name@@VERSION" too), like libdwfl
 		 * gives them to treport's local-file source. */
-		arc_add_sym(b, addr - bias, sym.st_size, name, bind_of(&sym));
+		arc_add_sym(b, addr - bias, sym.st_size, name, trec_sym_bind(GELF_ST_BIND(sym.st_info)));
 	}
 }
 

@@ -56,15 +56,6 @@ static uint32_t frames_json(const struct rp_report *r, struct rp_namer *nm, stru
 	return rp_strtab_intern_n(texts, b->p, b->len);
 }
 
-static int cmp_event(const void *a, const void *b, void *ctx)
-{
-	const struct rp_event *ev = ctx;
-	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-	if (ev[i].time_ns != ev[j].time_ns)
-		return ev[i].time_ns < ev[j].time_ns ? -1 : 1;
-	return (i > j) - (i < j);
-}
-
 int rp_output_json(const struct rp_report *r, FILE *out)
 {
 	struct rp_model *m = r->m;
@@ -74,10 +65,7 @@ int rp_output_json(const struct rp_report *r, FILE *out)
 	rp_strtab_init(&texts);
 	size_t nagg = m->naggs ? m->naggs : 1;
 	uint32_t *of_agg = xcalloc(nagg, sizeof(*of_agg)); /* 0: not formatted yet */
-	uint32_t *order = xmalloc((m->nevents ? m->nevents : 1) * sizeof(*order));
-	for (size_t i = 0; i < m->nevents; i++)
-		order[i] = (uint32_t)i;
-	qsort_r(order, m->nevents, sizeof(*order), cmp_event, m->events);
+	uint32_t *order = rp_model_events_by_time(m);
 
 	for (size_t i = 0; i < m->nevents; i++) {
 		const struct rp_event *e = &m->events[order[i]];

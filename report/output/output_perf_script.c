@@ -102,16 +102,6 @@ static const uint32_t *agg_syms_cached(struct agg_cache *c, const struct rp_repo
 	return c->pool + c->first[agg];
 }
 
-/* By time, ties in file order (qsort is not stable). */
-static int cmp_event(const void *a, const void *b, void *ctx)
-{
-	const struct rp_event *ev = ctx;
-	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-	if (ev[i].time_ns != ev[j].time_ns)
-		return ev[i].time_ns < ev[j].time_ns ? -1 : 1;
-	return (i > j) - (i < j);
-}
-
 int rp_output_perf_script(const struct rp_report *r, FILE *out)
 {
 	struct rp_model *m = r->m;
@@ -121,10 +111,7 @@ int rp_output_perf_script(const struct rp_report *r, FILE *out)
 	ac.first = xmalloc((m->naggs ? m->naggs : 1) * sizeof(*ac.first));
 	ac.n = xmalloc((m->naggs ? m->naggs : 1) * sizeof(*ac.n));
 	memset(ac.first, 0xff, (m->naggs ? m->naggs : 1) * sizeof(*ac.first));
-	uint32_t *order = xmalloc((m->nevents ? m->nevents : 1) * sizeof(*order));
-	for (size_t i = 0; i < m->nevents; i++)
-		order[i] = (uint32_t)i;
-	qsort_r(order, m->nevents, sizeof(*order), cmp_event, m->events);
+	uint32_t *order = rp_model_events_by_time(m);
 
 	for (size_t i = 0; i < m->nevents; i++) {
 		const struct rp_event *e = &m->events[order[i]];

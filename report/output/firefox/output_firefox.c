@@ -165,22 +165,10 @@ struct ff_th *ff_thread(struct ff *f, uint32_t rec, uint32_t pid, uint32_t tid,
 	return &f->th[i];
 }
 
-static int cmp_event(const void *a, const void *b, void *ctx)
-{
-	const struct rp_event *ev = ctx;
-	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-	if (ev[i].time_ns != ev[j].time_ns)
-		return ev[i].time_ns < ev[j].time_ns ? -1 : 1;
-	return (i > j) - (i < j);
-}
-
 static void collect_samples(struct ff *f)
 {
 	struct rp_model *m = f->m;
-	uint32_t *order = xmalloc((m->nevents ? m->nevents : 1) * sizeof(*order));
-	for (size_t i = 0; i < m->nevents; i++)
-		order[i] = (uint32_t)i;
-	qsort_r(order, m->nevents, sizeof(*order), cmp_event, m->events);
+	uint32_t *order = rp_model_events_by_time(m);
 	/* Stacks in aggregate order, as --folded symbolizes them: the
 	 * symbolizer's cache keeps the first answer for a raw pc of a pid. */
 	for (size_t i = 0; i < m->naggs; i++)
