@@ -35,14 +35,6 @@ static void hex(char *out, const uint8_t *b, uint32_t n)
 	out[2 * n] = 0;
 }
 
-static char *xstrdup_n(const char *s, size_t n)
-{
-	char *p = xmalloc(n + 1);
-	memcpy(p, s, n);
-	p[n] = 0;
-	return p;
-}
-
 static int mkdirs(const char *path)
 {
 	char p[4096];
@@ -193,20 +185,9 @@ static void write_archive(struct cache *c, const struct rp_report *r, const stru
 	char dir[4096], path[4200], err[512] = "";
 	if (!a || entry_dir(c, name, d->build_id, d->build_id_len, dir, sizeof(dir)))
 		return;
+	/* Names as treport shows them, versions and @plt included (perf keeps
+	 * what the symbol table says). */
 	struct trec_arc_tables t = *trec_archive_tables(a);
-	/* Symbol names as treport shows them: without a .dynsym version
-	 * (memcpy@@GLIBC_2.14), which perf would keep. */
-	const char **names = xcalloc(t.num_strings + 1, sizeof(*names));
-	char **owned = xcalloc(t.num_syms + 1, sizeof(*owned));
-	size_t nowned = 0;
-	memcpy(names, t.strings, t.num_strings * sizeof(*names));
-	for (size_t i = 0; i < t.num_syms; i++) {
-		uint32_t k = t.syms[i].name;
-		const char *at = k < t.num_strings ? strchr(names[k], '@') : NULL;
-		if (at && at != names[k])
-			names[k] = owned[nowned++] = xstrdup_n(names[k], (size_t)(at - names[k]));
-	}
-	t.strings = names;
 	/* perf looks for a vdso only as .../vdso, for the rest also .../debug */
 	snprintf(path, sizeof(path), "%s/%s", dir, strncmp(name, "[vdso", 5) ? "debug" : "vdso");
 	if (trec_archive_tables_write_elf(&t, path, err, sizeof(err)) ||
@@ -214,10 +195,6 @@ static void write_archive(struct cache *c, const struct rp_report *r, const stru
 		fail(c, "%s", err);
 	else
 		c->files++;
-	for (size_t i = 0; i < nowned; i++)
-		free(owned[i]);
-	free(owned);
-	free(names);
 }
 
 /* A synthetic DSO: its symbols as an ELF file (see perf_data_layout.h). */
