@@ -9,6 +9,8 @@
  * truncated — every complete chunk is returned, then a warning and EOF.
  * A corrupt chunk is an error naming its offset; with TREC_READ_FORCE it
  * is a warning, and reading resumes at the next valid chunk header.
+ * Chunk sequence numbers and the SUMMARY's sample count catch what the
+ * CRCs cannot (reader_check.h): duplicates are skipped, the rest warned.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,9 +22,12 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "reader_check.h"
 #include "records.h"
 
 #define RESYNC_WINDOW (64u << 10)
+/* Sequence warnings one by one up to this many; the count at the end. */
+#define SEQ_WARN_MAX 8
 
 struct trec_reader {
 	/* input: mem != NULL, or fd >= 0 with chunks pread into in */
@@ -48,6 +53,11 @@ struct trec_reader {
 	struct trec_chunk_tables tables;
 	struct trec_scratch scratch;
 	ZSTD_DCtx *dctx;
+
+	struct trec_seq_set seq;
+	unsigned seq_warnings;
+	uint64_t summary_off;
+	int checked_end; /* the end-of-file checks ran */
 
 	struct trec_reader_stats st;
 };
@@ -208,6 +218,77 @@ static int open_chunk(struct trec_reader *r, uint64_t off, const struct trec_chu
 	return 0;
 }
 
+/* Notes the chunk's sequence number; 1 if the chunk is a duplicate to skip. */
+static int check_sequence(struct trec_reader *r, uint64_t off, const struct trec_chunk_hdr *ch)
+{
+	uint64_t expected = r->seq.next;
+	enum trec_seq_verdict v = trec_seq_note(&r->seq, ch->seq);
+	int say = v != TREC_SEQ_IN_ORDER && v != TREC_SEQ_UNCHECKED &&
+		  r->seq_warnings++ < SEQ_WARN_MAX;
+
+	if (v == TREC_SEQ_DUP) {
+		r->st.seq_duplicates++;
+		if (say)
+			warnf(r, "chunk at offset %llu repeats sequence number %u: skipping the duplicate",
+			      (unsigned long long)off, ch->seq);
+		return 1;
+	}
+	if (v == TREC_SEQ_GAP && say)
+		warnf(r, "chunk at offset %llu has sequence number %u, expected %llu: "
+		      "%llu chunk(s) missing before it", (unsigned long long)off, ch->seq,
+		      (unsigned long long)expected, (unsigned long long)(ch->seq - expected));
+	if (v == TREC_SEQ_LATE) {
+		r->st.seq_reordered++;
+		if (say)
+			warnf(r, "chunk at offset %llu has sequence number %u after %llu: out of order",
+			      (unsigned long long)off, ch->seq, (unsigned long long)(expected - 1));
+	}
+	if (v == TREC_SEQ_UNCHECKED && r->seq.gave_up == 1) {
+		r->seq.gave_up = 2;
+		warnf(r, "too many chunks out of sequence order: no longer checking the order");
+	}
+	return 0;
+}
+
+/* At the end of the file: what the sequence and the SUMMARY say is lost. */
+static void check_end(struct trec_reader *r)
+{
+	struct trec_reader_stats *st = &r->st;
+
+	if (r->checked_end)
+		return;
+	r->checked_end = 1;
+	st->seq_missing = trec_seq_missing(&r->seq);
+	if (st->seq_missing || st->seq_duplicates || st->seq_reordered)
+		warnf(r, "chunk sequence: %llu chunk(s) missing, %llu duplicate(s) skipped, "
+		      "%llu out of order", (unsigned long long)st->seq_missing,
+		      (unsigned long long)st->seq_duplicates, (unsigned long long)st->seq_reordered);
+	if (st->summaries && st->samples != st->summary_samples)
+		warnf(r, "the SUMMARY record counts %llu samples, the file holds %llu (%llu %s)",
+		      (unsigned long long)st->summary_samples, (unsigned long long)st->samples,
+		      (unsigned long long)(st->samples < st->summary_samples
+						   ? st->summary_samples - st->samples
+						   : st->samples - st->summary_samples),
+		      st->samples < st->summary_samples ? "missing" : "more than written");
+}
+
+/* Counts SAMPLE records and keeps the first SUMMARY's count. */
+static void note_record(struct trec_reader *r, const struct trec_record *rec)
+{
+	if (rec->type == TREC_REC_SAMPLE) {
+		r->st.samples++;
+	} else if (rec->type == TREC_REC_SUMMARY) {
+		if (!r->st.summaries++) {
+			r->st.summary_samples = rec->u.summary.samples;
+			r->summary_off = rec->file_offset;
+		} else if (r->st.summaries <= SEQ_WARN_MAX) {
+			warnf(r, "another SUMMARY record in the chunk at offset %llu (the first is in "
+			      "the chunk at offset %llu): more than one recording's end",
+			      (unsigned long long)rec->file_offset, (unsigned long long)r->summary_off);
+		}
+	}
+}
+
 /* Positions on the next records chunk: 1, 0 at EOF, or < 0. */
 static int next_chunk(struct trec_reader *r)
 {
@@ -232,6 +313,9 @@ static int next_chunk(struct trec_reader *r)
 				      ch.clen, ch.ulen);
 		} else if (ch.clen > left - TREC_CHUNK_HDR_SIZE) {
 			goto truncated;
+		} else if (check_sequence(r, off, &ch)) {
+			r->off = off + TREC_CHUNK_HDR_SIZE + ch.clen; /* a duplicate */
+			continue;
 		} else if (ch.type != TREC_CHUNK_RECORDS) {
 			/* A later version's chunk type: skip it by its length. */
 			r->st.skipped_chunks++;
@@ -260,6 +344,8 @@ int trec_reader_next(struct trec_reader *r, struct trec_record *rec)
 		if (!r->in_chunk) {
 			int rc = next_chunk(r);
 
+			if (rc == 0)
+				check_end(r);
 			if (rc <= 0)
 				return rc;
 		}
@@ -299,6 +385,7 @@ int trec_reader_next(struct trec_reader *r, struct trec_record *rec)
 		if (rc == 0)
 			continue; /* a table entry or an unknown record type */
 		rec->file_offset = r->chunk_off;
+		note_record(r, rec);
 		r->st.records++;
 		if (type < sizeof(r->st.records_by_type) / sizeof(r->st.records_by_type[0]))
 			r->st.records_by_type[type]++;
@@ -351,6 +438,12 @@ static struct trec_reader *reader_start(struct trec_reader *r, const struct trec
 		}
 		warnf(r, "corrupt file header (checksum mismatch); reading on");
 	}
+	r->st.header_unknown = trec_header_unknown_fields(r->hdr.clock_id, r->hdr.page_size);
+	if (r->st.header_unknown & TREC_HDR_BAD_CLOCK)
+		warnf(r, "file header: unknown clock_id %u (format 1.0 defines 1, CLOCK_MONOTONIC)",
+		      r->hdr.clock_id);
+	if (r->st.header_unknown & TREC_HDR_BAD_PAGE_SIZE)
+		warnf(r, "file header: page_size %u is not a page size", r->hdr.page_size);
 	r->off = (uint64_t)rc;
 	set_err(err, errbuf, errlen, 0, "");
 	return r;
@@ -376,12 +469,61 @@ struct trec_reader *trec_reader_open_mem(const void *buf, size_t len,
 	return reader_start(r, o, err, errbuf, errlen);
 }
 
-struct trec_reader *trec_reader_open(const char *path, const struct trec_reader_opts *o,
-				     int *err, char *errbuf, size_t errlen)
+struct trec_reader *trec_reader_open_fd(int fd, const char *name, const struct trec_reader_opts *o,
+					int *err, char *errbuf, size_t errlen)
 {
 	char msg[256];
 	struct trec_reader *r;
 	struct stat sb;
+	int e;
+
+	if (fstat(fd, &sb)) {
+		e = -errno;
+		snprintf(msg, sizeof(msg), "%s: %s", name, strerror(-e));
+		goto fail;
+	}
+	/* A pipe cannot be read at offsets: copy it to a temporary file, so
+	 * resynchronization works and memory stays bounded (reader_input.c). */
+	if (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode)) {
+		int tmp = trec_spool_stream(fd, msg, sizeof(msg));
+
+		if (tmp < 0) {
+			e = tmp;
+			goto fail;
+		}
+		close(fd);
+		fd = tmp;
+		if (fstat(fd, &sb)) {
+			e = -errno;
+			snprintf(msg, sizeof(msg), "%s: %s", name, strerror(-e));
+			goto fail;
+		}
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		e = -EINVAL;
+		snprintf(msg, sizeof(msg), "%s: not a regular file%s", name,
+			 S_ISCHR(sb.st_mode) && isatty(fd) ? " (a terminal)" : "");
+		goto fail;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		e = -ENOMEM;
+		snprintf(msg, sizeof(msg), "out of memory");
+		goto fail;
+	}
+	r->fd = fd;
+	r->size = (uint64_t)sb.st_size;
+	return reader_start(r, o, err, errbuf, errlen);
+fail:
+	set_err(err, errbuf, errlen, e, msg);
+	close(fd);
+	return NULL;
+}
+
+struct trec_reader *trec_reader_open(const char *path, const struct trec_reader_opts *o,
+				     int *err, char *errbuf, size_t errlen)
+{
+	char msg[256];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0) {
@@ -391,21 +533,7 @@ struct trec_reader *trec_reader_open(const char *path, const struct trec_reader_
 		set_err(err, errbuf, errlen, -e, msg);
 		return NULL;
 	}
-	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
-		snprintf(msg, sizeof(msg), "%s: not a regular file", path);
-		set_err(err, errbuf, errlen, -EINVAL, msg);
-		close(fd);
-		return NULL;
-	}
-	r = calloc(1, sizeof(*r));
-	if (!r) {
-		set_err(err, errbuf, errlen, -ENOMEM, "out of memory");
-		close(fd);
-		return NULL;
-	}
-	r->fd = fd;
-	r->size = (uint64_t)sb.st_size;
-	return reader_start(r, o, err, errbuf, errlen);
+	return trec_reader_open_fd(fd, path, o, err, errbuf, errlen);
 }
 
 const struct trec_header *trec_reader_header(const struct trec_reader *r)
@@ -421,6 +549,7 @@ const char *trec_reader_error(const struct trec_reader *r)
 void trec_reader_stats(const struct trec_reader *r, struct trec_reader_stats *st)
 {
 	*st = r->st;
+	st->seq_missing = trec_seq_missing(&r->seq);
 }
 
 void trec_reader_close(struct trec_reader *r)
@@ -435,5 +564,6 @@ void trec_reader_close(struct trec_reader *r)
 	trec_buf_free(&r->tables.threads);
 	trec_scratch_free(&r->scratch);
 	ZSTD_freeDCtx(r->dctx);
+	trec_seq_free(&r->seq);
 	free(r);
 }
