@@ -15,9 +15,11 @@
 #include "record/io/output.h"
 #include "trec_types.h"
 
+/* A cached kernel stack: the bare addresses (a third of the frames' size:
+ * the cache holds up to the stack map's 16384 ids for the whole run). */
 struct trec_kstack {
 	uint32_t num;
-	struct trec_rec_frame frames[];
+	uint64_t ips[];
 };
 
 static int on_ring_msg(void *ctx, void *data, size_t len)
@@ -91,19 +93,13 @@ static const struct trec_kstack *kernel_stack(struct trec_consumer *c, int32_t i
 	}
 	while (n < TREC_KERNEL_STACK_DEPTH && ips[n])
 		n++;
-	k = malloc(sizeof(*k) + n * sizeof(k->frames[0]));
+	k = malloc(sizeof(*k) + n * sizeof(k->ips[0]));
 	if (!k)
 		return NULL;
 	k->num = n;
 	for (uint32_t i = 0; i < n; i++)
 		trec_ksym_subset_add(&c->ksyms_used, c->x.ksyms, ips[i], i > 0);
-	for (uint32_t i = 0; i < n; i++)
-		k->frames[i] = (struct trec_rec_frame){
-			.addr = ips[i],
-			.kind = TREC_FRAME_KERNEL,
-			/* Every frame but the interrupted one is a return address. */
-			.flags = i ? TREC_FRAME_F_RETURN_ADDRESS : 0,
-		};
+	memcpy(k->ips, ips, n * sizeof(k->ips[0]));
 	trec_u64map_put(&c->kstacks, (uint32_t)id, k, &err);
 	if (err) {
 		free(k);
@@ -120,7 +116,7 @@ static void copy_comm(char *dst, const char *src)
 
 static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t len)
 {
-	struct trec_rec_frame frames[TREC_MAX_FRAMES];
+	struct trec_rec_frame frames[TREC_MAX_FRAMES], kframes[TREC_KERNEL_STACK_DEPTH];
 	const struct trec_trace *t = (const void *)data;
 	const struct trec_kstack *k = NULL;
 	struct trec_sample smp = { 0 };
@@ -168,8 +164,15 @@ static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t le
 	smp.num_user_frames = n - nk;
 	smp.user_frames = frames + nk;
 	if (k) {
+		for (uint32_t i = 0; i < k->num; i++)
+			kframes[i] = (struct trec_rec_frame){
+				.addr = k->ips[i],
+				.kind = TREC_FRAME_KERNEL,
+				/* Every frame but the interrupted one is a return address. */
+				.flags = i ? TREC_FRAME_F_RETURN_ADDRESS : 0,
+			};
 		smp.num_kernel_frames = k->num;
-		smp.kernel_frames = k->frames;
+		smp.kernel_frames = kframes;
 	} else if (nk) {
 		smp.num_kernel_frames = nk;
 		smp.kernel_frames = frames;

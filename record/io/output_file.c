@@ -98,8 +98,23 @@ int trec_output_file_begin(struct trec_output *o, char *msg, size_t msglen)
 			return e;
 		}
 		/* The recording owns the real stdout; whatever else would be
-		 * printed there, the command's output too, goes to stderr. */
-		dup2(STDERR_FILENO, STDOUT_FILENO);
+		 * printed there, the command's output too, goes to stderr (or
+		 * nowhere), never into the stream. */
+		if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+			int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+			if (null < 0 || dup2(null, STDOUT_FILENO) < 0) {
+				int e = -errno;
+
+				snprintf(msg, msglen, "cannot take standard output over: %s",
+					 strerror(-e));
+				close(fd);
+				if (null >= 0)
+					close(null);
+				return e;
+			}
+			close(null);
+		}
 		return fd;
 	}
 	copy = strdup(o->path);

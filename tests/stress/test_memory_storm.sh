@@ -66,6 +66,7 @@ mb_h = kib_s * 3600 / 1024
 procs = (win[-1][2] - win[0][2]) * 2000
 secs = win[-1][0] - win[0][0]
 per_proc = (win[-1][1] - win[0][1]) * 1024 / procs if procs else float("nan")
+print("RSS (s KiB):", " ".join("%d:%d" % r[:2] for r in rows[::max(1, len(rows) // 12)]))
 print("RSS %d -> %d KiB over %d s after a %d s warm-up; %d processes (%.0f/s)" %
       (win[0][1], win[-1][1], secs, win[0][0], procs, procs / max(1, secs)))
 print("median slope %.1f KiB/s = %.1f MB/h extrapolated; end-to-end %.1f bytes per process" %
