@@ -26,8 +26,6 @@
 #include "records.h"
 
 #define RESYNC_WINDOW (64u << 10)
-/* Sequence warnings one by one up to this many; the count at the end. */
-#define SEQ_WARN_MAX 8
 
 struct trec_reader {
 	/* input: mem != NULL, or fd >= 0 with chunks pread into in */
@@ -54,10 +52,7 @@ struct trec_reader {
 	struct trec_scratch scratch;
 	ZSTD_DCtx *dctx;
 
-	struct trec_seq_set seq;
-	unsigned seq_warnings;
-	uint64_t summary_off;
-	int checked_end; /* the end-of-file checks ran */
+	struct trec_read_checks checks; /* reader_check.c */
 
 	struct trec_reader_stats st;
 };
@@ -218,75 +213,10 @@ static int open_chunk(struct trec_reader *r, uint64_t off, const struct trec_chu
 	return 0;
 }
 
-/* Notes the chunk's sequence number; 1 if the chunk is a duplicate to skip. */
-static int check_sequence(struct trec_reader *r, uint64_t off, const struct trec_chunk_hdr *ch)
+/* The checks' warnings go where the reader's go. */
+static void check_warn(void *ctx, const char *msg)
 {
-	uint64_t expected = r->seq.next;
-	enum trec_seq_verdict v = trec_seq_note(&r->seq, ch->seq);
-	int say = v != TREC_SEQ_IN_ORDER && v != TREC_SEQ_UNCHECKED &&
-		  r->seq_warnings++ < SEQ_WARN_MAX;
-
-	if (v == TREC_SEQ_DUP) {
-		r->st.seq_duplicates++;
-		if (say)
-			warnf(r, "chunk at offset %llu repeats sequence number %u: skipping the duplicate",
-			      (unsigned long long)off, ch->seq);
-		return 1;
-	}
-	if (v == TREC_SEQ_GAP && say)
-		warnf(r, "chunk at offset %llu has sequence number %u, expected %llu: "
-		      "%llu chunk(s) missing before it", (unsigned long long)off, ch->seq,
-		      (unsigned long long)expected, (unsigned long long)(ch->seq - expected));
-	if (v == TREC_SEQ_LATE) {
-		r->st.seq_reordered++;
-		if (say)
-			warnf(r, "chunk at offset %llu has sequence number %u after %llu: out of order",
-			      (unsigned long long)off, ch->seq, (unsigned long long)(expected - 1));
-	}
-	if (v == TREC_SEQ_UNCHECKED && r->seq.gave_up == 1) {
-		r->seq.gave_up = 2;
-		warnf(r, "too many chunks out of sequence order: no longer checking the order");
-	}
-	return 0;
-}
-
-/* At the end of the file: what the sequence and the SUMMARY say is lost. */
-static void check_end(struct trec_reader *r)
-{
-	struct trec_reader_stats *st = &r->st;
-
-	if (r->checked_end)
-		return;
-	r->checked_end = 1;
-	st->seq_missing = trec_seq_missing(&r->seq);
-	if (st->seq_missing || st->seq_duplicates || st->seq_reordered)
-		warnf(r, "chunk sequence: %llu chunk(s) missing, %llu duplicate(s) skipped, "
-		      "%llu out of order", (unsigned long long)st->seq_missing,
-		      (unsigned long long)st->seq_duplicates, (unsigned long long)st->seq_reordered);
-	if (st->summaries && st->samples != st->summary_samples)
-		warnf(r, "the SUMMARY record counts %llu samples, the file holds %llu (%llu %s)",
-		      (unsigned long long)st->summary_samples, (unsigned long long)st->samples,
-		      (unsigned long long)(st->samples < st->summary_samples
-						   ? st->summary_samples - st->samples
-						   : st->samples - st->summary_samples),
-		      st->samples < st->summary_samples ? "missing" : "more than written");
-}
-
-/* Counts SAMPLE records and keeps the first SUMMARY's count. */
-static void note_record(struct trec_reader *r, const struct trec_record *rec)
-{
-	if (rec->type == TREC_REC_SAMPLE) {
-		r->st.samples++;
-	} else if (rec->type == TREC_REC_SUMMARY) {
-		if (!r->st.summaries++) {
-			r->st.summary_samples = rec->u.summary.samples;
-			r->summary_off = rec->file_offset;
-		} else if (r->st.summaries <= SEQ_WARN_MAX) {
-			warnf(r, "another SUMMARY record in the chunk at offset %llu (the first is in "
-			      "the chunk at offset %llu): more than one recording's end",
-			      (unsigned long long)rec->file_offset, (unsigned long long)r->summary_off);
-		}
-	}
+	warnf(ctx, "%s", msg);
 }
 
 /* Positions on the next records chunk: 1, 0 at EOF, or < 0. */
@@ -313,7 +243,7 @@ static int next_chunk(struct trec_reader *r)
 				      ch.clen, ch.ulen);
 		} else if (ch.clen > left - TREC_CHUNK_HDR_SIZE) {
 			goto truncated;
-		} else if (check_sequence(r, off, &ch)) {
+		} else if (trec_check_chunk(&r->checks, &r->st, off, ch.seq)) {
 			r->off = off + TREC_CHUNK_HDR_SIZE + ch.clen; /* a duplicate */
 			continue;
 		} else if (ch.type != TREC_CHUNK_RECORDS) {
@@ -345,7 +275,7 @@ int trec_reader_next(struct trec_reader *r, struct trec_record *rec)
 			int rc = next_chunk(r);
 
 			if (rc == 0)
-				check_end(r);
+				trec_check_end(&r->checks, &r->st);
 			if (rc <= 0)
 				return rc;
 		}
@@ -385,7 +315,7 @@ int trec_reader_next(struct trec_reader *r, struct trec_record *rec)
 		if (rc == 0)
 			continue; /* a table entry or an unknown record type */
 		rec->file_offset = r->chunk_off;
-		note_record(r, rec);
+		trec_check_record(&r->checks, &r->st, rec);
 		r->st.records++;
 		if (type < sizeof(r->st.records_by_type) / sizeof(r->st.records_by_type[0]))
 			r->st.records_by_type[type]++;
@@ -416,6 +346,8 @@ static struct trec_reader *reader_start(struct trec_reader *r, const struct trec
 		r->warn = o->warn;
 		r->warn_ctx = o->warn_ctx;
 	}
+	r->checks.warn = check_warn;
+	r->checks.warn_ctx = r;
 	r->dctx = ZSTD_createDCtx();
 	if (!r->dctx) {
 		rc = -ENOMEM;
@@ -549,7 +481,7 @@ const char *trec_reader_error(const struct trec_reader *r)
 void trec_reader_stats(const struct trec_reader *r, struct trec_reader_stats *st)
 {
 	*st = r->st;
-	st->seq_missing = trec_seq_missing(&r->seq);
+	st->seq_missing = trec_seq_missing(&r->checks.seq);
 }
 
 void trec_reader_close(struct trec_reader *r)
@@ -564,6 +496,6 @@ void trec_reader_close(struct trec_reader *r)
 	trec_buf_free(&r->tables.threads);
 	trec_scratch_free(&r->scratch);
 	ZSTD_freeDCtx(r->dctx);
-	trec_seq_free(&r->seq);
+	trec_seq_free(&r->checks.seq);
 	free(r);
 }

@@ -40,6 +40,29 @@ enum trec_seq_verdict trec_seq_note(struct trec_seq_set *s, uint32_t seq);
 uint64_t trec_seq_missing(const struct trec_seq_set *s);
 void trec_seq_free(struct trec_seq_set *s);
 
+/* The reader's part: its warnings go through warn(warn_ctx, msg). */
+struct trec_read_checks {
+	struct trec_seq_set seq;
+	unsigned seq_warnings;
+	uint64_t summary_off;
+	int checked_end;
+	void (*warn)(void *ctx, const char *msg);
+	void *warn_ctx;
+};
+
+struct trec_reader_stats;
+struct trec_record;
+
+/* A chunk header was accepted: notes its sequence number and warns about
+ * damage. 1 if the chunk is a duplicate, to be skipped. */
+int trec_check_chunk(struct trec_read_checks *k, struct trec_reader_stats *st, uint64_t off,
+		     uint32_t seq);
+/* Each record returned: counts samples, notes SUMMARY records. */
+void trec_check_record(struct trec_read_checks *k, struct trec_reader_stats *st,
+		       const struct trec_record *rec);
+/* End of file (once): the counts of the damage found, the SUMMARY check. */
+void trec_check_end(struct trec_read_checks *k, struct trec_reader_stats *st);
+
 /* Header fields a 1.0 reader does not know how to read: a bit per field. */
 enum {
 	TREC_HDR_BAD_CLOCK = 1,

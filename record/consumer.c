@@ -203,6 +203,7 @@ static void pid_done(struct trec_consumer *c, uint32_t pid)
 		c->pids_done++;
 	if (c->x.touched)
 		trec_touched_pid_done(c->x.touched, pid);
+	trec_py_sync_remove(c->x.py, pid); /* done at the exit event, unless it was lost */
 }
 
 /* Pids whose exit event was lost: gone at two sweeps in a row (the mark

@@ -63,8 +63,8 @@ int trec_output_check(const char *path, bool force, char *msg, size_t msglen)
 		return 0;
 	}
 	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-		snprintf(msg, msglen, "-o %s: %s; trecord writes only regular files", path,
-			 kind_of(st.st_mode));
+		snprintf(msg, msglen, "-o %s: %s; trecord writes only regular files%s", path,
+			 kind_of(st.st_mode), S_ISDIR(st.st_mode) ? "" : " (-o - streams to stdout)");
 		return -EINVAL;
 	}
 	if (force)
