@@ -1,7 +1,7 @@
 # trec: trecord (eBPF sampler) and treport (offline symbolizer).
 #
 #   make            build build/trecord and build/treport
-#   make demo       install packages, build, record the demo, write demo.folded
+#   make demo       install packages, build, record the demo, write demo.svg
 #   make test       install packages, build (plain and ASan/UBSan), run tests
 #   make bench      benchmarks against perf (not part of make test)
 #   make fuzz       a longer run of the reader fuzz target
@@ -15,7 +15,7 @@
 # Debian packages every target needs (build, tests, demo, bench).
 DEB_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev libdw-dev \
 	libzstd-dev zlib1g-dev pkg-config libprotobuf-c-dev protobuf-c-compiler libiberty-dev python3-zstandard zstd xz-utils time libc6-dbg \
-	gdb linux-perf golang-go elfutils binutils g++ python3 make
+	gdb linux-perf golang-go elfutils binutils g++ python3 make libxml2-utils
 
 SAN ?= 0
 ifeq ($(SAN),1)
@@ -49,8 +49,12 @@ ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 # Each library is its directory tree: subdirectories are rooms of one program.
 rwildcard = $(foreach d,$(wildcard $(1:=/*)),$(call rwildcard,$d,$2) $(filter $(subst *,%,$2),$d))
 FORMAT_SRCS := $(sort $(call rwildcard,format,*.c))
+FORMAT_CODEC_SRCS := $(filter-out format/gopclntab/%,$(FORMAT_SRCS))
 RECORD_SRCS := $(sort $(filter-out record/main.c,$(call rwildcard,record,*.c)))
 REPORT_SRCS := $(sort $(filter-out report/main.c,$(call rwildcard,report,*.c)))
+# The .gopclntab parser (format/gopclntab/, on libelf) serves both programs;
+# the reader fuzz target builds libtrecformat's sources without it.
+GOPCLN_SRCS := $(wildcard format/gopclntab/*.c)
 ALL_HDRS := $(call rwildcard,bpf format record report,*.h)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_HDRS := $(wildcard bpf/*.h)
@@ -129,10 +133,10 @@ $(B)/treport: $(B)/report/main.o $(B)/libreport.a $(B)/libtrecformat.a
 # Unit tests link only the libraries they test, so a layering mistake (a
 # format file calling into record/, say) breaks the build. The few that
 # test record/ and report/ together (an archive written, then read) say so.
-UNIT_RECORD := test_record_% test_delta_% test_deltas_% test_python_detect test_archive \
+UNIT_RECORD := test_record_% test_delta_% test_deltas_% test_python_detect test_archive test_jit_perfmap test_jit_jitdump \
 	test_archive_hostile
-UNIT_REPORT := test_report_% test_python_lines test_python_pycode
-UNIT_BOTH := test_archive_store test_archive_write test_python_walk
+UNIT_REPORT := test_report_% test_python_lines test_python_pycode test_jit_report
+UNIT_BOTH := test_archive_store test_archive_write test_python_walk test_gopclntab
 unit_libs = $(if $(filter $(UNIT_BOTH),$(1)),$(B)/librecord.a $(B)/libreport.a,$(if \
 	$(filter $(UNIT_RECORD),$(1)),$(B)/librecord.a,$(if \
 	$(filter $(UNIT_REPORT),$(1)),$(B)/libreport.a))) $(B)/libtrecformat.a

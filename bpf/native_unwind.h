@@ -5,7 +5,9 @@
  *
  *   get_stack_delta()        pc -> the unwind_info/command governing it
  *   trec_unwind_one_frame()  cursor of a frame -> cursor of its caller
- *                            (per architecture: native_unwind_<arch>.h)
+ *                            (per architecture: native_unwind_<arch>.h),
+ *                            by frame pointer where the mapping says so
+ *                            (fp_unwind.h)
  *
  * Depends only on the maps of trec_maps.h and standard helper names, so
  * the offline harness can run it as userspace C.
@@ -106,6 +108,7 @@ static __always_inline struct trec_unwind_info *get_unwind_info(struct trec_unwi
 }
 
 #if defined(__TARGET_ARCH_x86) || (!defined(__TARGET_ARCH_arm64) && defined(__x86_64__))
+#include "fp_unwind.h"
 #include "native_unwind_x86.h"
 #else
 #error "native unwinder: only x86-64 is implemented"

@@ -48,6 +48,9 @@ static __always_inline int unwind_signal_frame_x86(struct trec_unwind_state *st)
 	st->r11 = regs[TREC_X86_SC_R11];
 	st->r15 = regs[TREC_X86_SC_R15];
 	st->return_address = 0;
+	/* The interrupted code may run on another stack (sigaltstack). */
+	st->stack_lo = st->sp;
+	st->fp_chain = 0;
 	return 0;
 }
 
@@ -108,6 +111,8 @@ static __always_inline int trec_unwind_one_frame(struct trec_unwind_state *st, b
 	__u16 info;
 
 	*stop = false;
+	if (st->fp_frame)
+		return trec_fp_step(st, stop);
 	if (get_stack_delta(st, &info))
 		return -1;
 
@@ -124,12 +129,8 @@ static __always_inline int trec_unwind_one_frame(struct trec_unwind_state *st, b
 			 * moved sp once pc passed offset 11 of the 16-byte entry. */
 			cfa = st->sp + 8 + ((st->pc & 15) >= 11 ? 8 : 0);
 			break;
-		case TREC_CMD_FRAME_POINTER:
-			cfa = st->fp + 16;
-			if (read_user_u64(&fp, cfa - 16))
-				return set_error(st, TREC_ERR_NATIVE_FP_READ,
-						 TREC_METRIC_NATIVE_FP_READ);
-			break;
+		case TREC_CMD_FRAME_POINTER: /* code without CFI in a CFI'd file */
+			return trec_fp_step(st, stop);
 		case TREC_CMD_INVALID:
 			return set_error(st, TREC_ERR_NATIVE_STACK_DELTA_INVALID,
 					 TREC_METRIC_NATIVE_DELTA_INVALID);
@@ -162,6 +163,7 @@ static __always_inline int trec_unwind_one_frame(struct trec_unwind_state *st, b
 	/* Only the leaf frame has valid scratch registers. */
 	st->rax = st->r9 = st->r11 = st->r15 = 0;
 	st->return_address = 1;
+	st->fp_chain = 0;
 	return 0;
 }
 

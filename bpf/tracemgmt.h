@@ -102,9 +102,12 @@ static __always_inline int push_frame(struct trec_per_cpu_record *rec, __u64 fil
 static __always_inline int push_native_frame(struct trec_per_cpu_record *rec)
 {
 	struct trec_unwind_state *st = &rec->state;
+	__u8 flags = st->return_address ? TREC_FRAME_F_RETURN_ADDRESS : 0;
 
-	return push_frame(rec, st->text_file_id, st->text_offset, TREC_FRAME_NATIVE,
-			  st->return_address ? TREC_FRAME_F_RETURN_ADDRESS : 0);
+	/* JIT code: no file, text_offset is the runtime pc (bias 0). */
+	if (!st->text_file_id)
+		flags |= TREC_FRAME_F_ABSOLUTE;
+	return push_frame(rec, st->text_file_id, st->text_offset, TREC_FRAME_NATIVE, flags);
 }
 
 /* A frame for a pc no mapping explains: the raw runtime address. */
@@ -276,7 +279,11 @@ static __always_inline int next_unwinder(struct trec_per_cpu_record *rec, int ma
 	int prog;
 
 	/* Mappings name their own unwinder (e.g. a JIT region); anything
-	 * unexpected falls back to native. */
+	 * unexpected falls back to native. Frame-pointer code stays in the
+	 * native program. */
+	st->fp_frame = mapped == TREC_UNWIND_FRAME_POINTER;
+	if (st->fp_frame)
+		return TREC_PROG_UNWIND_NATIVE;
 	if (mapped > TREC_PROG_UNWIND_NATIVE && mapped < TREC_PROG_COUNT)
 		return mapped;
 	r = bpf_map_lookup_elem(&interpreter_offsets, &st->text_file_id);

@@ -5,7 +5,8 @@
  *
  *   trec_sample         perf_event entry: header, kernel stack id, user
  *                       registers, pid check, leaf mapping; tail-calls on
- *   trec_unwind_native  up to TREC_NATIVE_FRAMES_PER_PROG frames per call
+ *   trec_unwind_native  up to TREC_NATIVE_FRAMES_PER_PROG frames per call,
+ *                       by stack deltas or frame pointer (per mapping)
  *   trec_unwind_stop    ends a trace (for unwinders that hand back)
  *   trec_sched_*        fork/exec/exit/comm -> pid events in the same ring
  *
@@ -36,6 +37,7 @@ TREC_RODATA(bool, follow_all, true);
 #ifndef TREC_TESTING_OFFLINE
 struct vma_text {
 	__u64 start, end, file_id, bias;
+	__u32 unwinder;
 };
 
 static long vma_to_text(struct task_struct *task, struct vm_area_struct *vma, void *arg)
@@ -58,6 +60,11 @@ static long vma_to_text(struct task_struct *task, struct vm_area_struct *vma, vo
 				       BPF_CORE_READ(ino, i_mtime_nsec);
 		key.offset = vma->vm_pgoff << 12;
 	} else if ((__u64)BPF_CORE_READ(vma, vm_mm, context.vdso) != start) {
+		/* Anonymous executable memory is JIT code: frame pointers, as
+		 * trecord's next sync of the process will also say. */
+		out->start = start;
+		out->end = vma->vm_end;
+		out->unwinder = TREC_UNWIND_FRAME_POINTER;
 		return 0;
 	}
 	v = bpf_map_lookup_elem(&exec_files, &key);
@@ -70,6 +77,8 @@ static long vma_to_text(struct task_struct *task, struct vm_area_struct *vma, vo
 	out->end = vma->vm_end;
 	out->file_id = v->file_id;
 	out->bias = bias;
+	out->unwinder = v->unwinder == TREC_UNWIND_FRAME_POINTER ? TREC_UNWIND_FRAME_POINTER
+								 : TREC_PROG_UNWIND_NATIVE;
 	return 0;
 }
 #endif
@@ -92,6 +101,7 @@ static __always_inline int resolve_text_vma(struct trec_per_cpu_record *rec, __u
 		rec->vma_end = t.end;
 		rec->vma_file_id = t.file_id;
 		rec->vma_bias = t.bias;
+		rec->vma_unwinder = t.unwinder;
 	}
 #endif
 	if (!(pc >= rec->vma_start && pc < rec->vma_end))
@@ -100,7 +110,7 @@ static __always_inline int resolve_text_vma(struct trec_per_cpu_record *rec, __u
 	st->text_bias = rec->vma_bias;
 	st->text_offset = pc - rec->vma_bias;
 	increment_metric(TREC_METRIC_PC_VIA_VMA);
-	return TREC_PROG_UNWIND_NATIVE;
+	return rec->vma_unwinder;
 }
 
 /* The frame at the cursor is pushed; the cursor moves to its caller and
@@ -219,6 +229,7 @@ static __always_inline int collect_trace(void *ctx, struct trec_per_cpu_record *
 	 * fork event already has trecord copy them under its own pid. */
 	rec->mappings_pid = mappings_pid(rec->trace.pid);
 	rec->vma_start = rec->vma_end = 0;
+	st->stack_lo = st->sp;
 	mapped = rec->mappings_pid ? resolve_text(st, rec->mappings_pid, st->pc) : -1;
 	if (mapped < 0) {
 		report_pid(ctx, pid_tgid, rec->mappings_pid ? TREC_REPORT_UNKNOWN_PC

@@ -37,7 +37,13 @@
 	X(NATIVE_NO_USER_REGS, 4011, "user registers not available")           \
 	X(NATIVE_BAD_UNWIND_INFO, 4012, "unwind info index out of range")      \
 	X(NATIVE_SIGNAL_FRAME_READ, 4013, "signal frame not readable")         \
-	X(NATIVE_SP_NOT_INCREASING, 4014, "stack pointer did not increase")
+	X(NATIVE_SP_NOT_INCREASING, 4014, "stack pointer did not increase")    \
+	X(FP_ZERO, 4015, "frame pointer zero after a CFI step")                \
+	X(FP_MISALIGNED, 4016, "frame pointer not 8-byte aligned")             \
+	X(FP_BELOW_SP, 4017, "frame pointer below the frame's stack pointer")  \
+	X(FP_OUTSIDE_STACK, 4018, "frame pointer too far above the stack")     \
+	X(FP_RECORD_READ, 4019, "frame record (saved fp, return address) not readable") \
+	X(FP_BAD_RETURN_ADDRESS, 4020, "frame record's return address is not user text")
 
 enum trec_error {
 #define TREC_X(name, code, desc) TREC_ERR_##name = code,
@@ -82,7 +88,15 @@ enum trec_error {
 	X(PYTHON_FRAMES, "python frames unwound")                              \
 	X(PYTHON_ERRORS, "python unwinder errors")                             \
 	X(PID_VIA_PARENT, "samples of a forked pid unwound with its parent's mappings") \
-	X(PC_VIA_VMA, "pcs resolved through their VMA's file, not the trie")
+	X(PC_VIA_VMA, "pcs resolved through their VMA's file, not the trie")   \
+	X(FP_FRAMES, "frames unwound by frame pointer")                        \
+	X(FP_STOPPED, "stacks ended at a zero frame pointer")                  \
+	X(FP_ZERO, "frame pointer zero after a CFI step")                      \
+	X(FP_MISALIGNED, "frame pointer not 8-byte aligned")                   \
+	X(FP_BELOW_SP, "frame pointer below the frame's stack pointer")        \
+	X(FP_OUTSIDE_STACK, "frame pointer too far above the stack")           \
+	X(FP_RECORD_READ, "frame record read failed")                          \
+	X(FP_BAD_RETURN_ADDRESS, "frame record's return address not user text")
 
 enum trec_metric {
 #define TREC_X(name, desc) TREC_METRIC_##name,

@@ -20,6 +20,7 @@ struct trec_per_cpu_record {
 	__u64 python_frame;   /* python: next frame to walk (pythonUnwindState) */
 	__u32 mappings_pid;   /* whose trie entries resolve pcs: the pid, or
 			       * the parent of a fork not synced yet */
+	__u32 vma_unwinder;   /* the selector for pcs in [vma_start, vma_end) */
 	/* The VMA the last trie miss was resolved through: one bpf_find_vma
 	 * per sample (its deferred unlock is per CPU), so the other frames
 	 * in the same file come from here. vma_end 0: none. */

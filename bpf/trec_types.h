@@ -146,6 +146,11 @@ enum trec_unwinder {
 	TREC_PROG_UNWIND_NATIVE = 1,
 	TREC_PROG_UNWIND_PYTHON = 2,
 	TREC_PROG_COUNT,
+	/* Not a program: the LPM selector of code trec_unwind_native walks by
+	 * frame pointer instead of stack deltas (JIT code in anonymous
+	 * memory, ELF files without CFI). No tail call at JIT <-> CFI
+	 * transitions, which alternate frame by frame in V8 and HotSpot. */
+	TREC_UNWIND_FRAME_POINTER = 16,
 };
 
 /* bias in the low 56 bits, enum trec_unwinder in the top 8. */
@@ -171,6 +176,8 @@ struct trec_exec_file_key {
 struct trec_exec_file_value {
 	__u64 file_id;
 	__s64 vaddr_minus_offset;
+	__u32 unwinder; /* the LPM selector its mappings get (0: native) */
+	__u32 pad;
 };
 
 #define TREC_BIAS_MASK 0x00ffffffffffffffULL
@@ -218,7 +225,7 @@ enum trec_unwind_command {
 	TREC_CMD_STOP = 1,          /* outermost frame (_start, clone, thread start) */
 	TREC_CMD_PLT = 2,           /* PLT stub: cfa = sp + 8 + ((pc & 15) >= 11 ? 8 : 0) */
 	TREC_CMD_SIGNAL = 3,        /* rt_sigreturn trampoline: registers from ucontext */
-	TREC_CMD_FRAME_POINTER = 4, /* cfa = fp + 16, fp = *(cfa - 16) */
+	TREC_CMD_FRAME_POINTER = 4, /* a frame-pointer step (bpf/fp_unwind.h) */
 	TREC_CMD_UNSUPPORTED = 5,   /* a rule exists but BPF cannot run it */
 };
 

@@ -20,10 +20,19 @@ struct trec_unwind_state {
 	__u64 text_offset; /* pc - bias: ELF vaddr */
 	__u64 text_bias;
 
+	/* The lowest sp of the stack being walked (the leaf's, or the context
+	 * a signal frame restored): frame pointers stay near it. */
+	__u64 stack_lo;
+
 	/* pc is a return address (every frame but the leaf, and not right
 	 * after a signal frame): delta lookups use pc - 1. */
 	__u8 return_address;
-	__u8 pad[3];
+	/* This frame's code is walked by frame pointer (LPM selector). */
+	__u8 fp_frame;
+	/* fp was read from a frame record by the last step: 0 there ends
+	 * the chain (Go's goexit, a thread's first frame). */
+	__u8 fp_chain;
+	__u8 pad;
 	/* Set by a failing step: the error for the abort frame and the metric
 	 * to bump when the trace is sent. -1 = none. */
 	__s32 error_metric;

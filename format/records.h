@@ -21,6 +21,7 @@ int trec_enc_ksyms(struct trec_buf *b, const struct trec_ksyms *k);
 int trec_enc_metrics(struct trec_buf *b, const struct trec_metrics *m);
 int trec_enc_summary(struct trec_buf *b, const struct trec_summary *s);
 int trec_enc_blob(struct trec_buf *b, const struct trec_blob *bl);
+int trec_enc_jitsyms(struct trec_buf *b, const struct trec_jitsyms *j);
 /* Stack table entry: both frame lists of a sample. */
 int trec_enc_stack(struct trec_buf *b, const struct trec_sample *s);
 /* Thread table entry: pid, tid, comm. */

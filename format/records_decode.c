@@ -204,6 +204,85 @@ static void dec_blob(struct trec_cur *c, struct trec_blob *b)
 	b->data = trec_cur_bytes(c, TREC_MAX_CHUNK_ULEN, &b->len);
 }
 
+/* Minimum encoded sizes (FORMAT.md §7): file string 1, entry 7, row 3. */
+#define JIT_MIN_ENTRY 7u
+#define JIT_MIN_ROW 3u
+
+static void dec_jit_entry(struct trec_cur *c, struct trec_scratch *s, struct trec_jitsyms *j,
+			  struct trec_jit_entry *e, struct trec_jit_line *rows, uint32_t *nrows,
+			  uint64_t *prev_start, uint64_t *prev_load)
+{
+	uint64_t life, addr;
+
+	e->start = *prev_start += (uint64_t)trec_cur_zigzag(c);
+	e->size = trec_cur_varint(c);
+	if (e->size > UINT64_MAX - e->start)
+		c->bad = 1;
+	e->load_ns = *prev_load += (uint64_t)trec_cur_zigzag(c);
+	life = trec_cur_varint(c);
+	if (life && life - 1 > UINT64_MAX - e->load_ns)
+		c->bad = 1;
+	e->end_ns = life ? e->load_ns + (life - 1) : 0;
+	e->code_index = trec_cur_varint(c);
+	e->name = get_str(c, s, TREC_MAX_STRING);
+	e->num_lines = trec_cur_varint32(c);
+	e->first_line = *nrows;
+	if (e->num_lines > j->num_lines - *nrows) {
+		c->bad = 1;
+		return;
+	}
+	addr = e->start;
+	for (uint32_t k = 0; k < e->num_lines && !c->bad; k++) {
+		struct trec_jit_line *l = &rows[(*nrows)++];
+
+		l->addr = addr += (uint64_t)trec_cur_zigzag(c);
+		l->line = trec_cur_varint32(c);
+		l->file = trec_cur_varint32(c);
+		if (l->file >= j->num_files)
+			c->bad = 1;
+	}
+}
+
+static void dec_jitsyms(struct trec_cur *c, struct trec_scratch *s, struct trec_jitsyms *j)
+{
+	uint64_t prev_start = 0, prev_load = 0;
+	uint32_t nrows = 0;
+
+	j->time_ns = trec_cur_varint(c);
+	j->pid = trec_cur_varint32(c);
+	j->source = trec_cur_varint32(c);
+	j->flags = trec_cur_varint32(c);
+	j->bad = trec_cur_varint32(c);
+	j->path = get_str(c, s, TREC_MAX_STRING);
+	j->num_files = trec_cur_count(c, 1);
+	j->num_entries = trec_cur_count(c, JIT_MIN_ENTRY);
+	j->num_lines = trec_cur_count(c, JIT_MIN_ROW);
+	/* together, too: the one allocation below is bounded by the payload */
+	if ((uint64_t)j->num_files + (uint64_t)j->num_entries * JIT_MIN_ENTRY +
+	    (uint64_t)j->num_lines * JIT_MIN_ROW > trec_cur_left(c))
+		c->bad = 1;
+	size_t fsz = (size_t)j->num_files * sizeof(char *);
+	size_t esz = (size_t)j->num_entries * sizeof(struct trec_jit_entry);
+	size_t total = fsz + esz + (size_t)j->num_lines * sizeof(struct trec_jit_line);
+	uint8_t *block = total ? get_array(c, s, 1, total) : NULL;
+
+	if (!block)
+		return; /* bad, or nothing to decode */
+	const char **files = (const char **)block;
+	struct trec_jit_entry *e = (struct trec_jit_entry *)(block + fsz);
+	struct trec_jit_line *rows = (struct trec_jit_line *)(block + fsz + esz);
+
+	j->files = j->num_files ? files : NULL;
+	j->entries = j->num_entries ? e : NULL;
+	j->lines = j->num_lines ? rows : NULL;
+	for (uint32_t i = 0; i < j->num_files && !c->bad; i++)
+		files[i] = get_str(c, s, TREC_MAX_STRING);
+	for (uint32_t i = 0; i < j->num_entries && !c->bad; i++)
+		dec_jit_entry(c, s, j, &e[i], rows, &nrows, &prev_start, &prev_load);
+	if (nrows != j->num_lines)
+		c->bad = 1;
+}
+
 /* Frames of one list; out may be NULL to only validate. */
 static void dec_frames(struct trec_cur *c, uint32_t n, struct trec_rec_frame *out)
 {
@@ -339,6 +418,7 @@ int trec_dec_record(uint32_t type, const uint8_t *body, const uint8_t *payload, 
 	case TREC_REC_SYMTAB:
 	case TREC_REC_PYCODE:
 	case TREC_REC_BLOB: dec_blob(&c, &rec->u.blob); break;
+	case TREC_REC_JITSYMS: dec_jitsyms(&c, s, &rec->u.jitsyms); break;
 	default:
 		return 0; /* unknown type: skipped by its length (FORMAT.md §4) */
 	}
@@ -356,7 +436,7 @@ const char *trec_record_type_name(enum trec_record_type t)
 		[TREC_REC_FILE] = "FILE",         [TREC_REC_KSYMS] = "KSYMS",
 		[TREC_REC_METRICS] = "METRICS",   [TREC_REC_SUMMARY] = "SUMMARY",
 		[TREC_REC_SYMTAB] = "SYMTAB",     [TREC_REC_PYCODE] = "PYCODE",
-		[TREC_REC_BLOB] = "BLOB",
+		[TREC_REC_BLOB] = "BLOB",         [TREC_REC_JITSYMS] = "JITSYMS",
 	};
 
 	if ((unsigned)t < sizeof(names) / sizeof(names[0]) && names[t])

@@ -144,6 +144,72 @@ int trec_enc_blob(struct trec_buf *b, const struct trec_blob *bl)
 	return done(b, 0);
 }
 
+/* Rows of one entry: addresses as deltas from the entry's start, then
+ * from the previous row (rows are sorted, so the deltas stay small). */
+static int put_jit_lines(struct trec_buf *b, const struct trec_jitsyms *j,
+			 const struct trec_jit_entry *e)
+{
+	uint64_t prev = e->start;
+
+	trec_buf_varint(b, e->num_lines);
+	for (uint32_t k = 0; k < e->num_lines; k++) {
+		const struct trec_jit_line *l = &j->lines[e->first_line + k];
+
+		if (l->file >= j->num_files)
+			return -EINVAL;
+		trec_buf_zigzag(b, (int64_t)(l->addr - prev));
+		trec_buf_varint(b, l->line);
+		trec_buf_varint(b, l->file);
+		prev = l->addr;
+	}
+	return 0;
+}
+
+int trec_enc_jitsyms(struct trec_buf *b, const struct trec_jitsyms *j)
+{
+	uint64_t prev_start = 0, prev_load = 0, rows = 0;
+	int err;
+
+	if ((j->num_files && !j->files) || (j->num_entries && !j->entries) ||
+	    (j->num_lines && !j->lines))
+		return -EINVAL;
+	trec_buf_varint(b, j->time_ns);
+	trec_buf_varint(b, j->pid);
+	trec_buf_varint(b, j->source);
+	trec_buf_varint(b, j->flags);
+	trec_buf_varint(b, j->bad);
+	err = put_str(b, j->path);
+	trec_buf_varint(b, j->num_files);
+	trec_buf_varint(b, j->num_entries);
+	trec_buf_varint(b, j->num_lines);
+	for (uint32_t i = 0; i < j->num_files && !err; i++)
+		err = put_str(b, j->files[i]);
+	for (uint32_t i = 0; i < j->num_entries && !err; i++) {
+		const struct trec_jit_entry *e = &j->entries[i];
+
+		/* end_ns is stored as end - load + 1 (0 = never): it must fit */
+		if (e->size > UINT64_MAX - e->start ||
+		    (e->end_ns && (e->end_ns < e->load_ns || e->end_ns - e->load_ns == UINT64_MAX)) ||
+		    e->num_lines > j->num_lines || e->first_line > j->num_lines - e->num_lines)
+			return -EINVAL;
+		trec_buf_zigzag(b, (int64_t)(e->start - prev_start));
+		trec_buf_varint(b, e->size);
+		trec_buf_zigzag(b, (int64_t)(e->load_ns - prev_load));
+		trec_buf_varint(b, e->end_ns ? e->end_ns - e->load_ns + 1 : 0);
+		trec_buf_varint(b, e->code_index);
+		err = put_str(b, e->name);
+		if (!err)
+			err = put_jit_lines(b, j, e);
+		prev_start = e->start;
+		prev_load = e->load_ns;
+		rows += e->num_lines;
+	}
+	/* every row belongs to exactly one entry */
+	if (!err && rows != j->num_lines)
+		err = -EINVAL;
+	return done(b, err);
+}
+
 static void put_frames(struct trec_buf *b, const struct trec_rec_frame *f, uint32_t n)
 {
 	uint64_t prev_file = 0, prev_addr = 0;

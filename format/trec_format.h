@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define TREC_FORMAT_VERSION_MAJOR 1
-#define TREC_FORMAT_VERSION_MINOR 0
+#define TREC_FORMAT_VERSION_MINOR 1 /* 1.1: JITSYMS */
 
 /* ---- records ----------------------------------------------------------- */
 
@@ -34,6 +34,7 @@ enum trec_record_type {
 	TREC_REC_SYMTAB = 9,      /* embedded symbols of a file (issue 6) */
 	TREC_REC_PYCODE = 10,     /* python code object description (issue 8) */
 	TREC_REC_BLOB = 11,       /* an opaque embedded byte blob keyed by file id */
+	TREC_REC_JITSYMS = 12,    /* names of a pid's JIT code (perf map, jitdump); 1.1 */
 };
 
 /* A user or kernel frame, as stored. Values as in bpf/trec_types.h. */
@@ -161,6 +162,50 @@ struct trec_blob {
 	const uint8_t *data;
 };
 
+/* ---- JIT symbols (FORMAT.md §6.12) --------------------------------------- */
+
+enum trec_jit_source {
+	TREC_JIT_PERF_MAP = 1, /* /tmp/perf-PID.map */
+	TREC_JIT_JITDUMP = 2,  /* jit-PID.dump */
+};
+
+enum trec_jit_flags {
+	TREC_JIT_F_FILTERED = 1,  /* only entries holding a sampled pc were kept */
+	TREC_JIT_F_TRUNCATED = 2, /* a limit stopped the read: entries are missing */
+	TREC_JIT_F_NO_TIME = 4,   /* the file's times are not CLOCK_MONOTONIC: all 0 */
+};
+
+struct trec_jit_line {
+	uint64_t addr;  /* runtime code address the row starts at */
+	uint32_t line;  /* 1-based; 0 unknown */
+	uint32_t file;  /* index into trec_jitsyms.files */
+};
+
+struct trec_jit_entry {
+	uint64_t start, size;  /* runtime code range [start, start + size) */
+	uint64_t load_ns;      /* code loaded at (CLOCK_MONOTONIC); 0: unknown, always */
+	uint64_t end_ns;       /* moved away or closed at; 0: never; else >= load_ns */
+	uint64_t code_index;   /* jitdump code_index (perf's jitted-PID-INDEX.so); 0 */
+	const char *name;
+	uint32_t first_line, num_lines; /* rows lines[first_line ..) */
+};
+
+/* A pid's JIT symbols as trecord read them from one file at time_ns. */
+struct trec_jitsyms {
+	uint64_t time_ns;
+	uint32_t pid;
+	uint32_t source;       /* enum trec_jit_source */
+	uint32_t flags;        /* enum trec_jit_flags */
+	uint32_t bad;          /* lines or records of the file that were refused */
+	const char *path;      /* the file, as the process names it */
+	uint32_t num_files;    /* source files of the line rows */
+	const char *const *files;
+	uint32_t num_entries;
+	const struct trec_jit_entry *entries;
+	uint32_t num_lines;
+	const struct trec_jit_line *lines; /* each entry's rows, sorted by addr */
+};
+
 struct trec_record {
 	enum trec_record_type type;
 	uint64_t file_offset; /* offset of the chunk holding this record */
@@ -174,6 +219,7 @@ struct trec_record {
 		struct trec_metrics metrics;
 		struct trec_summary summary;
 		struct trec_blob blob; /* SYMTAB, PYCODE, BLOB */
+		struct trec_jitsyms jitsyms;
 	} u;
 };
 
@@ -220,6 +266,8 @@ int trec_write_summary(struct trec_writer *w, const struct trec_summary *s);
 /* type is TREC_REC_SYMTAB, TREC_REC_PYCODE or TREC_REC_BLOB. */
 int trec_write_blob(struct trec_writer *w, enum trec_record_type type,
 		    const struct trec_blob *b);
+
+int trec_write_jitsyms(struct trec_writer *w, const struct trec_jitsyms *j);
 
 /*
  * The trec_write_* calls return 0, -EINVAL for input over a FORMAT.md §7

@@ -256,6 +256,12 @@ int trec_write_blob(struct trec_writer *w, enum trec_record_type type,
 	return put_record(w, type, trec_enc_blob(&w->rec, b));
 }
 
+int trec_write_jitsyms(struct trec_writer *w, const struct trec_jitsyms *j)
+{
+	BEGIN(w);
+	return put_record(w, TREC_REC_JITSYMS, trec_enc_jitsyms(&w->rec, j));
+}
+
 /* Index of a table entry in this chunk, adding it (STACK/THREAD record) if new. */
 static int64_t table_index(struct trec_writer *w, struct trec_dedup *d, uint32_t type,
 			   const struct trec_buf *p, uint64_t hash)

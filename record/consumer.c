@@ -13,6 +13,7 @@
 #include "record/io/metrics.h"
 #include "record/io/msg_queue.h"
 #include "record/io/output.h"
+#include "record/jit/capture.h"
 #include "trec_types.h"
 
 /* A cached kernel stack: the bare addresses (a third of the frames' size:
@@ -179,6 +180,7 @@ static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t le
 	}
 	for (uint32_t i = 0; i < n && c->x.touched; i++)
 		trec_touched_frame(c->x.touched, t->pid, &frames[i]);
+	trec_jit_on_frames(c->x.jit, t->pid, t->ktime_ns, frames + nk, n - nk);
 	if (!trec_u64map_get(&c->seen_pids, t->pid))
 		trec_u64map_put(&c->seen_pids, t->pid, (void *)1, &err);
 

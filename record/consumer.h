@@ -20,6 +20,7 @@ struct ring_buffer;
 struct trec_msg_queue;
 struct trec_output;
 struct trec_pid_event_msg;
+struct trec_jit_capture;
 struct trec_py_sync;
 struct trec_touched;
 struct trecord_counters;
@@ -31,6 +32,7 @@ struct trec_consumer_ctx {
 	struct trec_msg_queue *queue;      /* ring -> writer */
 	struct trec_touched *touched;      /* files samples hit, or NULL */
 	struct trec_py_sync *py;           /* or NULL */
+	struct trec_jit_capture *jit;      /* perf maps, jitdump (record/jit/capture.h) */
 	const struct trec_kallsyms *ksyms; /* the snapshot from the start */
 	uint64_t ksyms_time_ns;            /* when it was taken */
 	int ring_fd, stackmap_fd;

@@ -19,6 +19,7 @@
 #include "record/io/metrics.h"
 #include "record/io/msg_queue.h"
 #include "record/io/output.h"
+#include "record/jit/capture.h"
 #include "record/kernel/kallsyms.h"
 #include "record/session.h"
 #include "record/stop_signals.h"
@@ -39,6 +40,7 @@ struct trec_session {
 	struct trec_python_session py;
 	struct trecord_counters cnt;
 	struct trec_touched *touched; /* files samples hit (archive_touched.c) */
+	struct trec_jit_capture *jit; /* perf maps, jitdump (record/jit/capture.h) */
 	struct trec_kallsyms ksyms;   /* snapshot from the start */
 	uint64_t ksyms_time_ns;
 
@@ -75,6 +77,14 @@ static void load_ksyms(struct trec_session *s)
 	if (err && !s->opt->quiet)
 		fprintf(stderr, "trecord: warning: no kernel symbols (/proc/kallsyms: %s)\n",
 			err == -EPERM ? "addresses hidden by kptr_restrict" : strerror(-err));
+}
+
+static int write_jitsyms(void *ctx, const struct trec_jitsyms *j)
+{
+	struct trec_session *s = ctx;
+	struct trec_writer *w = trec_output_lock(&s->out);
+
+	return w ? trec_output_unlock(&s->out, trec_write_jitsyms(w, j)) : -EIO;
 }
 
 static void write_metrics(struct trec_session *s, uint64_t *bpf)
@@ -137,6 +147,12 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 	err = trec_output_open(&s->out, o->output, o->force, msg, sizeof(msg));
 	if (err)
 		goto fail;
+	s->jit = trec_jit_capture_new(write_jitsyms, s, &s->cnt, o->verbose, o->quiet);
+	if (!s->jit) {
+		err = -ENOMEM;
+		snprintf(msg, sizeof(msg), "out of memory");
+		goto fail;
+	}
 	err = trec_meta_write(&s->out, o);
 	if (err) {
 		snprintf(msg, sizeof(msg), "writing %s failed: %s", trec_output_name(&s->out),
@@ -152,6 +168,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		    .queue = &s->queue,
 		    .touched = s->touched,
 		    .py = s->py.py,
+		    .jit = s->jit,
 		    .ksyms = &s->ksyms,
 		    .ksyms_time_ns = s->ksyms_time_ns,
 		    .ring_fd = s->fd.trace_events,
@@ -195,6 +212,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		.cnt = &s->cnt,
 		.touched = s->touched,
 		.py = &s->py,
+		.jit = s->jit,
 		.fds = &s->fds,
 		.pid_events_fd = s->fd.pid_events,
 		.inhibit_fd = s->fd.inhibit_events,
@@ -360,6 +378,8 @@ static void teardown(struct trec_session *s)
 	stop_threads(s);
 	trec_consumer_free(&s->consumer);
 	trec_syncer_free(&s->syncer);
+	trec_jit_capture_free(s->jit);
+	s->jit = NULL;
 	trec_python_session_stop(&s->py);
 	trec_touched_free(s->touched);
 	s->touched = NULL;
@@ -445,6 +465,9 @@ int trec_record(const struct trec_options *opt, int *die_sig)
 	trec_bpf_detach_tracking(&s.bpf);
 	stop_threads(&s);
 	loader_done = stop_loader(&s);
+	/* names of JIT code the samples hit, before the metrics count them */
+	if (!trec_stop_hurry())
+		trec_jit_finish(s.jit, trec_now_ns());
 	write_metrics(&s, bpf);
 	trec_stop_signals_wait(0);
 	if (trec_stop_hurry() && opt->archive_level != TREC_ARCHIVE_NONE && !opt->quiet)

@@ -17,6 +17,7 @@
 #include "record/interp/python/python_session.h"
 #include "record/io/metrics.h"
 #include "record/io/output.h"
+#include "record/jit/capture.h"
 #include "record/procs/pid_sync.h"
 #include "record/syncer.h"
 #include "record/unwind/map_sinks.h"
@@ -111,6 +112,13 @@ static void drain_reports(struct trec_syncer *s)
 
 #define REQUEST_BATCH 256
 
+static void sync_exited(struct trec_syncer *s, uint32_t pid)
+{
+	trec_pid_sync_exited(s->sync, pid);
+	/* its JIT names are read once its last samples are in */
+	trec_jit_on_exit(s->x.jit, pid, trec_now_ns());
+}
+
 /* Whether reqs after i ask for a full sync of pid (its exec): a fork copy
  * would give the new image the parent's mappings until then. */
 static bool exec_follows(const struct trec_sync_req *reqs, size_t i, size_t n, uint32_t pid)
@@ -141,7 +149,7 @@ static void drain_requests(struct trec_syncer *s)
 			else if (r->kind == TREC_SYNC_FORK && !exec_follows(reqs, i, n, r->pid))
 				trec_pid_sync_fork(s->sync, r->pid, r->parent);
 			else if (r->kind == TREC_SYNC_EXIT)
-				trec_pid_sync_exited(s->sync, r->pid);
+				sync_exited(s, r->pid);
 			else if (r->kind == TREC_SYNC_PREFETCH)
 				trec_pid_sync_prefetch(s->sync, r->pid);
 			else if (r->kind == TREC_SYNC_MARK)
@@ -193,6 +201,7 @@ static void *sync_main(void *arg)
 		drain_requests(s);
 		drain_reports(s);
 		trec_pid_sync_reap(s->sync, false);
+		trec_jit_tick(s->x.jit, trec_now_ns());
 		if (trec_now_ns() - last_sweep > SWEEP_INTERVAL_NS) {
 			trec_pid_sync_sweep(s->sync);
 			last_sweep = trec_now_ns();
@@ -246,6 +255,7 @@ static int write_mappings(void *ctx, const struct trec_mapping_snapshot *m)
 
 	if (s->x.touched) /* its files explain the pid's absolute frames */
 		trec_touched_mappings(s->x.touched, m);
+	trec_jit_on_mappings(s->x.jit, m);
 	return w ? trec_output_unlock(s->x.out, trec_write_mappings(w, m)) : -EIO;
 }
 

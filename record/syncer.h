@@ -16,6 +16,7 @@
 #include "record/unwind/delta_loader.h"
 
 struct perf_buffer;
+struct trec_jit_capture;
 struct trec_map_fds;
 struct trec_output;
 struct trec_pid_event_msg;
@@ -46,6 +47,7 @@ struct trec_syncer_ctx {
 	struct trecord_counters *cnt;
 	struct trec_touched *touched;    /* or NULL */
 	struct trec_python_session *py;
+	struct trec_jit_capture *jit;    /* perf maps, jitdump (record/jit/capture.h) */
 	struct trec_map_fds *fds;        /* trie and delta maps */
 	int pid_events_fd, inhibit_fd, exec_files_fd, report_events_fd;
 };

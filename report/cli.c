@@ -22,11 +22,20 @@ static const char usage[] =
 	"\n"
 	"Output (default: a summary of the top functions, like perf report):\n"
 	"  --folded             folded stacks for flamegraph.pl: comm;root;...;leaf count\n"
+	"  --flamegraph         an interactive SVG flame graph (zoom, search)\n"
+	"  --json               JSON Lines, one sample per line with its frames\n"
 	"  --perf-script        perf script text with callchains (speedscope, Firefox\n"
 	"                       Profiler, stackcollapse-perf.pl)\n"
 	"  --pprof              gzipped pprof profile.proto (needs -o or a non-tty stdout)\n"
 	"  --info               header, host facts, processes, record counts, metrics\n"
 	"  -o, --output FILE    write to FILE instead of stdout\n"
+	"\n"
+	"Differential profile (--diff BASE.tr NEW.tr):\n"
+	"  --diff               compare two recordings: with --folded \"stack base new\"\n"
+	"                       lines, with --flamegraph a differential flame graph,\n"
+	"                       else the functions that changed most\n"
+	"  --normalize          scale the base to the new total (flame graph colours\n"
+	"                       and the summary's changes; folded stays raw counts)\n"
 	"\n"
 	"Filters:\n"
 	"  --pid PID[,PID...]   only these processes\n"
@@ -38,7 +47,7 @@ static const char usage[] =
 	"  --no-kernel          the same as --user-only\n"
 	"  --kernel-only        drop user frames (and samples with only user frames)\n"
 	"\n"
-	"Folded output:\n"
+	"Folded stacks and flame graph:\n"
 	"  --folded-pid         root frame comm-PID\n"
 	"  --folded-tid         root frame comm-PID/TID\n"
 	"\n"
@@ -64,6 +73,10 @@ static const char usage[] =
 
 enum {
 	OPT_FOLDED = 256,
+	OPT_FLAMEGRAPH,
+	OPT_JSON,
+	OPT_DIFF,
+	OPT_NORMALIZE,
 	OPT_PERF_SCRIPT,
 	OPT_PPROF,
 	OPT_INFO,
@@ -87,6 +100,11 @@ enum {
 
 static const struct option long_opts[] = {
 	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "flamegraph", no_argument, NULL, OPT_FLAMEGRAPH },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "diff", no_argument, NULL, OPT_DIFF },
+	{ "normalize", no_argument, NULL, OPT_NORMALIZE },
+	{ "normalise", no_argument, NULL, OPT_NORMALIZE },
 	{ "perf-script", no_argument, NULL, OPT_PERF_SCRIPT },
 	{ "pprof", no_argument, NULL, OPT_PPROF },
 	{ "info", no_argument, NULL, OPT_INFO },
@@ -255,6 +273,10 @@ int rp_options_parse(int argc, char **argv, struct rp_options *o)
 			break;
 		switch (c) {
 		case OPT_FOLDED: o->output = RP_OUT_FOLDED; nout++; break;
+		case OPT_FLAMEGRAPH: o->output = RP_OUT_FLAMEGRAPH; nout++; break;
+		case OPT_JSON: o->output = RP_OUT_JSON; nout++; break;
+		case OPT_DIFF: o->diff = true; break;
+		case OPT_NORMALIZE: o->diff_normalize = true; break;
 		case OPT_PERF_SCRIPT: o->output = RP_OUT_PERF_SCRIPT; nout++; break;
 		case OPT_PPROF: o->output = RP_OUT_PPROF; nout++; break;
 		case OPT_INFO: o->output = RP_OUT_INFO; nout++; break;
@@ -326,9 +348,16 @@ int rp_options_parse(int argc, char **argv, struct rp_options *o)
 	o->debug_dirs[ndebug] = "/usr/lib/debug";
 	o->debug_dirs[ndebug + 1] = NULL;
 	if (nout > 1)
-		return bad("choose one of --folded, --perf-script, --pprof, --info");
+		return bad("choose one of --folded, --perf-script, --pprof, --info, --flamegraph, --json");
 	if (o->user_only && o->kernel_only)
 		return bad("--user-only and --kernel-only exclude each other");
+	if (o->diff && argc - optind != 2)
+		return bad("--diff takes two recordings: BASE.tr NEW.tr");
+	if (o->diff && o->output != RP_OUT_SUMMARY && o->output != RP_OUT_FOLDED &&
+	    o->output != RP_OUT_FLAMEGRAPH)
+		return bad("--diff writes a summary, --folded or --flamegraph");
+	if (o->diff_normalize && !o->diff)
+		return bad("--normalize goes with --diff");
 	if (optind >= argc)
 		return bad("no recording given");
 	o->inputs = argv + optind;

@@ -12,6 +12,8 @@
 enum rp_output {
 	RP_OUT_SUMMARY = 0,
 	RP_OUT_FOLDED,
+	RP_OUT_FLAMEGRAPH,
+	RP_OUT_JSON,
 	RP_OUT_PERF_SCRIPT,
 	RP_OUT_PPROF,
 	RP_OUT_INFO,
@@ -44,6 +46,8 @@ struct rp_options {
 	enum rp_source sources[RP_MAX_SYMSRC]; /* in order; nsources 0: default */
 	size_t nsources;
 	const char *extract_dir; /* --extract-archive DIR */
+	bool diff;              /* --diff BASE NEW: inputs[0] against inputs[1] */
+	bool diff_normalize;    /* scale the base to the new total */
 };
 
 /*

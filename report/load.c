@@ -17,6 +17,7 @@
 #include "format/archive/archive_reader.h"
 #include "report/archive/archive_store.h"
 #include "report/symbols/ksyms.h"
+#include "report/jit/jitsyms.h"
 #include "trec_types.h"
 
 struct load_ctx {
@@ -219,6 +220,7 @@ static void load_record(struct rp_model *m, uint32_t rec, const struct trec_reco
 		break;
 	case TREC_REC_SYMTAB: load_symtab(m, &r->u.blob); break;
 	case TREC_REC_PYCODE: load_pycode(rr, &r->u.blob); break;
+	case TREC_REC_JITSYMS: rp_jit_add(&m->jit, &m->strs, rec, &r->u.jitsyms); break;
 	default:
 		break; /* BLOB: not used yet */
 	}

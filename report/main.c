@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * treport: reads trecord recordings, symbolizes their stacks offline and
- * writes a summary, folded stacks, perf script text, pprof or --info.
+ * writes a summary, folded stacks, perf script text, pprof, --info, a flame
+ * graph, JSON Lines, or a diff of two recordings.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -40,6 +41,8 @@ int main(int argc, char **argv)
 	/* per-sample times are needed for perf script order and --time */
 	m.keep_events = o.output == RP_OUT_PERF_SCRIPT || o.time_set;
 	int status = 0;
+	/* and for --json, which writes each sample with its time */
+	m.keep_events = m.keep_events || o.output == RP_OUT_JSON;
 	for (int i = 0; i < o.ninputs; i++)
 		if (rp_load_file(&m, o.inputs[i], &o) < 0)
 			status = 1;
@@ -70,9 +73,13 @@ int main(int argc, char **argv)
 		status = 1;
 		goto cleanup;
 	}
-	switch (o.output) {
+	if (o.diff)
+		status = rp_output_diff(&r, out);
+	else switch (o.output) {
 	case RP_OUT_SUMMARY: status = rp_output_summary(&r, out); break;
 	case RP_OUT_FOLDED: status = rp_output_folded(&r, out); break;
+	case RP_OUT_FLAMEGRAPH: status = rp_output_flamegraph(&r, out); break;
+	case RP_OUT_JSON: status = rp_output_json(&r, out); break;
 	case RP_OUT_PERF_SCRIPT: status = rp_output_perf_script(&r, out); break;
 	case RP_OUT_PPROF: status = rp_output_pprof(&r, out); break;
 	case RP_OUT_INFO: status = rp_output_info(&r, out); break;

@@ -9,6 +9,7 @@
 
 #include "format/archive/archive_reader.h"
 #include "report/archive/archive_store.h"
+#include "report/jit/jitsyms.h"
 #include "upper_bound.h"
 
 void rp_model_init(struct rp_model *m)
@@ -29,6 +30,7 @@ void rp_model_free(struct rp_model *m)
 	}
 	free(m->recs);
 	trec_archive_store_free(m->archives);
+	rp_jit_free(m->jit);
 	free(m->files);
 	trec_itab_free(&m->file_index);
 	for (size_t i = 0; i < m->nprocs; i++)

@@ -67,6 +67,7 @@ struct rp_metric {
 };
 
 struct trec_pyframes;
+struct rp_jit;
 
 struct rp_recording {
 	uint32_t path; /* string id */
@@ -145,6 +146,9 @@ struct rp_model {
 	/* Embedded symbols (SYMTAB records), created on the first one;
 	 * format/archive/archive_reader.h. */
 	struct trec_archive_store *archives;
+	/* Names of JIT code (JITSYMS records), created on the first one;
+	 * report/jit/jitsyms.h. */
+	struct rp_jit *jit;
 };
 
 void rp_model_init(struct rp_model *m);

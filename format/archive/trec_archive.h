@@ -39,6 +39,8 @@ enum trec_arc_source {
 	TREC_ARC_SRC_MINIDEBUG = 4,  /* .gnu_debugdata (MiniDebugInfo) */
 	TREC_ARC_SRC_DEBUGFILE = 8,  /* a separate debug file (build-id/debuglink) */
 	TREC_ARC_SRC_DWARF = 16,     /* DWARF lines/inlines were available */
+	TREC_ARC_SRC_GOPCLNTAB = 32, /* Go's .gopclntab: symbols of a stripped Go
+				      * binary and/or the Go text's lines/inlines */
 };
 
 /* Levels: what trecord embeds (--archive=...). */

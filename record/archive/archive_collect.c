@@ -3,7 +3,8 @@
  * What an archive holds, read with libdwfl: function symbols (.symtab, or
  * .dynsym plus MiniDebugInfo, or the symtab of the debug file libdwfl finds
  * by build-id or .gnu_debuglink) and, at level FULL, the DWARF line rows
- * and the address ranges of every inlined call.
+ * and the address ranges of every inlined call. A Go binary's functions,
+ * lines and inlined calls come from its .gopclntab (record/archive/).
  *
  * Addresses are ELF vaddrs of the file itself: the module is reported at
  * bias 0 and every DWARF address is moved by its CU's bias.
@@ -19,6 +20,7 @@
 #include <gelf.h>
 
 #include "record/archive/archive_build.h"
+#include "record/archive/gopclntab_archive.h"
 
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
@@ -359,6 +361,8 @@ int arc_collect(struct arc_builder *b, const char *path, const uint8_t *bid,
 	if (level >= TREC_ARCHIVE_FULL &&
 	    collect_dwarf(b, mod, bias, level == TREC_ARCHIVE_SAMPLED ? addrs : NULL, naddrs) > 0)
 		b->t.sources |= TREC_ARC_SRC_DWARF;
+	/* Go: names a stripped binary's functions, and lines its Go text. */
+	b->t.sources |= arc_collect_gopclntab(b, elf, level, addrs, naddrs);
 	if (b->oom)
 		err = -ENOMEM;
 out:

@@ -39,7 +39,10 @@
 	X(PY_CODE_WRITTEN, "python: code object descriptions written")         \
 	X(PY_CODE_UNREADABLE, "python: code objects that could not be read")   \
 	X(PY_CODE_STALE, "python: code objects replaced before they were read") \
-	X(PID_FORK_COPIES, "forked processes synced from their parent's mappings")
+	X(PID_FORK_COPIES, "forked processes synced from their parent's mappings") \
+	X(JIT_FILES_READ, "jit: perf maps and jitdump files read")             \
+	X(JIT_SYMBOLS_WRITTEN, "jit: JIT names written (JITSYMS entries)")      \
+	X(JIT_BAD_INPUT, "jit: malformed perf map lines and jitdump records")
 
 #define TRECORD_METRIC_BASE 1000
 enum trecord_metric {

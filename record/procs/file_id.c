@@ -81,6 +81,33 @@ int trec_file_id_from_contents(int fd, uint64_t size, uint64_t *id)
 	return 0;
 }
 
+/* Whether the file has CFI the unwinder uses: a cheap look at the section
+ * headers, before its deltas are extracted. Go's .debug_frame does not
+ * count: it does not track rbp and ends stacks with an error at goexit,
+ * and gc keeps frame pointers (record/unwind/ehframe_gaps.c). */
+static bool elf_has_cfi(Elf *elf)
+{
+	bool eh = false, debug = false, go = false;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh) || !(n = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		go |= !strcmp(n, ".gopclntab") || !strcmp(n, ".go.buildinfo") ||
+		      !strcmp(n, ".note.go.buildid");
+		if (sh.sh_type == SHT_NOBITS || !sh.sh_size)
+			continue;
+		eh |= !strcmp(n, ".eh_frame");
+		debug |= !strcmp(n, ".debug_frame");
+	}
+	return eh || (debug && !go);
+}
+
 static void read_elf_facts(Elf *elf, struct trec_file *f)
 {
 	const void *bid = NULL;
@@ -96,6 +123,7 @@ static void read_elf_facts(Elf *elf, struct trec_file *f)
 	}
 	link = dwelf_elf_gnu_debuglink(elf, &crc);
 	f->debuglink = strdup(link ? link : "");
+	f->has_cfi = elf_has_cfi(elf);
 
 	if (elf_getphdrnum(elf, &nph))
 		return;

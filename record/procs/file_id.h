@@ -34,6 +34,9 @@ struct trec_file {
 	uint32_t build_id_len;
 	char *debuglink;  /* "" if none */
 	bool is_elf;
+	/* Has .eh_frame or .debug_frame: BPF walks it by stack deltas, else
+	 * by frame pointer (Go binaries: gc writes no .eh_frame). */
+	bool has_cfi;
 	struct trec_elf_load loads[TREC_MAX_LOADS];
 	size_t num_loads;
 };

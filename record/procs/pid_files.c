@@ -168,6 +168,7 @@ void pid_sync_publish_exec_file(struct trec_pid_sync *s, const struct trec_proc_
 	struct trec_exec_file_value v = {
 		.file_id = f->file_id,
 		.vaddr_minus_offset = (int64_t)(vaddr - m->offset),
+		.unwinder = trec_pid_sync_unwinder(m->path, f),
 	};
 
 	if (!s->ops->exec_file || !fs || (fs->published && fs->published_offset == m->offset))

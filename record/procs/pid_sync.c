@@ -56,6 +56,17 @@ static void resolve_mapping(struct trec_pid_sync *s, uint32_t pid, const struct 
 	pid_sync_publish_exec_file(s, m, o->f, vaddr);
 }
 
+uint8_t trec_pid_sync_unwinder(const char *path, const struct trec_file *f)
+{
+	if (f)
+		return f->is_elf && f->has_cfi ? TREC_PROG_UNWIND_NATIVE : TREC_UNWIND_FRAME_POINTER;
+	/* [vdso] is a file; [vsyscall] is in the kernel's half. "[anon:NAME]"
+	 * is a named anonymous mapping, as JITs may make. */
+	if (path[0] == '[' && strncmp(path, "[anon:", 6))
+		return TREC_PROG_UNWIND_NATIVE;
+	return TREC_UNWIND_FRAME_POINTER;
+}
+
 /* One executable mapping into the scratch lists. */
 static int add_mapping(struct trec_pid_sync *s, uint32_t pid, const struct trec_proc_map *m,
 		       struct sync_scratch *sc)
@@ -72,7 +83,8 @@ static int add_mapping(struct trec_pid_sync *s, uint32_t pid, const struct trec_
 				 &(struct trec_pid_page_value){
 					 .file_id = file_id,
 					 .bias_and_unwinder = bias |
-						((uint64_t)TREC_PROG_UNWIND_NATIVE << TREC_UNWINDER_SHIFT),
+						((uint64_t)trec_pid_sync_unwinder(m->path, o.f)
+						 << TREC_UNWINDER_SHIFT),
 				 });
 	tm = trec_vec_push(&sc->snap);
 	sg = trec_vec_push(&sc->sigs);

@@ -89,6 +89,10 @@ void trec_pid_sync_get_stats(const struct trec_pid_sync *s, struct trec_pid_sync
 void trec_pid_sync_free(struct trec_pid_sync *s);
 
 struct trec_file;
+/* The LPM selector (enum trec_unwinder) of an executable mapping of path,
+ * described as f (NULL: anonymous, or not readable): stack deltas for ELF
+ * files with CFI, frame pointers for JIT code and files without CFI. */
+uint8_t trec_pid_sync_unwinder(const char *path, const struct trec_file *f);
 /* The file a FILE record was written for, and a path that reads it now
  * (the vdso's copy for [vdso]); NULL if the id is unknown. */
 const struct trec_file *trec_pid_sync_file(struct trec_pid_sync *s, uint64_t file_id,

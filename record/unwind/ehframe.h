@@ -58,4 +58,15 @@ int trec_cfi_rows(Elf *elf, Dwarf_CFI *cfi, Elf_Scn *scn, bool eh_frame,
 		  const struct trec_exec_ranges *exec, struct trec_rows *out,
 		  size_t *fdes, size_t *unsupported);
 
+/*
+ * FRAME_POINTER rows (and exact prologue rows) for the code between rows
+ * that keeps a frame pointer: Go files, or gaps whose functions mostly
+ * start with push %rbp; mov %rsp,%rbp (record/unwind/ehframe_gaps.c).
+ * rows: normalized. out: normalized, disjoint from rows.
+ */
+int trec_fp_gap_rows(Elf *elf, const struct trec_exec_ranges *exec, const struct trec_rows *rows,
+		     struct trec_rows *out);
+/* Built by gc: a .gopclntab, .go.buildinfo or Go build-id section. */
+bool trec_elf_is_go(Elf *elf);
+
 #endif /* TREC_EHFRAME_H */

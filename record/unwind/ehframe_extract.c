@@ -6,9 +6,12 @@
  * Sources, highest priority first:
  *  1. rt_sigreturn trampolines found by their code bytes (SIGNAL);
  *  2. .eh_frame (via libdw);
- *  3. .debug_frame (via libdw), for code .eh_frame does not cover;
+ *  3. .debug_frame (via libdw), for code .eh_frame does not cover (not
+ *     Go's: it does not track rbp, frame pointers do better, 6.);
  *  4. PLT sections without CFI (synthesized rules);
- *  5. the ELF entry point's code, when no CFI covers it (STOP).
+ *  5. the ELF entry point's code, when no CFI covers it (STOP);
+ *  6. code without CFI that keeps a frame pointer (FRAME_POINTER, only on
+ *     evidence: ehframe_gaps.c).
  * Each source gives rows; rows are painted by priority, and every gap
  * between rows gets an INVALID delta so uncovered code never inherits the
  * rule of the code before it.
@@ -146,7 +149,7 @@ static int cfi_sources(struct extract *x)
 			dwarf_cfi_end(cfi);
 		}
 	}
-	Elf_Scn *dbgf = find_section(x->elf, ".debug_frame");
+	Elf_Scn *dbgf = trec_elf_is_go(x->elf) ? NULL : find_section(x->elf, ".debug_frame");
 	if (!err && dbgf) {
 		Dwarf *dbg = dwarf_begin_elf(x->elf, DWARF_C_READ, NULL);
 		Dwarf_CFI *cfi = dbg ? dwarf_getcfi(dbg) : NULL;
@@ -218,6 +221,23 @@ static int entry_stop_row(struct extract *x)
 	return err;
 }
 
+/* The gaps that keep a frame pointer get FRAME_POINTER rules. */
+static int fp_gap_rows(struct extract *x)
+{
+	struct trec_rows fp = { 0 }, out = { 0 };
+	int err = trec_fp_gap_rows(x->elf, &x->exec, &x->src[0], &fp);
+
+	err = err ?: (fp.n ? trec_rows_paint(&x->src[0], &fp, &out) : 0);
+	if (!err && fp.n) {
+		trec_rows_free(&x->src[0]);
+		x->src[0] = out;
+	} else {
+		trec_rows_free(&out);
+	}
+	trec_rows_free(&fp);
+	return err;
+}
+
 static int push_entry(struct trec_file_deltas *d, size_t *cap, uint64_t addr,
 		      const struct trec_row *rule)
 {
@@ -285,6 +305,7 @@ int trec_deltas_extract(const char *path, struct trec_file_deltas *out)
 	err = err ?: signal_rows(&x);
 	err = err ?: paint_sources(&x);
 	err = err ?: entry_stop_row(&x);
+	err = err ?: fp_gap_rows(&x);
 	err = err ?: build_entries(&x.src[0], out);
 	out->fdes = x.fdes;
 	out->unsupported_rules = x.unsupported;

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "trec_types.h"
+#include "report/jit/jitsyms.h"
 
 static const char *const metric_names[] = {
 #define TREC_X(name, desc) #name,
@@ -132,6 +133,10 @@ static void print_recording(FILE *out, const struct rp_report *r, uint32_t rec)
 	if (rr->max_ns >= rr->min_ns && rr->samples_read)
 		fprintf(out, ", over %.3f s", (double)(rr->max_ns - rr->min_ns) / 1e9);
 	fprintf(out, "\n  kernel syms: %zu\n", rr->nksyms);
+	uint64_t jt, je;
+	rp_jit_counts(m->jit, rec, &jt, &je);
+	if (jt)
+		fprintf(out, "  JIT names:   %" PRIu64 " in %" PRIu64 " table(s) (perf maps, jitdump)\n", je, jt);
 
 	size_t nprocs = 0;
 	for (size_t i = 0; i < m->nprocs; i++)

@@ -17,6 +17,10 @@ struct rp_report {
 
 /* Each returns 0, or -1 after printing why (write errors included). */
 int rp_output_folded(const struct rp_report *r, FILE *out);
+int rp_output_flamegraph(const struct rp_report *r, FILE *out);
+int rp_output_json(const struct rp_report *r, FILE *out);
+/* --diff: recording 0 (base) against 1 (new), as a summary, folded or flame graph. */
+int rp_output_diff(const struct rp_report *r, FILE *out);
 int rp_output_perf_script(const struct rp_report *r, FILE *out);
 int rp_output_pprof(const struct rp_report *r, FILE *out);
 int rp_output_summary(const struct rp_report *r, FILE *out);
@@ -31,5 +35,9 @@ uint32_t rp_agg_syms(const struct rp_report *r, const struct rp_agg *a, uint32_t
 
 /* Sample period in ns of a recording (from META freq_hz), 0 if unknown. */
 uint64_t rp_period_ns(const struct rp_model *m, uint32_t rec);
+
+/* What an aggregate's count measures, for labels ("samples"; an event
+ * weighed in time would say so here). */
+const char *rp_weight_unit(const struct rp_report *r);
 
 #endif /* RP_OUTPUT_H */

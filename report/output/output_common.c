@@ -25,3 +25,9 @@ uint64_t rp_period_ns(const struct rp_model *m, uint32_t rec)
 {
 	return m->recs[rec].period_ns;
 }
+
+const char *rp_weight_unit(const struct rp_report *r)
+{
+	(void)r;
+	return "samples";
+}

@@ -3,115 +3,97 @@
  * Folded stacks for flamegraph.pl: "comm;root;...;leaf count", one line
  * per distinct stack, sorted. Frame names follow stackcollapse-perf.pl so
  * that `treport --perf-script | stackcollapse-perf.pl` and `treport
- * --folded` agree: an unresolved frame is [dso basename], ';' becomes ':'
- * and quotes are dropped; inlined functions are frames of their own.
+ * --folded` agree (frame_names.h): an unresolved frame is [dso basename],
+ * ';' becomes ':' and quotes are dropped; inlined functions are frames of
+ * their own.
  */
-#include "report/output/output.h"
+#include "report/output/folded.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void add_name(struct rp_buf *b, const char *name)
+#include "report/output/frame_names.h"
+
+static void add_name(struct rp_buf *b, const char *name, bool root)
 {
 	for (const char *p = name; *p; p++) {
 		if (*p == '"' || *p == '\'')
 			continue;
-		char c = *p == ';' ? ':' : *p;
+		/* the root (comm) has spaces made '_' as stackcollapse does */
+		char c = *p == ';' ? ':' : root && *p == ' ' ? '_' : *p;
 		rp_buf_add(b, &c, 1);
 	}
 }
 
-static void add_frame(struct rp_buf *b, const struct rp_report *r, const struct rp_sym *sym)
+static uint64_t sat_add(uint64_t a, uint64_t b)
 {
-	const struct rp_strtab *st = &r->m->strs;
-	if (!sym->resolved && (sym->kind == RP_SYM_NATIVE || sym->kind == RP_SYM_KERNEL)) {
-		const char *dso = rp_str(st, sym->dso);
-		if (!strcmp(dso, "[unknown]")) {
-			rp_buf_adds(b, ";[unknown]");
-			return;
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+void rp_folded_collect(const struct rp_report *r, struct rp_folded *f, unsigned ncols)
+{
+	struct rp_namer *nm = rp_namer_new(r);
+	struct rp_buf b = { 0 };
+	memset(f, 0, sizeof(*f));
+	f->ncols = ncols ? ncols : 1;
+	rp_strtab_init(&f->lines);
+
+	for (size_t i = 0; i < r->m->naggs; i++) {
+		const struct rp_agg *a = &r->m->aggs[i];
+		if (!a->count)
+			continue;
+		const struct rp_nframe *fr;
+		uint32_t n = rp_namer_stack(nm, a, &fr);
+		rp_buf_reset(&b);
+		for (uint32_t k = 0; k < n; k++) {
+			if (k)
+				rp_buf_add(&b, ";", 1);
+			add_name(&b, rp_str(&r->m->strs, fr[k].name), k == 0);
 		}
-		const char *base = strrchr(dso, '/');
-		rp_buf_adds(b, ";[");
-		add_name(b, base ? base + 1 : dso);
-		rp_buf_adds(b, "]");
-		return;
+		size_t before = f->lines.count;
+		uint32_t id = rp_strtab_intern_n(&f->lines, b.p, b.len);
+		RP_GROW(f->counts, f->cap, ((size_t)id + 1) * f->ncols);
+		if (f->lines.count > before)
+			memset(f->counts + (size_t)id * f->ncols, 0, f->ncols * sizeof(*f->counts));
+		unsigned col = f->ncols > 1 && a->rec < f->ncols ? a->rec : 0;
+		uint64_t *c = &f->counts[(size_t)id * f->ncols + col];
+		*c = sat_add(*c, a->count);
 	}
-	if (sym->kind == RP_SYM_PYTHON) { /* "function (file.py:line)" */
-		rp_buf_adds(b, ";");
-		add_name(b, rp_str(st, sym->label));
-		return;
-	}
-	const struct rp_line *l = rp_sym_lines(r->s, sym);
-	for (uint32_t i = sym->nlines; i-- > 0;) { /* caller first */
-		rp_buf_adds(b, ";");
-		add_name(b, rp_str(st, l[i].func));
-	}
+	rp_buf_free(&b);
+	rp_namer_free(nm);
 }
-
-/* The root frame: comm, with spaces made '_' as stackcollapse does. */
-static void add_root(struct rp_buf *b, const struct rp_report *r, const struct rp_agg *a)
-{
-	char comm[32];
-	rp_comm_name(r->m, a, comm, sizeof(comm));
-	for (char *p = comm; *p; p++)
-		if (*p == ' ')
-			*p = '_';
-	add_name(b, comm);
-	if (r->o->folded_tid)
-		rp_buf_printf(b, "-%u/%u", a->pid, a->tid);
-	else if (r->o->folded_pid)
-		rp_buf_printf(b, "-%u", a->pid);
-}
-
-struct folded {
-	struct rp_strtab lines;
-	uint64_t *counts;
-	size_t cap;
-};
 
 static int cmp_line(const void *a, const void *b, void *tab)
 {
 	return strcmp(rp_str(tab, *(const uint32_t *)a), rp_str(tab, *(const uint32_t *)b));
 }
 
+uint32_t *rp_folded_sorted(const struct rp_folded *f, size_t *n)
+{
+	*n = f->lines.count - 1;
+	uint32_t *order = xcalloc(*n ? *n : 1, sizeof(*order));
+	for (size_t i = 0; i < *n; i++)
+		order[i] = (uint32_t)(i + 1);
+	qsort_r(order, *n, sizeof(*order), cmp_line, (void *)&f->lines);
+	return order;
+}
+
+void rp_folded_free(struct rp_folded *f)
+{
+	free(f->counts);
+	rp_strtab_free(&f->lines);
+}
+
 int rp_output_folded(const struct rp_report *r, FILE *out)
 {
-	struct folded f = { 0 };
-	struct rp_buf b = { 0 };
-	uint32_t *syms = NULL;
-	size_t capsyms = 0;
-	rp_strtab_init(&f.lines);
-
-	for (size_t i = 0; i < r->m->naggs; i++) {
-		const struct rp_agg *a = &r->m->aggs[i];
-		if (!a->count)
-			continue;
-		rp_buf_reset(&b);
-		add_root(&b, r, a);
-		uint32_t n = rp_agg_syms(r, a, &syms, &capsyms);
-		for (uint32_t k = 0; k < n; k++)
-			add_frame(&b, r, rp_sym_get(r->s, syms[k]));
-		size_t before = f.lines.count;
-		uint32_t id = rp_strtab_intern_n(&f.lines, b.p, b.len);
-		RP_GROW(f.counts, f.cap, (size_t)id + 1);
-		if (f.lines.count > before)
-			f.counts[id] = 0;
-		f.counts[id] = f.counts[id] + a->count < f.counts[id] ? UINT64_MAX : f.counts[id] + a->count;
-	}
-
-	size_t n = f.lines.count - 1; /* id 0 is the empty string, never a line */
-	uint32_t *order = xcalloc(n ? n : 1, sizeof(*order));
-	for (size_t i = 0; i < n; i++)
-		order[i] = (uint32_t)(i + 1);
-	qsort_r(order, n, sizeof(*order), cmp_line, &f.lines);
+	struct rp_folded f;
+	size_t n;
+	rp_folded_collect(r, &f, 1);
+	uint32_t *order = rp_folded_sorted(&f, &n);
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, "%s %" PRIu64 "\n", rp_str(&f.lines, order[i]), f.counts[order[i]]);
-
 	free(order);
-	free(syms);
-	free(f.counts);
-	rp_buf_free(&b);
-	rp_strtab_free(&f.lines);
+	rp_folded_free(&f);
 	return 0;
 }

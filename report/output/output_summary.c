@@ -1,53 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * The default output: perf report --stdio at a glance. Functions are
- * (shared object, symbol) pairs as perf's default sort keys them, without
- * inlined frames; "self" counts samples whose leaf is in the function,
- * "total" (perf's children) samples with the function anywhere on the
- * stack, once per stack however deep the recursion.
+ * The default output: perf report --stdio at a glance, the top functions
+ * by self and by total samples (func_stats.h).
  */
-#include "report/output/output.h"
+#include "report/output/func_stats.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct func {
-	uint32_t dso, label;
-	uint64_t self, total;
-	size_t stamp; /* last aggregate counted in total, + 1 */
-};
-
-struct summary {
-	struct func *funcs;
-	size_t n, cap;
-	struct trec_itab index;
-};
-
-struct func_key {
-	const struct summary *s;
-	uint32_t dso, label;
-};
-
-static bool func_eq(const void *ctx, uint32_t idx)
-{
-	const struct func_key *k = ctx;
-	return k->s->funcs[idx].dso == k->dso && k->s->funcs[idx].label == k->label;
-}
-
-static struct func *func_get(struct summary *s, const struct rp_sym *sym)
-{
-	struct func_key k = { s, sym->dso, sym->label };
-	uint64_t h = rp_hash_u64(((uint64_t)sym->dso << 32) | sym->label);
-	uint32_t i = trec_itab_find(&s->index, h, func_eq, &k);
-	if (i == TREC_ITAB_NONE) {
-		RP_GROW(s->funcs, s->cap, s->n + 1);
-		i = (uint32_t)s->n++;
-		s->funcs[i] = (struct func){ .dso = sym->dso, .label = sym->label };
-		rp_itab_insert(&s->index, h, i);
-	}
-	return &s->funcs[i];
-}
 
 struct u64_set {
 	uint64_t *keys;
@@ -86,18 +46,18 @@ static void u64_set_free(struct u64_set *s)
 
 static int cmp_self(const void *a, const void *b, void *ctx)
 {
-	const struct func *f = ctx, *x = &f[*(const uint32_t *)a], *y = &f[*(const uint32_t *)b];
-	if (x->self != y->self)
-		return x->self > y->self ? -1 : 1;
-	return x->total > y->total ? -1 : x->total < y->total;
+	const struct rp_func *f = ctx, *x = &f[*(const uint32_t *)a], *y = &f[*(const uint32_t *)b];
+	if (x->self[0] != y->self[0])
+		return x->self[0] > y->self[0] ? -1 : 1;
+	return x->total[0] > y->total[0] ? -1 : x->total[0] < y->total[0];
 }
 
 static int cmp_total(const void *a, const void *b, void *ctx)
 {
-	const struct func *f = ctx, *x = &f[*(const uint32_t *)a], *y = &f[*(const uint32_t *)b];
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
-	return x->self > y->self ? -1 : x->self < y->self;
+	const struct rp_func *f = ctx, *x = &f[*(const uint32_t *)a], *y = &f[*(const uint32_t *)b];
+	if (x->total[0] != y->total[0])
+		return x->total[0] > y->total[0] ? -1 : 1;
+	return x->self[0] > y->self[0] ? -1 : x->self[0] < y->self[0];
 }
 
 static double pct(uint64_t v, uint64_t total)
@@ -105,7 +65,7 @@ static double pct(uint64_t v, uint64_t total)
 	return total ? 100.0 * (double)v / (double)total : 0.0;
 }
 
-static void print_table(FILE *out, const struct rp_report *r, const struct summary *s,
+static void print_table(FILE *out, const struct rp_report *r, const struct rp_funcs *s,
 			uint32_t *order, bool by_self, uint64_t total)
 {
 	const struct rp_strtab *st = &r->m->strs;
@@ -115,14 +75,14 @@ static void print_table(FILE *out, const struct rp_report *r, const struct summa
 			  "Top functions by total samples (self + children)");
 	size_t rows = s->n < r->o->top ? s->n : r->o->top;
 	for (size_t i = 0; i < rows; i++) {
-		const struct func *f = &s->funcs[order[i]];
-		uint64_t v = by_self ? f->self : f->total;
+		const struct rp_func *f = &s->funcs[order[i]];
+		uint64_t v = by_self ? f->self[0] : f->total[0];
 		if (!v)
 			break;
 		const char *dso = rp_str(st, f->dso);
 		const char *base = strrchr(dso, '/');
-		fprintf(out, "  %6.2f%%  %6.2f%%  %8" PRIu64 "  %-20s  %s\n", pct(f->self, total),
-			pct(f->total, total), v, base ? base + 1 : dso, rp_str(st, f->label));
+		fprintf(out, "  %6.2f%%  %6.2f%%  %8" PRIu64 "  %-20s  %s\n", pct(f->self[0], total),
+			pct(f->total[0], total), v, base ? base + 1 : dso, rp_str(st, f->label));
 	}
 	fprintf(out, "\n");
 }
@@ -130,27 +90,14 @@ static void print_table(FILE *out, const struct rp_report *r, const struct summa
 int rp_output_summary(const struct rp_report *r, FILE *out)
 {
 	struct rp_model *m = r->m;
-	struct summary s = { 0 };
-	uint32_t *syms = NULL;
-	size_t capsyms = 0;
+	struct rp_funcs s;
 	uint64_t total = 0, cpu_ns = 0, threads = 0, procs = 0;
 
+	rp_funcs_collect(r, &s, 1);
 	for (size_t i = 0; i < m->naggs; i++) {
 		const struct rp_agg *a = &m->aggs[i];
-		if (!a->count)
-			continue;
 		total += a->count;
 		cpu_ns += a->count * rp_period_ns(m, a->rec);
-		uint32_t n = rp_agg_syms(r, a, &syms, &capsyms);
-		for (uint32_t k = 0; k < n; k++) {
-			struct func *f = func_get(&s, rp_sym_get(r->s, syms[k]));
-			if (f->stamp != i + 1) {
-				f->stamp = i + 1;
-				f->total += a->count;
-			}
-			if (k == n - 1)
-				f->self += a->count;
-		}
 	}
 	/* distinct threads and processes among the kept samples */
 	struct u64_set pids = { 0 }, tids = { 0 };
@@ -192,8 +139,6 @@ int rp_output_summary(const struct rp_report *r, FILE *out)
 		print_table(out, r, &s, order, false, total);
 		free(order);
 	}
-	free(syms);
-	free(s.funcs);
-	trec_itab_free(&s.index);
+	rp_funcs_free(&s);
 	return 0;
 }

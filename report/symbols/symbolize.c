@@ -13,6 +13,7 @@
 #include "report/symbols/demangle.h"
 #include "report/interp/python/python_frames.h"
 #include "report/symbols/ksyms.h"
+#include "report/jit/jitsyms.h"
 #include "trec_types.h"
 #include "symbolize_rule.h"
 
@@ -291,6 +292,23 @@ static void symbolize_error(struct rp_symbolizer *s, struct rp_sym *sym)
 	add_line(s, sym->name, 0, 0);
 }
 
+/* JIT code: the runtime's name verbatim (as perf shows it), the dso perf
+ * shows, and the line of a jitdump's rows. */
+static void symbolize_jit(struct rp_symbolizer *s, struct rp_sym *sym, uint64_t key,
+			  uint64_t lookup_addr)
+{
+	struct rp_jit_hit h;
+
+	rp_jit_get(s->m->jit, key, lookup_addr, &h);
+	sym->resolved = true;
+	sym->dso = intern_clean(s, h.dso);
+	sym->name = sym->label = intern_clean(s, h.name);
+	sym->sym_off = sym->addr - h.start;
+	sym->first_line = (uint32_t)s->nlines;
+	sym->nlines = 1;
+	add_line(s, sym->name, h.file ? intern_clean(s, h.file) : 0, h.line);
+}
+
 /* Python frames are named from the recording's PYCODE records: the
  * label "function (file.py:line)", one line {function, file, line}. */
 static void symbolize_python(struct rp_symbolizer *s, struct rp_sym *sym, uint32_t rec,
@@ -349,6 +367,11 @@ uint32_t rp_symbolize(struct rp_symbolizer *s, uint32_t rec, uint32_t pid, uint6
 	} else if (absolute) {
 		k.a = ((uint64_t)rec << 32) | pid;
 		k.b = f->addr;
+		/* JIT code at this pc changes with time: which entry names it */
+		uint64_t jit = rp_jit_key(s->m->jit, rec, pid, time_ns,
+					  trec_frame_lookup_addr(f->addr, f->flags));
+		k.rec = (uint32_t)(jit >> 32);
+		k.pid = (uint32_t)jit;
 	} else if (f->kind == TREC_FRAME_PYTHON) {
 		/* a code object address means something in one process only */
 		k.a = f->file_id;
@@ -390,6 +413,9 @@ uint32_t rp_symbolize(struct rp_symbolizer *s, uint32_t rec, uint32_t pid, uint6
 			sym.addr = f->addr - mp->bias;
 			sym.file_id = file->file_id;
 			symbolize_native(s, &sym, file, lookup - mp->bias);
+		} else if (k.rec) {
+			sym.file_id = 0;
+			symbolize_jit(s, &sym, ((uint64_t)k.rec << 32) | k.pid, lookup);
 		} else {
 			sym.file_id = 0;
 			sym.dso = mp && rp_str(&s->m->strs, mp->path)[0] ? intern_clean(s, rp_str(&s->m->strs, mp->path))

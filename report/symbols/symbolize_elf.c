@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "report/symbols/symsrc_gopclntab.h"
 #include "upper_bound.h"
 #include "report/util.h"
 
@@ -49,6 +50,8 @@ struct elf_handle {
 	struct cu_funcs *cus;
 	size_t ncus, capcus;
 	struct trec_itab cu_index;
+	struct gopclntab *go; /* a Go binary's .gopclntab, read on first use */
+	bool go_tried;
 };
 
 struct func_range {
@@ -103,6 +106,7 @@ static void elf_close(void *handle)
 		free(h->cus[i].r);
 	free(h->cus);
 	trec_itab_free(&h->cu_index);
+	rp_gopclntab_close(h->go);
 	free(h);
 }
 
@@ -473,7 +477,14 @@ static int elf_lookup(void *handle, uint64_t addr, struct rp_symres *res)
 		res->symname = sym->name;
 		res->sym_start = sym->start;
 	}
-	add_dwarf_lines(h, addr, res);
+	if (!h->go_tried) {
+		GElf_Addr bias;
+		h->go_tried = true;
+		h->go = rp_gopclntab_open(dwfl_module_getelf(h->mod, &bias));
+	}
+	/* Go text: the table Go's tracebacks read, stripped or not. */
+	if (!h->go || !rp_gopclntab_lookup(h->go, addr, res))
+		add_dwarf_lines(h, addr, res);
 	return 0;
 }
 

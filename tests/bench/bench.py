@@ -30,6 +30,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+sys.path.insert(0, os.path.join(HERE, "..", "runtimes"))
+import bench_runtimes  # noqa: E402
 import bpf_owned  # noqa: E402
 import stacks  # noqa: E402
 
@@ -447,6 +449,7 @@ def render(res, tools, freqs, mid):
             cells.append("n/a" if not q or not q[1] else
                          "%.1f%% (%d/%d)" % (100.0 * q[0] / q[1], q[0], q[1]))
         L.append("| %s | %s |" % (w, " | ".join(cells)))
+    L.extend(bench_runtimes.table_rows(res, res.get("runtime_rows", []), tools))
     if res["bpf"]:
         L.append("")
         L.append("**BPF cost** of trecord at %d Hz (kernel.bpf_stats_enabled): run "
@@ -490,6 +493,8 @@ def main():
     ap.add_argument("--secs", type=float, default=1.0, help="workload time alone")
     ap.add_argument("--freqs", default="99,999,4000")
     ap.add_argument("--readme", help="write the tables into this README's markers")
+    ap.add_argument("--runtime-secs", type=float, default=2.5,
+                    help="JIT and Go workload time for the quality rows (0: none)")
     a = ap.parse_args()
     os.makedirs(a.out_dir, exist_ok=True)
     b = Bench(a)
@@ -501,6 +506,8 @@ def main():
         b.overhead()
         b.sizes()
         b.report_and_quality()
+        if a.runtime_secs > 0:
+            bench_runtimes.quality(b, a.runtime_secs)
         b.bpf_cost()
     except BenchError as e:
         log("bench: " + str(e))

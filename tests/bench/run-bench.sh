@@ -4,6 +4,7 @@
 # go to build/bench/results.json. BENCH_README=1 also writes the tables
 # into README.md's Benchmarks section.
 #   BENCH_RUNS (5)  BENCH_SECS (1.0)  BENCH_FREQS (99,999,4000)
+#   BENCH_RUNTIME_SECS (2.5; 0: no Node/Java/Go/Python rows, tests/runtimes)
 set -eu
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -22,4 +23,5 @@ python3 tests/bench/bench.py \
 	--trecord "${TRECORD:-$ROOT/build/trecord}" --treport "${TREPORT:-$ROOT/build/treport}" \
 	--workloads "$ROOT/build/workloads" --out-dir "$out" \
 	--runs "${BENCH_RUNS:-5}" --secs "${BENCH_SECS:-1.0}" --freqs "${BENCH_FREQS:-99,999,4000}" \
+	--runtime-secs "${BENCH_RUNTIME_SECS:-2.5}" \
 	"${readme[@]}"

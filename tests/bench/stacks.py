@@ -10,18 +10,26 @@ their dso; perf marks inlined frames with the dso "inlined".
 import os
 import re
 
-FRAME_RE = re.compile(r"^\s+([0-9a-fA-F]+)\s+(.*?)\s+\((.*)\)\s*$")
+# The dso is the last "(...)": names may hold parentheses and spaces
+# ("StubRoutines (1)", "f (x.py:16)", Java signatures).
+FRAME_RE = re.compile(r"^\s+([0-9a-fA-F]+)\s+(.*)\s+\(([^()]*)\)\s*$")
 OFFSET_RE = re.compile(r"\+0x[0-9a-fA-F]+$")
 
 
 def parse_samples(lines):
     """Yields each sample as a list of (symbol, dso) frames, leaf first."""
-    frames = None
+    for _, frames in parse_samples_headers(lines):
+        yield frames
+
+
+def parse_samples_headers(lines):
+    """Yields (header line, frames) for each sample."""
+    header, frames = None, None
     for line in lines:
         line = line.rstrip("\n")
         if not line.strip():
             if frames is not None:
-                yield frames
+                yield header, frames
             frames = None
             continue
         if line[0] in " \t":
@@ -30,10 +38,10 @@ def parse_samples(lines):
                 frames.append((OFFSET_RE.sub("", m.group(2)), m.group(3)))
             continue
         if frames is not None:  # a header right after another sample
-            yield frames
-        frames = []
+            yield header, frames
+        header, frames = line, []
     if frames is not None:
-        yield frames
+        yield header, frames
 
 
 def is_kernel_dso(dso):

@@ -34,7 +34,7 @@ MAX_FRAMES = 4096
 
 TYPE_NAMES = {1: "META", 2: "SAMPLE", 3: "MAPPINGS", 4: "PID_EVENT", 5: "FILE",
               6: "KSYMS", 7: "METRICS", 8: "SUMMARY", 9: "SYMTAB", 10: "PYCODE",
-              11: "BLOB"}
+              11: "BLOB", 12: "JITSYMS"}
 STACK, THREAD = 32, 33
 U64 = (1 << 64) - 1
 
@@ -221,6 +221,42 @@ def decode(rtype, c, tables):
         for k in ("start_ns", "end_ns", "samples", "lost"):
             r[k] = c.varint()
         r["exit_status"], r["flags"] = c.s32(), c.u32()
+    elif name == "JITSYMS":
+        r["time_ns"] = c.varint()
+        for k in ("pid", "source", "flags", "bad"):
+            r[k] = c.u32()
+        r["path"] = c.string()
+        nfiles, nentries, nrows = c.count(1), c.count(7), c.count(3)
+        if nfiles + 7 * nentries + 3 * nrows > c.left():
+            raise Corrupt("JITSYMS counts cannot fit")
+        r["files"] = [c.string() for _ in range(nfiles)]
+        entries, start, load, rows = [], 0, 0, 0
+        for _ in range(nentries):
+            start = (start + c.svarint()) & U64
+            size = c.varint()
+            if start + size > U64:
+                raise Corrupt("JIT entry past 2^64")
+            load = (load + c.svarint()) & U64
+            life = c.varint()
+            if life and load + life - 1 > U64:
+                raise Corrupt("JIT entry end past 2^64")
+            e = {"start": start, "size": size, "load_ns": load,
+                 "end_ns": load + life - 1 if life else 0, "code_index": c.varint(),
+                 "name": c.string(), "lines": []}
+            n, addr = c.u32(), start
+            rows += n
+            if rows > nrows:
+                raise Corrupt("JIT rows over nrows")
+            for _ in range(n):
+                addr = (addr + c.svarint()) & U64
+                line, f = c.u32(), c.u32()
+                if f >= nfiles:
+                    raise Corrupt("JIT row file index out of range")
+                e["lines"].append({"addr": addr, "line": line, "file": f})
+            entries.append(e)
+        if rows != nrows:
+            raise Corrupt("JIT rows do not add up to nrows")
+        r["entries"] = entries
     else:  # SYMTAB, PYCODE, BLOB
         r["file_id"], r["subtype"] = c.varint(), c.u32()
         r["data"] = c.raw(MAX_ULEN).hex()

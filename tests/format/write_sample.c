@@ -150,6 +150,35 @@ static void json_record(FILE *f, const struct trec_record *r)
 		U("lost", s->lost); I("exit_status", s->exit_status); U("flags", s->flags);
 		break;
 	}
+	case TREC_REC_JITSYMS: {
+		const struct trec_jitsyms *j = &r->u.jitsyms;
+
+		U("time_ns", j->time_ns); U("pid", j->pid); U("source", j->source);
+		U("flags", j->flags); U("bad", j->bad); S("path", j->path);
+		fputs("\"files\": [", f);
+		for (uint32_t i = 0; i < j->num_files; i++) {
+			fputs(i ? ", " : "", f);
+			json_str(f, j->files[i]);
+		}
+		fputs("], \"entries\": [", f);
+		for (uint32_t i = 0; i < j->num_entries; i++) {
+			const struct trec_jit_entry *e = &j->entries[i];
+
+			fputs(i ? ", {" : "{", f);
+			U("start", e->start); U("size", e->size); U("load_ns", e->load_ns);
+			U("end_ns", e->end_ns); U("code_index", e->code_index); S("name", e->name);
+			fputs("\"lines\": [", f);
+			for (uint32_t k = 0; k < e->num_lines; k++) {
+				const struct trec_jit_line *l = &j->lines[e->first_line + k];
+
+				fprintf(f, "%s{\"addr\": %" PRIu64 ", \"line\": %u, \"file\": %u}",
+					k ? ", " : "", l->addr, l->line, l->file);
+			}
+			fputs("]}", f);
+		}
+		fputs("], ", f);
+		break;
+	}
 	default:
 		U("file_id", r->u.blob.file_id); U("subtype", r->u.blob.subtype);
 		fputs("\"data\": ", f); json_hex(f, r->u.blob.data, r->u.blob.len); fputs(", ", f);

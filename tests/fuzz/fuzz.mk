@@ -1,8 +1,11 @@
-# Reader and archive fuzzing (included by the top-level Makefile).
-#
+# Fuzzing (included by the top-level Makefile): the reader, the JIT and
+# .gopclntab parsers, and make fuzz-long (the reader and archive decoders).
 #   make fuzz                  fuzz the reader for FUZZ_SECONDS (default 300)
 #   build/fuzz_reader          the libFuzzer binary (ASan + UBSan), built by make test-build
 #   build/fuzz-corpus/         seed corpus written with libtrecformat (tests/fuzz/make_corpus.c)
+#   build/fuzz_perfmap, build/fuzz_jitdump   the JIT symbol file parsers (record/jit/),
+#                              seeds in build/fuzz-jit-corpus/{perfmap,jitdump}
+#   make fuzz-jit              fuzz both for FUZZ_SECONDS each
 #
 # The fuzz build compiles format/*.c itself with clang's fuzzer
 # instrumentation, independent of the plain and sanitizer builds.
@@ -12,14 +15,14 @@ FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -Iformat -Ibpf -Itests/unit \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_OPTS := -timeout=10 -rss_limit_mb=2048 -max_len=65536 -dict=tests/fuzz/trec.dict
 
-build/fuzz_reader: tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(call rwildcard,format,*.h)
+build/fuzz_reader: tests/fuzz/fuzz_reader.c $(FORMAT_CODEC_SRCS) $(call rwildcard,format,*.h)
 	@mkdir -p build
-	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(LIBS_FORMAT)
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_reader.c $(FORMAT_CODEC_SRCS) $(LIBS_FORMAT)
 
 build/fuzz_make_corpus: tests/fuzz/make_corpus.c tests/unit/format_fixture.h $(FORMAT_SRCS) $(call rwildcard,format,*.h)
 	@mkdir -p build
 	$(CC) -O1 -g -std=gnu11 -D_GNU_SOURCE -I. -Iformat -Ibpf -Itests/unit -o $@ \
-		tests/fuzz/make_corpus.c $(FORMAT_SRCS) $(LIBS_FORMAT)
+		tests/fuzz/make_corpus.c $(FORMAT_CODEC_SRCS) $(LIBS_FORMAT)
 
 build/fuzz-corpus/.stamp: build/fuzz_make_corpus
 	rm -rf build/fuzz-corpus; mkdir -p build/fuzz-corpus
@@ -28,11 +31,65 @@ build/fuzz-corpus/.stamp: build/fuzz_make_corpus
 
 TEST_EXTRA_TARGETS += build/fuzz_reader build/fuzz-corpus/.stamp
 
+# The JIT parsers read files the profiled process writes.
+JIT_FUZZ_SRCS := record/jit/jit_table.c record/jit/perfmap.c record/jit/jitdump.c
+JIT_FUZZ_DEPS := $(JIT_FUZZ_SRCS) $(wildcard record/jit/*.h) tests/fuzz/fuzz_jit.h $(FORMAT_CODEC_SRCS) $(call rwildcard,format,*.h)
+
+build/fuzz_perfmap build/fuzz_jitdump: build/fuzz_%: tests/fuzz/fuzz_%.c $(JIT_FUZZ_DEPS)
+	@mkdir -p build
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(JIT_FUZZ_SRCS) $(FORMAT_CODEC_SRCS) $(LIBS_FORMAT)
+
+build/fuzz_make_jit_corpus: tests/fuzz/make_jit_corpus.c tests/unit/jitdump_builder.h
+	@mkdir -p build
+	$(CC) -O1 -g -std=gnu11 -D_GNU_SOURCE -I. -Iformat -Ibpf -Itests/unit -o $@ $<
+
+build/fuzz-jit-corpus/.stamp: build/fuzz_make_jit_corpus
+	rm -rf build/fuzz-jit-corpus; mkdir -p build/fuzz-jit-corpus/perfmap build/fuzz-jit-corpus/jitdump
+	build/fuzz_make_jit_corpus build/fuzz-jit-corpus/perfmap build/fuzz-jit-corpus/jitdump
+	touch $@
+
+TEST_EXTRA_TARGETS += build/fuzz_perfmap build/fuzz_jitdump build/fuzz-jit-corpus/.stamp
+
 # New inputs go to build/fuzz-work (kept between runs); crashes to build/.
 fuzz: deps build/fuzz_reader build/fuzz-corpus/.stamp
 	mkdir -p build/fuzz-work
 	build/fuzz_reader $(FUZZ_OPTS) -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=build/ \
 		build/fuzz-work build/fuzz-corpus
+
+# ---- the .gopclntab parser ----------------------------------------------
+#
+#   make fuzz-gopclntab        fuzz it for FUZZ_SECONDS
+#   build/fuzz_gopclntab       the libFuzzer binary, built by make test-build
+#   build/fuzz-gopclntab-corpus/  seeds: the table of a Go tool (when Go is installed)
+
+build/fuzz_gopclntab: tests/fuzz/fuzz_gopclntab.c $(GOPCLN_SRCS) $(wildcard format/gopclntab/*.h)
+	@mkdir -p build
+	$(CLANG) $(FUZZ_CFLAGS) -I. -o $@ tests/fuzz/fuzz_gopclntab.c $(GOPCLN_SRCS) -lelf
+
+TEST_EXTRA_TARGETS += build/fuzz_gopclntab
+
+# A seed is a mode byte (fuzz_gopclntab.c) then the input: 1 = a raw table.
+build/fuzz-gopclntab-corpus/.stamp: build/fuzz_gopclntab
+	rm -rf build/fuzz-gopclntab-corpus; mkdir -p build/fuzz-gopclntab-corpus
+	printf '\002' > build/fuzz-gopclntab-corpus/empty-header
+	tool=$$(go env GOTOOLDIR 2>/dev/null)/addr2line; \
+	if [ -f "$$tool" ] && objcopy -O binary --only-section=.gopclntab "$$tool" $@.tab; then \
+		{ printf '\001'; cat $@.tab; } > build/fuzz-gopclntab-corpus/go-addr2line-table; \
+	fi; rm -f $@.tab
+	touch $@
+
+.PHONY: fuzz-gopclntab
+fuzz-gopclntab: deps build/fuzz_gopclntab build/fuzz-gopclntab-corpus/.stamp
+	mkdir -p build/fuzz-gopclntab-work
+	build/fuzz_gopclntab -timeout=10 -rss_limit_mb=2048 -max_len=4194304 \
+		-max_total_time=$(FUZZ_SECONDS) -artifact_prefix=build/ \
+		build/fuzz-gopclntab-work build/fuzz-gopclntab-corpus
+
+.PHONY: fuzz-jit
+fuzz-jit: deps build/fuzz_perfmap build/fuzz_jitdump build/fuzz-jit-corpus/.stamp
+	for t in perfmap jitdump; do mkdir -p build/fuzz-work-$$t; \
+		build/fuzz_$$t -timeout=10 -rss_limit_mb=2048 -max_len=65536 -max_total_time=$(FUZZ_SECONDS) \
+			-artifact_prefix=build/ build/fuzz-work-$$t build/fuzz-jit-corpus/$$t || exit 1; done
 
 # ---- make fuzz-long: both decoders, >= 10^7 executions in all ---------------
 #

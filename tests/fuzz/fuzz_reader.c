@@ -108,6 +108,23 @@ static uint64_t touch(const struct trec_record *r)
 		s += r->u.summary.start_ns + r->u.summary.end_ns + r->u.summary.samples +
 		     r->u.summary.lost + (uint32_t)r->u.summary.exit_status + r->u.summary.flags;
 		break;
+	case TREC_REC_JITSYMS: {
+		const struct trec_jitsyms *j = &r->u.jitsyms;
+
+		s += j->time_ns + j->pid + j->source + j->flags + j->bad + touch_str(j->path);
+		for (uint32_t i = 0; i < j->num_files; i++)
+			s += touch_str(j->files[i]);
+		for (uint32_t i = 0; i < j->num_entries; i++) {
+			const struct trec_jit_entry *e = &j->entries[i];
+
+			s += e->start + e->size + e->load_ns + e->end_ns + e->code_index;
+			s += touch_str(e->name);
+			for (uint32_t k = 0; k < e->num_lines; k++) /* rows are in bounds */
+				s += j->lines[e->first_line + k].addr + j->lines[e->first_line + k].line +
+				     touch_str(j->files[j->lines[e->first_line + k].file]);
+		}
+		break;
+	}
 	default:
 		s += r->u.blob.file_id + r->u.blob.subtype + touch_bytes(r->u.blob.data, r->u.blob.len);
 		break;

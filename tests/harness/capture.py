@@ -25,6 +25,12 @@
 #   TREC_CASE_PYREF    a file the workload wrote at the stop point with its
 #                      own Python stack ("qualname TAB file TAB line TAB
 #                      entry" lines): copied into the cases as "pyframe"
+#   TREC_CASE_GDB_INIT gdb commands (";"-separated) run before the program
+#                      starts, e.g. symbol-file of an unstripped build
+#   TREC_CASE_GDB_STOPPED  gdb commands run at the stop, before gdb's
+#                      backtrace is taken (e.g. add-symbol-file for JIT code)
+#
+# Anonymous executable mappings (JIT code) are written as maps with no path.
 import os
 import shlex
 import subprocess
@@ -52,6 +58,12 @@ def read_maps(pid):
     return maps
 
 
+def run_commands(var):
+    for cmd in env(var, "").split(";"):
+        if cmd.strip():
+            gdb.execute(cmd.strip(), to_string=True)
+
+
 def stop_inferior():
     bp = env("TREC_CASE_BREAK")
     gdb.execute("set pagination off")
@@ -59,6 +71,7 @@ def stop_inferior():
     gdb.execute("set backtrace past-main on")
     gdb.execute("set backtrace past-entry on")
     gdb.execute("set breakpoint pending on")
+    run_commands("TREC_CASE_GDB_INIT")
     if bp:
         b = gdb.Breakpoint(bp)
         b.ignore_count = int(env("TREC_CASE_SKIP", "0"))
@@ -120,7 +133,9 @@ def write_case(path, pid, tid, maps, vdso_path, core):
                 continue
             if p == "[vdso]" and vdso_path:
                 p = vdso_path
-            elif not p.startswith("/"):
+            elif p.startswith("[anon:"):
+                p = ""
+            elif p and not p.startswith("/"):
                 continue
             out.write("map %x %x %x %s\n" % (lo, hi, off, p))
         if core:
@@ -147,6 +162,7 @@ def write_case(path, pid, tid, maps, vdso_path, core):
 def main():
     prefix = env("TREC_CASE_OUT")
     stop_inferior()
+    run_commands("TREC_CASE_GDB_STOPPED")
     inf = gdb.selected_inferior()
     pid = inf.pid
     maps = read_maps(pid)

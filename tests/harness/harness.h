@@ -80,6 +80,9 @@ int harness_stack_delta(struct harness_env *e, uint64_t file_id, uint64_t vaddr,
 int harness_lpm_update(struct harness_env *e, const struct trec_pid_page_key *k,
 		       const struct trec_pid_page_value *v);
 int harness_lpm_delete(struct harness_env *e, const struct trec_pid_page_key *k);
+/* Entries for [start, end) of pid, split as trecord splits it. */
+int harness_lpm_add_range(struct harness_env *e, uint32_t pid, uint64_t start, uint64_t end,
+			  uint64_t file_id, uint64_t bias, uint8_t unwinder);
 /* Longest-prefix match: tries prefix lengths 96 down to 32. */
 struct trec_pid_page_value *harness_lpm_lookup(struct harness_env *e,
 					       const struct trec_pid_page_key *k);

@@ -25,7 +25,7 @@ struct harness_pyframe {
 struct harness_case {
 	uint32_t pid, tid;
 	struct harness_regs regs;
-	struct harness_map *maps; /* executable, file-backed */
+	struct harness_map *maps; /* executable; path "" for anonymous memory */
 	size_t num_maps;
 	struct harness_mem *mem;
 	size_t num_mem;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"
+#include "record/procs/lpm.h"
 
 static uint64_t prefix_mask(uint32_t prefix_len)
 {
@@ -71,4 +72,24 @@ struct trec_pid_page_value *harness_lpm_lookup(struct harness_env *e,
 		}
 	}
 	return NULL;
+}
+
+int harness_lpm_add_range(struct harness_env *e, uint32_t pid, uint64_t start, uint64_t end,
+			  uint64_t file_id, uint64_t bias, uint8_t unwinder)
+{
+	struct trec_lpm_prefix pre[TREC_LPM_MAX_PREFIXES];
+	size_t n = trec_lpm_split(start, end, pre);
+	struct trec_pid_page_value v = {
+		.file_id = file_id,
+		.bias_and_unwinder = (bias & TREC_BIAS_MASK) | ((uint64_t)unwinder << TREC_UNWINDER_SHIFT),
+	};
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		struct trec_pid_page_key k;
+
+		trec_lpm_key(&k, pid, pre[i].addr, pre[i].bits);
+		err = harness_lpm_update(e, &k, &v);
+	}
+	return err;
 }

@@ -190,6 +190,10 @@ static int add_case_mapping(struct case_maps *cm, const struct harness_case *c,
 {
 	struct trec_file f;
 	uint64_t vaddr;
+	/* Anonymous memory: JIT code, walked by frame pointer. */
+	if (!m->path[0])
+		return harness_lpm_add_range(&cm->env, c->pid, m->start, m->end, 0, 0,
+					     trec_pid_sync_unwinder(m->path, NULL));
 	int fd = open(m->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -211,21 +215,10 @@ static int add_case_mapping(struct case_maps *cm, const struct harness_case *c,
 		if (err)
 			fprintf(stderr, "%s: no deltas: %s\n", m->path, strerror(-err));
 	}
-	struct trec_lpm_prefix pre[TREC_LPM_MAX_PREFIXES];
-	size_t n = trec_lpm_split(m->start, m->end, pre);
-	for (size_t i = 0; i < n; i++) {
-		struct trec_pid_page_key k;
-		struct trec_pid_page_value v = {
-			.file_id = f.file_id,
-			.bias_and_unwinder = (bias & TREC_BIAS_MASK) |
-					     ((uint64_t)TREC_PROG_UNWIND_NATIVE << TREC_UNWINDER_SHIFT),
-		};
-		trec_lpm_key(&k, c->pid, pre[i].addr, pre[i].bits);
-		if (harness_lpm_update(&cm->env, &k, &v))
-			break;
-	}
+	err = harness_lpm_add_range(&cm->env, c->pid, m->start, m->end, f.file_id, bias,
+				    trec_pid_sync_unwinder(m->path, &f));
 	trec_file_release(&f);
-	return 0;
+	return err;
 }
 
 static int maps_from_case(struct case_maps *cm, const struct harness_case *c, uint32_t *deltas,

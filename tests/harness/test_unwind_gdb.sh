@@ -20,6 +20,8 @@ capture() {
 	TREC_CASE_OUT=$d/$name TREC_CASE_BREAK=$brk TREC_CASE_SKIP=$skip \
 		TREC_CASE_STEPS=$steps TREC_CASE_THREADS=$threads \
 		TREC_CASE_STOP_IN=${TREC_CASE_STOP_IN:-} \
+		TREC_CASE_GDB_INIT=${TREC_CASE_GDB_INIT:-} \
+		TREC_CASE_GDB_STOPPED=${TREC_CASE_GDB_STOPPED:-} \
 		timeout 60 gdb -batch -nx -x "$CAPTURE" --args "$@" >"$d/$name.log" 2>&1
 	if compgen -G "$d/$name.t*.case" >/dev/null; then pass "capture $name"; else
 		fail "capture $name"; tail -5 "$d/$name.log"; fi
@@ -29,6 +31,13 @@ capture() {
 env_capture() {
 	local stop_in=$1; shift
 	TREC_CASE_STOP_IN=$stop_in capture "$@"
+}
+
+# gdb_capture INIT STOPPED ARGS...: capture with gdb commands run before
+# the start and at the stop.
+gdb_capture() {
+	local init=$1 stopped=$2; shift 2
+	TREC_CASE_GDB_INIT=$init TREC_CASE_GDB_STOPPED=$stopped capture "$@"
 }
 
 # attach NAME DELAY BINARY [ARGS...]: all threads wherever they are.
@@ -66,6 +75,24 @@ bg capture signal handler_spin 0 3 current "$W/sighandler" 5
 # an error (never guess their callers).
 bg env_capture "nocfi_inner nocfi_middle" partcfi cfi_leaf 0 3 current "$W/partcfi" 5
 bg capture realign leaf_spin 0 3 current "$W/realign" 5
+# Frame pointers, against gdb's CFI. jitlike runs frame-pointer code from
+# a copy in anonymous memory, between CFI'd code (rbp a general register
+# there) and libc; gdb unwinds the copy with the binary's own CFI added at
+# the copy's address. The stripped Go binary has no CFI at all; gdb reads
+# the unstripped build's .debug_frame (the same code).
+# fpgap's middle frames have no CFI but keep frame pointers (gdb: its
+# prologue analysis): walked by frame pointer, exactly in their prologue.
+bg capture fpgap cfi_leaf 0 3 current "$W/fpgap" 5
+bg capture fpgap-prologue '*fp_inner' 0 1 current "$W/fpgap" 5
+jitsyms="add-symbol-file $W/jitlike -o jit_gdb_offset"
+bg gdb_capture "" "$jitsyms" jit-qsort cmp_cb 100 0 current "$W/jitlike" 5
+bg gdb_capture "" "$jitsyms" jit-leaf rt_tick 0 2 current "$W/jitlike" 5
+gocases=
+if [ -x "$W/gostack-stripped" ]; then
+	bg gdb_capture "symbol-file $W/gostack" "" go-stripped stack.go:26 3 0 current \
+		"$W/gostack-stripped" 5
+	gocases="$d/go-stripped.*.case"
+fi
 bg attach busy-attached 0.5 "$W/busy" 5
 bg attach threads-attached 0.5 "$W/threads" 5
 bg attach sighandler-attached 0.5 "$W/sighandler" 5
@@ -86,7 +113,9 @@ cat "$d"/*.out
 # Again, offline, for a few: the processes are gone, the maps come from
 # the case files (the path for re-running saved cases).
 "$HARNESS" ${TREC_HARNESS_VERBOSE:+-v} "$d"/busy-recursion.*.case "$d"/signal.*.case \
-	"$d"/threads-attached.*.case "$d"/partcfi.*.case >"$d/offline.out" 2>"$d/offline.err"
+	"$d"/threads-attached.*.case "$d"/partcfi.*.case "$d"/jit-qsort.*.case "$d"/fpgap.*.case \
+	$gocases \
+	>"$d/offline.out" 2>"$d/offline.err"
 rc=$?
 sed "s/^\(PASS\|FAIL\): harness /\1: harness offline /" "$d/offline.out"
 check "harness offline: exits 0 (no sanitizer report)" [ "$rc" = 0 ]

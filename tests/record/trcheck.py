@@ -14,6 +14,8 @@ Prints key=value lines:
     function, by file path substring and ELF vaddr range), late_samples,
     late_clean (late samples not ending in an error frame),
     samples_A_with_B (late samples with frames in both functions)
+  jit_samples (late samples with a frame in anonymous executable memory:
+    an absolute frame in a snapshot mapping without file), jit_samples_with_NAME
   events_fork/exec/exit/comm, exec_filenames (count per filename)
   metrics_records, metric_NAME (last METRICS record), summary_samples
 """
@@ -94,6 +96,7 @@ def main(argv):
     reach = collections.Counter()
     late = clean = 0
     both = collections.Counter()
+    jit, jit_with = 0, collections.Counter()
     maxu = 0
     for s in samples:
         frames = s["frames"]
@@ -123,6 +126,12 @@ def main(argv):
                           for k, fl, fid, a in frames)]
             for name in hit:
                 reach[name] += 1
+            if any(k == 3 and fl & F_ABSOLUTE and
+                   any(m[2] == 0 and m[0] <= a < m[1] for m in maps[s["pid"]])
+                   for k, fl, fid, a in frames):
+                jit += 1
+                for name in hit:
+                    jit_with[name] += 1
             for a in hit:
                 for b in hit:
                     if a != b:
@@ -141,6 +150,9 @@ def main(argv):
         for fb in funcs:
             if fa != fb:
                 out["samples_%s_with_%s" % (fa[1], fb[1])] = both[(fa[1], fb[1])]
+    out["jit_samples"] = jit
+    for fsub, name, lo, hi in funcs:
+        out["jit_samples_with_" + name] = jit_with[name]
     for k in ("fork", "exec", "exit", "comm"):
         out["events_" + k] = ev[k]
     out["exec_filenames"] = ",".join("%s:%d" % kv for kv in sorted(exec_names.items()))

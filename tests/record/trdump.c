@@ -109,6 +109,20 @@ int main(int argc, char **argv)
 			       rec.u.summary.start_ns, rec.u.summary.end_ns, rec.u.summary.samples,
 			       rec.u.summary.lost, rec.u.summary.exit_status);
 			break;
+		case TREC_REC_JITSYMS: {
+			const struct trec_jitsyms *j = &rec.u.jitsyms;
+
+			printf("J %" PRIu64 " %u %u %u %u %u %s\n", j->time_ns, j->pid, j->source,
+			       j->flags, j->bad, j->num_entries, j->path);
+			for (uint32_t i = 0; i < j->num_entries; i++) {
+				const struct trec_jit_entry *e = &j->entries[i];
+
+				printf("JE %" PRIx64 " %" PRIx64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+				       " %u %s\n", e->start, e->size, e->load_ns, e->end_ns,
+				       e->code_index, e->num_lines, e->name);
+			}
+			break;
+		}
 		default:
 			printf("B %d %" PRIx64 " %u %u\n", rec.type, rec.u.blob.file_id,
 			       rec.u.blob.subtype, rec.u.blob.len);

@@ -1,5 +1,7 @@
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -50,6 +52,21 @@ if t.have_go():
     # unresolved frames: pprof shows the address, folded the [dso]; compare resolved stacks
     clean = lambda dct: {k: v for k, v in dct.items() if "[" not in k and "0x" not in k}
     t.check(clean(pf) == clean(folded) and clean(folded), "e2e: pprof stacks equal folded (resolved stacks)")
+
+svg = os.path.join(d, "busy.svg")
+t.treport(tr, "--flamegraph", "-o", svg)
+text = open(svg).read()
+lint = subprocess.run(["xmllint", "--noout", svg], capture_output=True, text=True) \
+    if shutil.which("xmllint") else None
+t.check((lint is None or lint.returncode == 0) and "<title>all (%d samples, 100.00%%)</title>" % nsamples in text and
+        all(">%s (" % f in text for f in ("main", "cmp_ints", "recurse", "qsort_r")),
+        "e2e: the flame graph (xmllint) holds the total and the workload's functions")
+js = [json.loads(l) for l in t.treport(tr, "--json").stdout.splitlines()]
+jf = {}
+for s in js:
+    k = ";".join([s["comm"]] + [f["name"].replace(";", ":") for f in reversed(s["frames"])])
+    jf[k] = jf.get(k, 0) + s["weight"]
+t.check(sum(s["weight"] for s in js) == nsamples and jf == folded, "e2e: --json holds every sample, stacks as --folded")
 
 summ = t.treport(tr).stdout
 t.check("cmp_ints" in summ and "samples" in summ.splitlines()[0], "e2e: summary names the hot function")

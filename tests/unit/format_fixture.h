@@ -71,6 +71,22 @@ static const struct trec_rec_frame fx_kframes[] = {
 	{ 0, 0xffffffff81000010ULL, 4, 2 },
 };
 
+static const char *const fx_jit_files[] = { "/app/a.js", "", "x\xc3\xa9.js" };
+static const struct trec_jit_line fx_jit_lines[] = {
+	{ 0x7f0000001000ULL, 1, 0 },
+	{ 0x7f0000001040ULL, 7, 2 },
+	{ 0, UINT32_MAX, 1 }, /* before its entry's start: a negative delta */
+};
+static const struct trec_jit_entry fx_jit_entries[] = {
+	{ 0x7f0000001000ULL, 0x80, 1000, 0, 1, "LazyCompile:*foo /app/a.js:1", 0, 2 },
+	{ 0x7f0000000800ULL, 0x40, 900, 5000, 2, "", 2, 0 },
+	{ UINT64_MAX - 0x10, 0x10, UINT64_MAX - 1, UINT64_MAX, UINT64_MAX, "edge", 2, 1 },
+};
+static const struct trec_jit_entry fx_perfmap_entries[] = {
+	{ 0x1000, 0x10, 0, 0, 0, "a b (c)", 0, 0 },
+	{ 0x1000, 0x20, 0, 0, 0, "dup", 0, 0 },
+};
+
 /* Deep user stack: filled by fx_init(). */
 static struct trec_rec_frame fx_uframes[200];
 static uint8_t fx_build_id64[64];
@@ -186,6 +202,16 @@ static inline void fx_init(void)
 		r->u.blob = blobs[i];
 	}
 
+	r = fx_add(TREC_REC_JITSYMS);
+	r->u.jitsyms = (struct trec_jitsyms){ 3000000, 4242, TREC_JIT_JITDUMP, TREC_JIT_F_FILTERED, 3,
+		"/home/u/jit-4242.dump", 3, fx_jit_files, 3, fx_jit_entries, 3, fx_jit_lines };
+	r = fx_add(TREC_REC_JITSYMS);
+	r->u.jitsyms = (struct trec_jitsyms){ 100, 1, TREC_JIT_PERF_MAP, 0, 0, "/tmp/perf-1.map",
+		0, NULL, 2, fx_perfmap_entries, 0, NULL };
+	r = fx_add(TREC_REC_JITSYMS); /* empty, and a source this reader does not know */
+	r->u.jitsyms = (struct trec_jitsyms){ UINT64_MAX, UINT32_MAX, 99, UINT32_MAX, UINT32_MAX, "",
+		0, NULL, 0, NULL, 0, NULL };
+
 	r = fx_add(TREC_REC_SUMMARY);
 	r->u.summary = (struct trec_summary){ 1000, 2000000, 8, 3, -1, 5 };
 }
@@ -206,6 +232,7 @@ static inline int fx_write(struct trec_writer *w, unsigned from, unsigned to)
 		case TREC_REC_KSYMS: err = trec_write_ksyms(w, &r->u.ksyms); break;
 		case TREC_REC_METRICS: err = trec_write_metrics(w, &r->u.metrics); break;
 		case TREC_REC_SUMMARY: err = trec_write_summary(w, &r->u.summary); break;
+		case TREC_REC_JITSYMS: err = trec_write_jitsyms(w, &r->u.jitsyms); break;
 		default: err = trec_write_blob(w, r->type, &r->u.blob); break;
 		}
 		if (err)
@@ -340,6 +367,29 @@ static inline int fx_equal(const struct trec_record *e, const struct trec_record
 		FX_CHECK(a->start_ns == b->start_ns && a->end_ns == b->end_ns);
 		FX_CHECK(a->samples == b->samples && a->lost == b->lost);
 		FX_CHECK(a->exit_status == b->exit_status && a->flags == b->flags);
+		break;
+	}
+	case TREC_REC_JITSYMS: {
+		const struct trec_jitsyms *a = &e->u.jitsyms, *b = &got->u.jitsyms;
+
+		FX_CHECK(a->time_ns == b->time_ns && a->pid == b->pid && a->source == b->source);
+		FX_CHECK(a->flags == b->flags && a->bad == b->bad && fx_str_eq(a->path, b->path));
+		FX_CHECK(a->num_files == b->num_files && a->num_entries == b->num_entries);
+		FX_CHECK(a->num_lines == b->num_lines);
+		for (uint32_t i = 0; i < a->num_files; i++)
+			FX_CHECK(fx_str_eq(a->files[i], b->files[i]));
+		for (uint32_t i = 0; i < a->num_entries; i++) {
+			const struct trec_jit_entry *x = &a->entries[i], *y = &b->entries[i];
+
+			FX_CHECK(x->start == y->start && x->size == y->size);
+			FX_CHECK(x->load_ns == y->load_ns && x->end_ns == y->end_ns);
+			FX_CHECK(x->code_index == y->code_index && fx_str_eq(x->name, y->name));
+			FX_CHECK(x->first_line == y->first_line && x->num_lines == y->num_lines);
+		}
+		for (uint32_t i = 0; i < a->num_lines; i++) {
+			FX_CHECK(a->lines[i].addr == b->lines[i].addr);
+			FX_CHECK(a->lines[i].line == b->lines[i].line && a->lines[i].file == b->lines[i].file);
+		}
 		break;
 	}
 	default: {

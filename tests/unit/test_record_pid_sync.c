@@ -215,8 +215,9 @@ int main(void)
 	int n0 = live_count(&f);
 	CHECK("pid_sync: resync after a new mapping", trec_pid_sync_pid(s, getpid()) == 0);
 	e = lookup(&f, getpid(), (uintptr_t)p + 4096);
-	CHECK("pid_sync: the anonymous executable mapping is covered, with file id 0",
-	      e >= 0 && f.v[e].file_id == 0);
+	CHECK("pid_sync: the anonymous executable mapping is covered, with file id 0, by frame pointer",
+	      e >= 0 && f.v[e].file_id == 0 &&
+	      f.v[e].bias_and_unwinder >> TREC_UNWINDER_SHIFT == TREC_UNWIND_FRAME_POINTER);
 	CHECK("pid_sync: a new snapshot, and the rate limit is reset", f.snapshots == 2 && f.resets == 2);
 	munmap(p, 3 * 4096);
 	CHECK("pid_sync: resync after unmapping", trec_pid_sync_pid(s, getpid()) == 0);

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The frame-pointer unwinder, for code that has no CFI but keeps rbp as a
+ * frame pointer: JIT code (V8, HotSpot with -XX:+PreserveFramePointer),
+ * Go (gc keeps frame pointers on amd64 and emits no .eh_frame), V8's
+ * embedded builtins. A frame that set up rbp has its frame record at rbp:
+ *
+ *   *(fp)     the caller's fp        caller's sp = fp + 16
+ *   *(fp + 8) the return address
+ *
+ * One step per frame, run by trec_unwind_one_frame() for frames whose
+ * mapping selects TREC_UNWIND_FRAME_POINTER and for the
+ * TREC_CMD_FRAME_POINTER delta command. It shares the native program's
+ * loop, so a stack that alternates JIT and CFI'd code costs no tail call
+ * per transition. Transitions work both ways because the CFI rules track
+ * rbp: after a delta step st->fp is the caller's rbp.
+ *
+ * Like perf -g, the chain starts at the sampled rbp: a leaf in a prologue
+ * or epilogue (rbp still its caller's) loses its caller, nothing else.
+ * Included by native_unwind.h.
+ */
+#ifndef TREC_FP_UNWIND_H
+#define TREC_FP_UNWIND_H
+
+/* A chain never climbs more than this above the sp the walk started from:
+ * thread stacks are 8 MiB by default; further up is another mapping. */
+#define TREC_FP_MAX_STACK (256ULL << 20)
+
+/* The frame record at st->fp -> the caller's cursor. *stop at the end of
+ * the chain, the ABI's fp 0: read from a frame record (Go's goexit, thread
+ * starts) or at the leaf (a process's first instructions). After a CFI
+ * step it is an error: the CFI'd callee may have clobbered it. */
+static __always_inline int trec_fp_step(struct trec_unwind_state *st, bool *stop)
+{
+	struct {
+		__u64 fp, ra;
+	} rec;
+	__u64 fp = st->fp;
+
+	if (fp == 0) {
+		if (!st->fp_chain && st->return_address)
+			return set_error(st, TREC_ERR_FP_ZERO, TREC_METRIC_FP_ZERO);
+		*stop = true;
+		increment_metric(TREC_METRIC_FP_STOPPED);
+		return 0;
+	}
+	if (fp & 7)
+		return set_error(st, TREC_ERR_FP_MISALIGNED, TREC_METRIC_FP_MISALIGNED);
+	/* A frame record lies above its frame's sp, so above every callee's:
+	 * this also keeps the chain strictly increasing (sp becomes fp + 16).
+	 * One exception, at the leaf: Go calls duffzero/duffcopy, which set up
+	 * no frame, with a record it wrote right below its sp, whose second
+	 * word is the return address the call pushed (fp = sp - 8). */
+	if (fp < st->sp && !(fp + 8 == st->sp && !st->return_address))
+		return set_error(st, TREC_ERR_FP_BELOW_SP, TREC_METRIC_FP_BELOW_SP);
+	if (fp + 8 - st->stack_lo >= TREC_FP_MAX_STACK) /* fp + 8 >= sp >= stack_lo */
+		return set_error(st, TREC_ERR_FP_OUTSIDE_STACK, TREC_METRIC_FP_OUTSIDE_STACK);
+	if (bpf_probe_read_user(&rec, sizeof(rec), (const void *)(unsigned long)fp))
+		return set_error(st, TREC_ERR_FP_RECORD_READ, TREC_METRIC_FP_RECORD_READ);
+	if (rec.ra < TREC_MIN_USER_PC || (rec.ra >> 63))
+		return set_error(st, TREC_ERR_FP_BAD_RETURN_ADDRESS,
+				 TREC_METRIC_FP_BAD_RETURN_ADDRESS);
+
+	st->cfa = fp + 16;
+	st->sp = fp + 16;
+	st->pc = rec.ra;
+	st->fp = rec.fp;
+	st->rax = st->r9 = st->r11 = st->r15 = 0;
+	st->return_address = 1;
+	st->fp_chain = 1;
+	increment_metric(TREC_METRIC_FP_FRAMES);
+	return 0;
+}
+
+#endif /* TREC_FP_UNWIND_H */

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * JIT symbol capture: which pids' perf maps and jitdump files trecord
+ * reads, when, and what of them it embeds (JITSYMS records, FORMAT.md
+ * §6.12).
+ *
+ *   samples (writer thread)  each native frame with a runtime pc (file id
+ *                            0: anonymous memory) adds the pc to its pid
+ *   mappings (sync thread)   a pid with anonymous executable mappings or a
+ *                            mapped jit-PID.dump is JIT-like: its ids
+ *                            (uid, pid in its namespace) and handles to its
+ *                            /tmp and dump file are taken while it lives
+ *   exit (sync thread)       a JIT-like pid's files are read a grace period
+ *                            later (its last samples may still be queued;
+ *                            a perf map written at exit is complete)
+ *   end of recording         every pid sampled in anonymous memory since
+ *                            its last read, and reads still due
+ *
+ * Only entries holding a sampled pc are embedded. The files belong to the
+ * profiled process and are opened like perf does: regular files owned by
+ * the process's user or root, no symlink at the last component, no
+ * blocking on a FIFO.
+ */
+#ifndef TREC_JIT_CAPTURE_H
+#define TREC_JIT_CAPTURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "record/jit/jit_table.h"
+
+struct trec_jit_capture;
+struct trecord_counters;
+
+struct trec_jit_capture *trec_jit_capture_new(trec_jit_write_fn write, void *ctx,
+					      struct trecord_counters *cnt, bool verbose,
+					      bool quiet);
+void trec_jit_capture_free(struct trec_jit_capture *c);
+
+/* A sample's user frames (writer thread). */
+void trec_jit_on_frames(struct trec_jit_capture *c, uint32_t pid, uint64_t time_ns,
+			const struct trec_rec_frame *f, uint32_t n);
+/* A mapping snapshot written for a pid (sync thread). */
+void trec_jit_on_mappings(struct trec_jit_capture *c, const struct trec_mapping_snapshot *m);
+/* The pid exited (sync thread). */
+void trec_jit_on_exit(struct trec_jit_capture *c, uint32_t pid, uint64_t now_ns);
+/* Reads whose grace period is over (sync thread, often). */
+void trec_jit_tick(struct trec_jit_capture *c, uint64_t now_ns);
+/* End of recording, the other threads stopped: every read still owed. */
+void trec_jit_finish(struct trec_jit_capture *c, uint64_t now_ns);
+
+#endif /* TREC_JIT_CAPTURE_H */

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: MIT
+/* JIT symbol tables: storage, limits and JITSYMS emission (jit_table.h). */
+#include "record/jit/jit_table.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOCK_BYTES (64u << 10)
+
+bool trec_jit_filter_covers(const struct trec_jit_filter *f, uint64_t start, uint64_t size)
+{
+	size_t lo = 0, hi;
+
+	if (!f)
+		return true;
+	/* the first pc >= start: is it below the end? */
+	hi = f->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->pcs[mid] < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < f->n && f->pcs[lo] - start < size;
+}
+
+void trec_jit_table_init(struct trec_jit_table *t, const struct trec_jit_limits *lim)
+{
+	memset(t, 0, sizeof(*t));
+	t->lim = lim ? *lim : TREC_JIT_LIMITS_DEFAULT;
+}
+
+void trec_jit_table_free(struct trec_jit_table *t)
+{
+	for (size_t i = 0; i < t->nblocks; i++)
+		free(t->blocks[i]);
+	free(t->blocks);
+	free(t->entries);
+	free(t->lines);
+	free(t->files);
+	free(t->file_hash);
+	memset(t, 0, sizeof(*t));
+}
+
+void trec_jit_table_bad(struct trec_jit_table *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (t->bad++)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(t->why, sizeof(t->why), fmt, ap);
+	va_end(ap);
+}
+
+/* A NUL-terminated copy of len bytes; NULL on -ENOMEM. */
+static const char *store(struct trec_jit_table *t, const char *s, size_t len)
+{
+	char *d;
+
+	if (len + 1 > t->left) {
+		size_t sz = len + 1 > BLOCK_BYTES ? len + 1 : BLOCK_BYTES;
+		char **b = realloc(t->blocks, (t->nblocks + 1) * sizeof(*b));
+
+		if (!b)
+			return NULL;
+		t->blocks = b;
+		if (!(b[t->nblocks] = malloc(sz)))
+			return NULL;
+		t->cur = b[t->nblocks++];
+		t->left = sz;
+	}
+	d = t->cur;
+	memcpy(d, s, len);
+	d[len] = 0;
+	t->cur += len + 1;
+	t->left -= len + 1;
+	return d;
+}
+
+static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
+{
+	uint32_t n = *cap ? *cap : 64;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n = n > UINT32_MAX / 2 ? UINT32_MAX : n * 2;
+	q = realloc(*p, (size_t)n * elem);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+int64_t trec_jit_table_add(struct trec_jit_table *t, uint64_t start, uint64_t size,
+			   uint64_t load_ns, uint64_t code_index, const char *name, size_t len)
+{
+	struct trec_jit_entry *e;
+	const char *nm;
+
+	if (t->n >= t->lim.max_entries) {
+		t->flags |= TREC_JIT_F_TRUNCATED;
+		return -E2BIG;
+	}
+	if (len > t->lim.max_name)
+		len = t->lim.max_name;
+	if (grow((void **)&t->entries, &t->cap, t->n + 1, sizeof(*t->entries)) ||
+	    !(nm = store(t, name, len)))
+		return -ENOMEM;
+	e = &t->entries[t->n];
+	*e = (struct trec_jit_entry){
+		.start = start,
+		.size = size,
+		.load_ns = load_ns,
+		.code_index = code_index,
+		.name = nm,
+		.first_line = t->nlines,
+	};
+	return t->n++;
+}
+
+int trec_jit_table_add_line(struct trec_jit_table *t, uint64_t addr, uint32_t line,
+			    uint32_t file)
+{
+	if (!t->n)
+		return -EINVAL;
+	if (t->nlines >= t->lim.max_lines) {
+		t->flags |= TREC_JIT_F_TRUNCATED;
+		return -E2BIG;
+	}
+	if (grow((void **)&t->lines, &t->caplines, t->nlines + 1, sizeof(*t->lines)))
+		return -ENOMEM;
+	t->lines[t->nlines++] = (struct trec_jit_line){ addr, line, file };
+	t->entries[t->n - 1].num_lines++;
+	return 0;
+}
+
+static uint32_t hash_str(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)s[i]) * 16777619u;
+	return h;
+}
+
+static int rehash(struct trec_jit_table *t, uint32_t cap)
+{
+	uint32_t *h = calloc(cap, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < t->nfiles; i++) {
+		uint32_t k = hash_str(t->files[i], strlen(t->files[i])) & (cap - 1);
+
+		while (h[k])
+			k = (k + 1) & (cap - 1);
+		h[k] = i + 1;
+	}
+	free(t->file_hash);
+	t->file_hash = h;
+	t->hash_cap = cap;
+	return 0;
+}
+
+int64_t trec_jit_table_file(struct trec_jit_table *t, const char *name, size_t len)
+{
+	uint32_t k;
+	const char *s;
+
+	if (len > t->lim.max_name)
+		len = t->lim.max_name;
+	/* at most half full, so probes end */
+	if ((uint64_t)(t->nfiles + 1) * 2 > t->hash_cap &&
+	    rehash(t, t->hash_cap ? t->hash_cap * 2 : 64))
+		return -ENOMEM;
+	k = hash_str(name, len) & (t->hash_cap - 1);
+	for (; t->file_hash[k]; k = (k + 1) & (t->hash_cap - 1)) {
+		const char *f = t->files[t->file_hash[k] - 1];
+
+		if (!strncmp(f, name, len) && !f[len])
+			return t->file_hash[k] - 1;
+	}
+	if (grow((void **)&t->files, &t->capfiles, t->nfiles + 1, sizeof(*t->files)) ||
+	    !(s = store(t, name, len)))
+		return -ENOMEM;
+	t->files[t->nfiles] = s;
+	t->file_hash[k] = t->nfiles + 1;
+	return t->nfiles++;
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	const struct trec_jit_line *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+void trec_jit_table_sort_lines(struct trec_jit_table *t, uint32_t i)
+{
+	struct trec_jit_entry *e = &t->entries[i];
+
+	if (e->num_lines > 1)
+		qsort(t->lines + e->first_line, e->num_lines, sizeof(*t->lines), cmp_line);
+}
+
+/* One record: entries [a, b) with their rows, files renumbered to those
+ * the rows use (stamp[] marks which global files this record has seen). */
+static int emit_part(const struct trec_jit_table *t, const struct trec_jitsyms *hdr,
+		     uint32_t a, uint32_t b, uint32_t part, uint32_t *stamp, uint32_t *local,
+		     trec_jit_write_fn write, void *ctx)
+{
+	uint32_t l0 = t->entries[a].first_line;
+	uint32_t l1 = t->entries[b - 1].first_line + t->entries[b - 1].num_lines;
+	struct trec_jitsyms j = *hdr;
+	struct trec_jit_entry *e = malloc((size_t)(b - a) * sizeof(*e));
+	struct trec_jit_line *rows = malloc(((size_t)(l1 - l0) + 1) * sizeof(*rows));
+	const char **files = malloc(((size_t)(l1 - l0) + 1) * sizeof(*files));
+	int err = -ENOMEM;
+
+	if (!e || !rows || !files)
+		goto out;
+	j.num_files = 0;
+	for (uint32_t i = l0; i < l1; i++) {
+		uint32_t g = t->lines[i].file;
+
+		if (stamp[g] != part + 1) {
+			stamp[g] = part + 1;
+			local[g] = j.num_files;
+			files[j.num_files++] = t->files[g];
+		}
+		rows[i - l0] = t->lines[i];
+		rows[i - l0].file = local[g];
+	}
+	for (uint32_t i = a; i < b; i++) {
+		e[i - a] = t->entries[i];
+		e[i - a].first_line -= l0;
+	}
+	j.files = files;
+	j.num_entries = b - a;
+	j.entries = e;
+	j.num_lines = l1 - l0;
+	j.lines = rows;
+	err = write(ctx, &j);
+out:
+	free(e);
+	free(rows);
+	free(files);
+	return err;
+}
+
+int trec_jit_table_emit(const struct trec_jit_table *t, const struct trec_jitsyms *hdr,
+			trec_jit_write_fn write, void *ctx)
+{
+	struct trec_jitsyms h = *hdr;
+	uint32_t *stamp, *local;
+	int err = 0;
+
+	h.flags |= t->flags;
+	h.bad = t->bad;
+	if (!t->n) /* an empty table still says the file was read, and how */
+		return write(ctx, &h);
+	stamp = calloc((size_t)t->nfiles + 1, sizeof(*stamp));
+	local = calloc((size_t)t->nfiles + 1, sizeof(*local));
+	if (!stamp || !local)
+		err = -ENOMEM;
+	for (uint32_t a = 0, part = 0; a < t->n && !err; a += TREC_JIT_ENTRIES_PER_RECORD, part++) {
+		uint32_t b = t->n - a > TREC_JIT_ENTRIES_PER_RECORD ? a + TREC_JIT_ENTRIES_PER_RECORD
+								  : t->n;
+
+		err = emit_part(t, &h, a, b, part, stamp, local, write, ctx);
+	}
+	free(stamp);
+	free(local);
+	return err;
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+/* Samples per function (see func_stats.h). */
+#include "report/output/func_stats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct func_key {
+	const struct rp_funcs *s;
+	uint32_t dso, label;
+};
+
+static bool func_eq(const void *ctx, uint32_t idx)
+{
+	const struct func_key *k = ctx;
+	return k->s->funcs[idx].dso == k->dso && k->s->funcs[idx].label == k->label;
+}
+
+static struct rp_func *func_get(struct rp_funcs *s, const struct rp_sym *sym)
+{
+	struct func_key k = { s, sym->dso, sym->label };
+	uint64_t h = rp_hash_u64(((uint64_t)sym->dso << 32) | sym->label);
+	uint32_t i = trec_itab_find(&s->index, h, func_eq, &k);
+	if (i == TREC_ITAB_NONE) {
+		RP_GROW(s->funcs, s->cap, s->n + 1);
+		i = (uint32_t)s->n++;
+		s->funcs[i] = (struct rp_func){ .dso = sym->dso, .label = sym->label };
+		rp_itab_insert(&s->index, h, i);
+	}
+	return &s->funcs[i];
+}
+
+static void add(uint64_t *v, uint64_t w)
+{
+	*v = *v + w < *v ? UINT64_MAX : *v + w;
+}
+
+void rp_funcs_collect(const struct rp_report *r, struct rp_funcs *s, unsigned ncols)
+{
+	uint32_t *syms = NULL;
+	size_t capsyms = 0;
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; i < r->m->naggs; i++) {
+		const struct rp_agg *a = &r->m->aggs[i];
+		if (!a->count)
+			continue;
+		unsigned col = ncols == 2 && a->rec < 2 ? a->rec : 0;
+		add(&s->all[col], a->count);
+		uint32_t n = rp_agg_syms(r, a, &syms, &capsyms);
+		for (uint32_t k = 0; k < n; k++) {
+			struct rp_func *f = func_get(s, rp_sym_get(r->s, syms[k]));
+			if (f->stamp != i + 1) {
+				f->stamp = i + 1;
+				add(&f->total[col], a->count);
+			}
+			if (k == n - 1)
+				add(&f->self[col], a->count);
+		}
+	}
+	free(syms);
+}
+
+void rp_funcs_free(struct rp_funcs *s)
+{
+	free(s->funcs);
+	trec_itab_free(&s->index);
+	memset(s, 0, sizeof(*s));
+}

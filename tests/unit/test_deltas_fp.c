@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Where trecord chooses frame pointers over stack deltas, against the
+ * binaries' own symbols and code:
+ *  - CFI gaps: fpgap's no-CFI functions keep frame pointers (FRAME_POINTER
+ *    rules, exact rules for their prologue), partcfi's do not (INVALID);
+ *  - Go: its code is FRAME_POINTER, with or without .debug_frame;
+ *  - the LPM selector: anonymous memory and files without CFI by frame
+ *    pointer, ELF files with CFI and [vdso] by deltas.
+ */
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "record/procs/file_id.h"
+#include "record/procs/pid_sync.h"
+#include "record/unwind/unwind_tables.h"
+#include "../unit/fake_delta_sink.h"
+#include "unit_check.h"
+
+#define CMD(c) ((uint16_t)(TREC_UNWIND_COMMAND | (c)))
+
+static char root[4096];
+
+/* [*lo, *hi) of a function symbol of path (.symtab). */
+static int sym_range(const char *path, const char *name, uint64_t *lo, uint64_t *hi)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), found = 0;
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+
+	for (Elf_Scn *s = elf ? elf_nextscn(elf, NULL) : NULL; s && !found; s = elf_nextscn(elf, s)) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(s, &sh) || sh.sh_type != SHT_SYMTAB || !(d = elf_getdata(s, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize && !found; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (gelf_getsym(d, (int)i, &sym) && (n = elf_strptr(elf, sh.sh_link, sym.st_name)) &&
+			    !strcmp(n, name) && sym.st_size) {
+				*lo = sym.st_value;
+				*hi = sym.st_value + sym.st_size;
+				found = 1;
+			}
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
+static const char *workload(const char *name)
+{
+	static char path[8192];
+
+	snprintf(path, sizeof(path), "%s/build/workloads/%s", root, name);
+	return access(path, R_OK) == 0 ? path : NULL;
+}
+
+static int is_info(const struct trec_file_deltas *d, uint64_t a, int32_t cfa, uint8_t fp_rule)
+{
+	struct resolved_rule r = source_rule(d, a);
+
+	return !r.command && r.info.cfa_reg == TREC_REG_SP && r.info.cfa_param == cfa &&
+	       r.info.fp_rule == fp_rule && (fp_rule != TREC_FP_AT_CFA || r.info.fp_param == -16);
+}
+
+static int is_cmd(const struct trec_file_deltas *d, uint64_t a, uint16_t cmd)
+{
+	return source_rule(d, a).command == cmd;
+}
+
+static void check_fpgap(void)
+{
+	const char *p = workload("fpgap");
+	struct trec_file_deltas d;
+	uint64_t lo, hi, mlo, mhi;
+
+	if (!p || !sym_range(p, "fp_inner", &lo, &hi) || !sym_range(p, "fp_middle", &mlo, &mhi))
+		return;
+	CHECK("fp gaps: fpgap extracts", trec_deltas_extract(p, &d) == 0);
+	CHECK("fp gaps: fp_inner's first byte: cfa = sp + 8", is_info(&d, lo, 8, TREC_FP_SAME));
+	CHECK("fp gaps: after its push %rbp: cfa = sp + 16, rbp saved at cfa - 16",
+	      is_info(&d, lo + 1, 16, TREC_FP_AT_CFA) && is_info(&d, lo + 3, 16, TREC_FP_AT_CFA));
+	CHECK("fp gaps: its body is FRAME_POINTER",
+	      is_cmd(&d, lo + 4, CMD(TREC_CMD_FRAME_POINTER)) &&
+		      is_cmd(&d, hi - 1, CMD(TREC_CMD_FRAME_POINTER)));
+	CHECK("fp gaps: fp_middle's body too", is_cmd(&d, mlo + 4, CMD(TREC_CMD_FRAME_POINTER)) &&
+						       is_cmd(&d, mhi - 1, CMD(TREC_CMD_FRAME_POINTER)));
+	trec_file_deltas_free(&d);
+}
+
+static void check_partcfi(void)
+{
+	const char *p = workload("partcfi");
+	struct trec_file_deltas d;
+	uint64_t lo, hi;
+
+	if (!p || !sym_range(p, "nocfi_inner", &lo, &hi))
+		return;
+	CHECK("fp gaps: partcfi extracts", trec_deltas_extract(p, &d) == 0);
+	CHECK("fp gaps: code without CFI nor frame pointers stays INVALID",
+	      is_cmd(&d, lo, CMD(TREC_CMD_INVALID)) && is_cmd(&d, lo + 8, CMD(TREC_CMD_INVALID)) &&
+		      is_cmd(&d, hi - 1, CMD(TREC_CMD_INVALID)));
+	trec_file_deltas_free(&d);
+}
+
+static void check_go(void)
+{
+	static const char *const names[] = { "gostack", "gostack-stripped" };
+	char label[128];
+	uint64_t lo, hi;
+	const char *plain = workload("gostack");
+
+	/* Addresses from the unstripped build: the same code. */
+	if (!plain || !sym_range(plain, "main.work", &lo, &hi))
+		return;
+	for (int i = 0; i < 2; i++) {
+		const char *p = workload(names[i]);
+		struct trec_file_deltas d;
+		struct trec_file f;
+		int fd;
+
+		if (!p)
+			continue;
+		snprintf(label, sizeof(label), "go: %s: main.work is FRAME_POINTER", names[i]);
+		CHECK(label, trec_deltas_extract(p, &d) == 0 &&
+				     is_cmd(&d, lo, CMD(TREC_CMD_FRAME_POINTER)) &&
+				     is_cmd(&d, hi - 1, CMD(TREC_CMD_FRAME_POINTER)));
+		trec_file_deltas_free(&d);
+		fd = open(p, O_RDONLY | O_CLOEXEC);
+		snprintf(label, sizeof(label), "go: %s has no CFI the unwinder uses: frame pointers",
+			 names[i]);
+		CHECK(label, fd >= 0 && trec_file_describe(fd, p, &f) == 0 && f.is_elf && !f.has_cfi &&
+				     trec_pid_sync_unwinder(p, &f) == TREC_UNWIND_FRAME_POINTER);
+		if (fd >= 0) {
+			trec_file_release(&f);
+			close(fd);
+		}
+	}
+}
+
+static void check_selector(void)
+{
+	struct trec_file f = { .is_elf = true, .has_cfi = true };
+	const char *libc = "/lib/x86_64-linux-gnu/libc.so.6";
+	int fd = open(libc, O_RDONLY | O_CLOEXEC);
+	struct trec_file lf;
+
+	CHECK("selector: anonymous memory by frame pointer",
+	      trec_pid_sync_unwinder("", NULL) == TREC_UNWIND_FRAME_POINTER &&
+		      trec_pid_sync_unwinder("[anon:v8]", NULL) == TREC_UNWIND_FRAME_POINTER);
+	CHECK("selector: [vdso] and [vsyscall] by deltas",
+	      trec_pid_sync_unwinder("[vdso]", NULL) == TREC_PROG_UNWIND_NATIVE &&
+		      trec_pid_sync_unwinder("[vsyscall]", NULL) == TREC_PROG_UNWIND_NATIVE);
+	CHECK("selector: an ELF file with CFI by deltas",
+	      trec_pid_sync_unwinder("/x", &f) == TREC_PROG_UNWIND_NATIVE);
+	f.has_cfi = false;
+	CHECK("selector: an ELF file without CFI by frame pointer",
+	      trec_pid_sync_unwinder("/x", &f) == TREC_UNWIND_FRAME_POINTER);
+	f.is_elf = false;
+	CHECK("selector: a file that is not ELF (a JIT's memfd) by frame pointer",
+	      trec_pid_sync_unwinder("/memfd:jit", &f) == TREC_UNWIND_FRAME_POINTER);
+	CHECK("selector: libc has CFI", fd >= 0 && trec_file_describe(fd, libc, &lf) == 0 &&
+						lf.has_cfi);
+	if (fd >= 0) {
+		trec_file_release(&lf);
+		close(fd);
+	}
+}
+
+int main(void)
+{
+	const char *r = getenv("TREC_ROOT");
+
+	snprintf(root, sizeof(root), "%s", r ? r : ".");
+	elf_version(EV_CURRENT);
+	check_fpgap();
+	check_partcfi();
+	check_go();
+	check_selector();
+	return failures ? 1 : 0;
+}
