@@ -100,41 +100,68 @@ EOF
 # ---- the held command when trecord dies -------------------------------------------
 # SIGKILL trecord while its command is forked but held (its exe still
 # trecord's, and still after trecord is stopped, so trecord did not just
-# release it): the command must neither run nor stay behind.
-held=0 leftover=0 ran=0
-for try in $(seq 12); do
-	rm -f "$T/ran"
-	"$TRECORD" -q -o "$T/held.tr" -- sh -c "touch $T/ran" 2>/dev/null &
-	tp=$!
-	c=
-	for i in $(seq 400); do
-		c=$(pgrep -P "$tp" | head -1)
-		[ -n "$c" ] && [ "$(readlink "/proc/$c/exe")" = "$(readlink -f "$TRECORD")" ] && break
-		c=
-		sleep 0.005
-	done
-	kill -STOP "$tp" 2>/dev/null
-	sleep 0.2
-	[ -n "$c" ] && [ "$(readlink "/proc/$c/exe")" != "$(readlink -f "$TRECORD")" ] && c=
-	kill -9 "$tp" 2>/dev/null
-	wait "$tp" 2>/dev/null
-	[ -n "$c" ] || continue
-	held=$((held + 1))
-	for i in $(seq 20); do
-		[ "$(awk '/^State:/ { print $2 }' "/proc/$c/status" 2>/dev/null)" = S ] || break
-		sleep 0.1
-	done
-	if [ "$(awk '/^State:/ { print $2 }' "/proc/$c/status" 2>/dev/null)" = S ]; then
-		leftover=$((leftover + 1))
-		kill -9 "$c"
-	fi
-	sleep 0.2
-	[ -e "$T/ran" ] && ran=$((ran + 1))
-	[ "$held" = 2 ] && break
-done
-check "SIGKILL while the command is held: caught it held ($held times)" test "$held" -gt 0
-check "... the held command is gone within 2 s ($leftover left waiting)" test "$leftover" = 0
-check "... and never ran unrecorded ($ran ran)" test "$ran" = 0
+# release it): the command must neither run nor stay behind. Polled from
+# Python: the hold lasts only while trecord attaches its programs.
+python3 - "$TRECORD" "$T" <<'EOF'
+import os, signal, subprocess, sys, time
+trecord, tmp = sys.argv[1], sys.argv[2]
+me, marker = os.path.realpath(trecord), os.path.join(tmp, "ran")
+held = leftover = ran = 0
+
+def state(pid):
+    try:
+        return [l.split()[1] for l in open("/proc/%d/status" % pid) if l.startswith("State:")][0]
+    except OSError:
+        return None
+
+def exe(pid):
+    try:
+        return os.readlink("/proc/%d/exe" % pid)
+    except OSError:
+        return None
+
+for attempt in range(10):
+    if os.path.exists(marker):
+        os.unlink(marker)
+    p = subprocess.Popen([trecord, "-q", "-o", os.path.join(tmp, "held.tr"), "--",
+                          "sh", "-c", "touch " + marker], stderr=subprocess.DEVNULL)
+    child, end = None, time.time() + 20
+    while child is None and p.poll() is None and time.time() < end:
+        try:
+            kids = open("/proc/%d/task/%d/children" % (p.pid, p.pid)).read().split()
+        except OSError:
+            kids = []
+        if kids:
+            c = int(kids[0])
+            child = c if exe(c) == me else -1
+    if child and child > 0:
+        os.kill(p.pid, signal.SIGSTOP)
+        time.sleep(0.2)
+        if exe(child) != me:
+            child = None  # trecord released it just before the stop
+    p.kill()
+    p.wait()
+    if not child or child < 0:
+        continue
+    held += 1
+    for _ in range(20):
+        if state(child) != "S":
+            break
+        time.sleep(0.1)
+    if state(child) == "S":
+        leftover += 1
+        os.kill(child, signal.SIGKILL)
+    time.sleep(0.2)
+    ran += os.path.exists(marker)
+    if held == 3:
+        break
+
+def check(ok, name):
+    print(("PASS: " if ok else "FAIL: ") + name)
+check(held > 0, "SIGKILL while the command is held: caught it held (%d times)" % held)
+check(leftover == 0, "... the held command is gone within 2 s (%d left waiting)" % leftover)
+check(ran == 0, "... and never ran unrecorded (%d ran)" % ran)
+EOF
 
 # -v into a pipe that closes at once: trecord no longer dies of SIGPIPE in
 # the middle of its setup (leaving the command held); it records on.
