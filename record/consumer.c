@@ -16,12 +16,26 @@
 #include "record/jit/capture.h"
 #include "trec_types.h"
 
-/* A cached kernel stack: the bare addresses (a third of the frames' size:
- * the cache holds up to the stack map's 16384 ids for the whole run). */
+/* A cached kernel stack: the bare addresses. At most KSTACK_CACHE_MAX are
+ * kept (~1 MB): an exec storm keeps making new kernel stacks, up to the
+ * stack map's 16384 ids; past the bound the cache starts over, and a miss
+ * costs one map lookup. */
 struct trec_kstack {
 	uint32_t num;
 	uint64_t ips[];
 };
+
+#define KSTACK_CACHE_MAX 4096
+
+static void kstacks_clear(struct trec_consumer *c)
+{
+	uint64_t k;
+	void *v;
+
+	for (size_t i = 0; trec_u64map_next(&c->kstacks, &i, &k, &v);)
+		free(v);
+	trec_u64map_free(&c->kstacks);
+}
 
 static int on_ring_msg(void *ctx, void *data, size_t len)
 {
@@ -101,6 +115,8 @@ static const struct trec_kstack *kernel_stack(struct trec_consumer *c, int32_t i
 	for (uint32_t i = 0; i < n; i++)
 		trec_ksym_subset_add(&c->ksyms_used, c->x.ksyms, ips[i], i > 0);
 	memcpy(k->ips, ips, n * sizeof(k->ips[0]));
+	if (c->kstacks.n >= KSTACK_CACHE_MAX)
+		kstacks_clear(c);
 	trec_u64map_put(&c->kstacks, (uint32_t)id, k, &err);
 	if (err) {
 		free(k);
@@ -374,12 +390,7 @@ size_t trec_consumer_pids_seen(const struct trec_consumer *c)
 
 void trec_consumer_free(struct trec_consumer *c)
 {
-	uint64_t k;
-	void *v;
-
-	for (size_t i = 0; trec_u64map_next(&c->kstacks, &i, &k, &v);)
-		free(v);
-	trec_u64map_free(&c->kstacks);
+	kstacks_clear(c);
 	trec_u64map_free(&c->seen_pids);
 	trec_exit_fifo_free(&c->exited);
 	trec_ksym_subset_free(&c->ksyms_used);

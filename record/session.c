@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -328,6 +329,10 @@ static void record_loop(struct trec_session *s)
 		}
 		if (now >= next_metrics) {
 			write_metrics(s, NULL);
+			/* Per-process state comes and goes with the processes and
+			 * leaves the heaps fragmented: give the free pages back,
+			 * so a long recording's RSS is what it uses. */
+			malloc_trim(0);
 			next_metrics = now + METRICS_INTERVAL_NS;
 		}
 	}
