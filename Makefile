@@ -6,6 +6,7 @@
 #   make test       install packages, build (plain and ASan/UBSan), run tests
 #   make bench      benchmarks against perf (not part of make test)
 #   make fuzz       a longer run of the reader fuzz target
+#   make fuzz-long  the reader and archive fuzz targets, >= 10^7 executions
 #   make browser-check  load --perf-script output into speedscope in headless
 #                   Chromium (installs chromium + npm packages; not in make test)
 #

@@ -9,6 +9,8 @@
  * truncated — every complete chunk is returned, then a warning and EOF.
  * A corrupt chunk is an error naming its offset; with TREC_READ_FORCE it
  * is a warning, and reading resumes at the next valid chunk header.
+ * Chunk sequence numbers and the SUMMARY's sample count catch what the
+ * CRCs cannot (reader_check.h): duplicates are skipped, the rest warned.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +22,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "reader_check.h"
 #include "records.h"
 
 #define RESYNC_WINDOW (64u << 10)
@@ -48,6 +51,8 @@ struct trec_reader {
 	struct trec_chunk_tables tables;
 	struct trec_scratch scratch;
 	ZSTD_DCtx *dctx;
+
+	struct trec_read_checks checks; /* reader_check.c */
 
 	struct trec_reader_stats st;
 };
@@ -208,6 +213,12 @@ static int open_chunk(struct trec_reader *r, uint64_t off, const struct trec_chu
 	return 0;
 }
 
+/* The checks' warnings go where the reader's go. */
+static void check_warn(void *ctx, const char *msg)
+{
+	warnf(ctx, "%s", msg);
+}
+
 /* Positions on the next records chunk: 1, 0 at EOF, or < 0. */
 static int next_chunk(struct trec_reader *r)
 {
@@ -232,6 +243,9 @@ static int next_chunk(struct trec_reader *r)
 				      ch.clen, ch.ulen);
 		} else if (ch.clen > left - TREC_CHUNK_HDR_SIZE) {
 			goto truncated;
+		} else if (trec_check_chunk(&r->checks, &r->st, off, ch.seq)) {
+			r->off = off + TREC_CHUNK_HDR_SIZE + ch.clen; /* a duplicate */
+			continue;
 		} else if (ch.type != TREC_CHUNK_RECORDS) {
 			/* A later version's chunk type: skip it by its length. */
 			r->st.skipped_chunks++;
@@ -260,6 +274,8 @@ int trec_reader_next(struct trec_reader *r, struct trec_record *rec)
 		if (!r->in_chunk) {
 			int rc = next_chunk(r);
 
+			if (rc == 0)
+				trec_check_end(&r->checks, &r->st);
 			if (rc <= 0)
 				return rc;
 		}
@@ -299,6 +315,7 @@ int trec_reader_next(struct trec_reader *r, struct trec_record *rec)
 		if (rc == 0)
 			continue; /* a table entry or an unknown record type */
 		rec->file_offset = r->chunk_off;
+		trec_check_record(&r->checks, &r->st, rec);
 		r->st.records++;
 		if (type < sizeof(r->st.records_by_type) / sizeof(r->st.records_by_type[0]))
 			r->st.records_by_type[type]++;
@@ -329,6 +346,8 @@ static struct trec_reader *reader_start(struct trec_reader *r, const struct trec
 		r->warn = o->warn;
 		r->warn_ctx = o->warn_ctx;
 	}
+	r->checks.warn = check_warn;
+	r->checks.warn_ctx = r;
 	r->dctx = ZSTD_createDCtx();
 	if (!r->dctx) {
 		rc = -ENOMEM;
@@ -351,6 +370,12 @@ static struct trec_reader *reader_start(struct trec_reader *r, const struct trec
 		}
 		warnf(r, "corrupt file header (checksum mismatch); reading on");
 	}
+	r->st.header_unknown = trec_header_unknown_fields(r->hdr.clock_id, r->hdr.page_size);
+	if (r->st.header_unknown & TREC_HDR_BAD_CLOCK)
+		warnf(r, "file header: unknown clock_id %u (format 1.0 defines 1, CLOCK_MONOTONIC)",
+		      r->hdr.clock_id);
+	if (r->st.header_unknown & TREC_HDR_BAD_PAGE_SIZE)
+		warnf(r, "file header: page_size %u is not a page size", r->hdr.page_size);
 	r->off = (uint64_t)rc;
 	set_err(err, errbuf, errlen, 0, "");
 	return r;
@@ -376,12 +401,61 @@ struct trec_reader *trec_reader_open_mem(const void *buf, size_t len,
 	return reader_start(r, o, err, errbuf, errlen);
 }
 
-struct trec_reader *trec_reader_open(const char *path, const struct trec_reader_opts *o,
-				     int *err, char *errbuf, size_t errlen)
+struct trec_reader *trec_reader_open_fd(int fd, const char *name, const struct trec_reader_opts *o,
+					int *err, char *errbuf, size_t errlen)
 {
 	char msg[256];
 	struct trec_reader *r;
 	struct stat sb;
+	int e;
+
+	if (fstat(fd, &sb)) {
+		e = -errno;
+		snprintf(msg, sizeof(msg), "%s: %s", name, strerror(-e));
+		goto fail;
+	}
+	/* A pipe cannot be read at offsets: copy it to a temporary file, so
+	 * resynchronization works and memory stays bounded (reader_input.c). */
+	if (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode)) {
+		int tmp = trec_spool_stream(fd, msg, sizeof(msg));
+
+		if (tmp < 0) {
+			e = tmp;
+			goto fail;
+		}
+		close(fd);
+		fd = tmp;
+		if (fstat(fd, &sb)) {
+			e = -errno;
+			snprintf(msg, sizeof(msg), "%s: %s", name, strerror(-e));
+			goto fail;
+		}
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		e = -EINVAL;
+		snprintf(msg, sizeof(msg), "%s: not a regular file%s", name,
+			 S_ISCHR(sb.st_mode) && isatty(fd) ? " (a terminal)" : "");
+		goto fail;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		e = -ENOMEM;
+		snprintf(msg, sizeof(msg), "out of memory");
+		goto fail;
+	}
+	r->fd = fd;
+	r->size = (uint64_t)sb.st_size;
+	return reader_start(r, o, err, errbuf, errlen);
+fail:
+	set_err(err, errbuf, errlen, e, msg);
+	close(fd);
+	return NULL;
+}
+
+struct trec_reader *trec_reader_open(const char *path, const struct trec_reader_opts *o,
+				     int *err, char *errbuf, size_t errlen)
+{
+	char msg[256];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0) {
@@ -391,21 +465,7 @@ struct trec_reader *trec_reader_open(const char *path, const struct trec_reader_
 		set_err(err, errbuf, errlen, -e, msg);
 		return NULL;
 	}
-	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
-		snprintf(msg, sizeof(msg), "%s: not a regular file", path);
-		set_err(err, errbuf, errlen, -EINVAL, msg);
-		close(fd);
-		return NULL;
-	}
-	r = calloc(1, sizeof(*r));
-	if (!r) {
-		set_err(err, errbuf, errlen, -ENOMEM, "out of memory");
-		close(fd);
-		return NULL;
-	}
-	r->fd = fd;
-	r->size = (uint64_t)sb.st_size;
-	return reader_start(r, o, err, errbuf, errlen);
+	return trec_reader_open_fd(fd, path, o, err, errbuf, errlen);
 }
 
 const struct trec_header *trec_reader_header(const struct trec_reader *r)
@@ -421,6 +481,7 @@ const char *trec_reader_error(const struct trec_reader *r)
 void trec_reader_stats(const struct trec_reader *r, struct trec_reader_stats *st)
 {
 	*st = r->st;
+	st->seq_missing = trec_seq_missing(&r->checks.seq);
 }
 
 void trec_reader_close(struct trec_reader *r)
@@ -435,5 +496,6 @@ void trec_reader_close(struct trec_reader *r)
 	trec_buf_free(&r->tables.threads);
 	trec_scratch_free(&r->scratch);
 	ZSTD_freeDCtx(r->dctx);
+	trec_seq_free(&r->checks.seq);
 	free(r);
 }

@@ -319,6 +319,11 @@ struct trec_reader_opts {
  * errbuf (may be NULL). */
 struct trec_reader *trec_reader_open(const char *path, const struct trec_reader_opts *o,
 				     int *err, char *errbuf, size_t errlen);
+/* Reads from fd, which the reader owns from here on (closed on failure
+ * too); name is for messages. A pipe or socket (trecord -o - | treport -)
+ * is first copied to an unlinked temporary file in $TMPDIR. */
+struct trec_reader *trec_reader_open_fd(int fd, const char *name, const struct trec_reader_opts *o,
+					int *err, char *errbuf, size_t errlen);
 /* Reads from memory (fuzzing, tests); the buffer must outlive the reader. */
 struct trec_reader *trec_reader_open_mem(const void *buf, size_t len,
 					 const struct trec_reader_opts *o,
@@ -334,6 +339,15 @@ struct trec_reader_stats {
 	uint64_t chunks, records, bad_chunks, skipped_chunks;
 	uint64_t records_by_type[16];
 	int truncated; /* the file ended inside a chunk */
+	/* FORMAT.md §8, chunk sequence and SUMMARY: damage the CRCs miss */
+	uint64_t seq_missing;     /* sequence numbers below the last that never came */
+	uint64_t seq_duplicates;  /* chunks skipped: their sequence was read already */
+	uint64_t seq_reordered;   /* chunks read out of sequence order */
+	uint64_t samples;         /* SAMPLE records read */
+	uint64_t summaries;       /* SUMMARY records read (1 in an intact recording) */
+	uint64_t summary_samples; /* samples the first SUMMARY counts */
+	unsigned header_unknown;  /* header fields with values 1.0 does not define:
+				   * 1 clock_id, 2 page_size */
 };
 void trec_reader_stats(const struct trec_reader *r, struct trec_reader_stats *st);
 

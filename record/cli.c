@@ -8,6 +8,7 @@
 #include <string.h>
 #include "record/archive/archive.h"
 #include "record/cli.h"
+#include "record/io/output.h"
 
 static const char usage[] =
 	"usage: trecord [options] [--] command [args...]\n"
@@ -21,7 +22,8 @@ static const char usage[] =
 	"  -p, --pid PID[,PID]  record these running processes (and their new children)\n"
 	"  -a, --all-cpus       record every process on every CPU\n"
 	"  -o, --output FILE    output file (default trec.tr); an existing FILE is\n"
-	"                       kept as FILE.old\n"
+	"                       kept as FILE.old; - streams the recording to stdout\n"
+	"                       (trecord -o - -- cmd | ssh host 'cat > x.tr')\n"
 	"  -f, --force          overwrite FILE instead of keeping FILE.old\n"
 	"  -d, --duration SECS  stop after SECS seconds\n"
 	"  --archive=LEVEL      embed the symbols of the files samples hit, so the\n"
@@ -121,7 +123,7 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long v;
-	char *end, optbuf[3];
+	char *end, optbuf[3], msg[512];
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -200,6 +202,10 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 		return bad(err, "-a already records every process; drop -p%s", "");
 	if (!o->num_pids && !o->all && !o->cmd)
 		return bad(err, "nothing to record: give a command, -p PID or -a%s", "");
+	if (trec_output_check(o->output, o->force, msg, sizeof(msg))) {
+		fprintf(err, "trecord: %s\n", msg);
+		return TREC_CLI_ERROR;
+	}
 	for (size_t i = 0; i < o->num_pids; i++) {
 		if (kill((pid_t)o->pids[i], 0) && errno == ESRCH) {
 			char buf[16];

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The ring and writer threads (see consumer.h). */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
@@ -15,10 +16,26 @@
 #include "record/jit/capture.h"
 #include "trec_types.h"
 
+/* A cached kernel stack: the bare addresses. At most KSTACK_CACHE_MAX are
+ * kept (~1 MB): an exec storm keeps making new kernel stacks, up to the
+ * stack map's 16384 ids; past the bound the cache starts over, and a miss
+ * costs one map lookup. */
 struct trec_kstack {
 	uint32_t num;
-	struct trec_rec_frame frames[];
+	uint64_t ips[];
 };
+
+#define KSTACK_CACHE_MAX 4096
+
+static void kstacks_clear(struct trec_consumer *c)
+{
+	uint64_t k;
+	void *v;
+
+	for (size_t i = 0; trec_u64map_next(&c->kstacks, &i, &k, &v);)
+		free(v);
+	trec_u64map_free(&c->kstacks);
+}
 
 static int on_ring_msg(void *ctx, void *data, size_t len)
 {
@@ -91,19 +108,15 @@ static const struct trec_kstack *kernel_stack(struct trec_consumer *c, int32_t i
 	}
 	while (n < TREC_KERNEL_STACK_DEPTH && ips[n])
 		n++;
-	k = malloc(sizeof(*k) + n * sizeof(k->frames[0]));
+	k = malloc(sizeof(*k) + n * sizeof(k->ips[0]));
 	if (!k)
 		return NULL;
 	k->num = n;
 	for (uint32_t i = 0; i < n; i++)
 		trec_ksym_subset_add(&c->ksyms_used, c->x.ksyms, ips[i], i > 0);
-	for (uint32_t i = 0; i < n; i++)
-		k->frames[i] = (struct trec_rec_frame){
-			.addr = ips[i],
-			.kind = TREC_FRAME_KERNEL,
-			/* Every frame but the interrupted one is a return address. */
-			.flags = i ? TREC_FRAME_F_RETURN_ADDRESS : 0,
-		};
+	memcpy(k->ips, ips, n * sizeof(k->ips[0]));
+	if (c->kstacks.n >= KSTACK_CACHE_MAX)
+		kstacks_clear(c);
 	trec_u64map_put(&c->kstacks, (uint32_t)id, k, &err);
 	if (err) {
 		free(k);
@@ -120,7 +133,7 @@ static void copy_comm(char *dst, const char *src)
 
 static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t len)
 {
-	struct trec_rec_frame frames[TREC_MAX_FRAMES];
+	struct trec_rec_frame frames[TREC_MAX_FRAMES], kframes[TREC_KERNEL_STACK_DEPTH];
 	const struct trec_trace *t = (const void *)data;
 	const struct trec_kstack *k = NULL;
 	struct trec_sample smp = { 0 };
@@ -168,8 +181,15 @@ static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t le
 	smp.num_user_frames = n - nk;
 	smp.user_frames = frames + nk;
 	if (k) {
+		for (uint32_t i = 0; i < k->num; i++)
+			kframes[i] = (struct trec_rec_frame){
+				.addr = k->ips[i],
+				.kind = TREC_FRAME_KERNEL,
+				/* Every frame but the interrupted one is a return address. */
+				.flags = i ? TREC_FRAME_F_RETURN_ADDRESS : 0,
+			};
 		smp.num_kernel_frames = k->num;
-		smp.kernel_frames = k->frames;
+		smp.kernel_frames = kframes;
 	} else if (nk) {
 		smp.num_kernel_frames = nk;
 		smp.kernel_frames = frames;
@@ -185,6 +205,65 @@ static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t le
 		trecord_count(c->x.cnt, TRECORD_METRIC_SAMPLES_WRITTEN, 1);
 	/* Describe the sample's new Python code objects while they are live. */
 	trec_py_sync_trace(c->x.py, t->pid, t->frames, n);
+}
+
+/* ---- per-pid state ends with the process ----------------------------------- */
+
+/* Samples of a process can follow its exit event (the kernel samples the
+ * rest of do_exit): its state stays this long, in writer-thread time. */
+#define PID_DONE_GRACE_NS 1000000000ULL
+#define PID_SWEEP_INTERVAL_NS 5000000000ULL
+#define PID_SWEEP_BATCH 1024
+
+static void pid_done(struct trec_consumer *c, uint32_t pid)
+{
+	if (trec_u64map_del(&c->seen_pids, pid))
+		c->pids_done++;
+	if (c->x.touched)
+		trec_touched_pid_done(c->x.touched, pid);
+	trec_py_sync_remove(c->x.py, pid); /* done at the exit event, unless it was lost */
+}
+
+/* Pids whose exit event was lost: gone at two sweeps in a row (the mark
+ * is the map's value: 1 alive at the last sweep, 2 gone). */
+static void sweep_seen(struct trec_consumer *c)
+{
+	uint32_t gone[PID_SWEEP_BATCH], flip[PID_SWEEP_BATCH];
+	size_t ngone = 0, nflip = 0;
+	uint64_t pid;
+	void *v;
+
+	for (size_t i = 0; trec_u64map_next(&c->seen_pids, &i, &pid, &v);) {
+		void *now = kill((pid_t)pid, 0) == 0 || errno != ESRCH ? (void *)1 : (void *)2;
+
+		if (now == (void *)2 && v == (void *)2 && ngone < PID_SWEEP_BATCH)
+			gone[ngone++] = (uint32_t)pid;
+		else if (now != v && nflip < PID_SWEEP_BATCH)
+			flip[nflip++] = (uint32_t)pid;
+	}
+	/* Not while iterating: a put may grow the map. */
+	for (size_t i = 0; i < nflip; i++) {
+		v = trec_u64map_get(&c->seen_pids, flip[i]);
+		trec_u64map_put(&c->seen_pids, flip[i], v == (void *)1 ? (void *)2 : (void *)1, NULL);
+	}
+	for (size_t i = 0; i < ngone; i++)
+		pid_done(c, gone[i]);
+}
+
+static void retire_pids(struct trec_consumer *c)
+{
+	uint64_t now = trec_now_ns();
+	struct trec_exit_ent e;
+
+	while (now > PID_DONE_GRACE_NS &&
+	       trec_exit_fifo_pop_due(&c->exited, now - PID_DONE_GRACE_NS, &e))
+		pid_done(c, e.pid);
+	if (now - c->swept_ns < PID_SWEEP_INTERVAL_NS)
+		return;
+	c->swept_ns = now;
+	sweep_seen(c);
+	if (c->x.touched)
+		trec_touched_sweep(c->x.touched);
 }
 
 static void handle_pid_event(struct trec_consumer *c, const uint8_t *data, size_t len)
@@ -219,6 +298,9 @@ static void handle_pid_event(struct trec_consumer *c, const uint8_t *data, size_
 		trec_py_sync_exec(c->x.py, m->pid);
 	else if (m->type == TREC_PID_EV_EXIT)
 		trec_py_sync_remove(c->x.py, m->pid);
+	if (m->type == TREC_PID_EV_EXIT &&
+	    trec_exit_fifo_push(&c->exited, m->pid, trec_now_ns()))
+		pid_done(c, m->pid);
 }
 
 #define KSYMS_INTERVAL_NS 1000000000ULL
@@ -263,6 +345,7 @@ static void *writer_main(void *arg)
 
 		m = trec_msg_queue_pop(c->x.queue, 200, &closed);
 		write_ksyms(c, false);
+		retire_pids(c);
 		if (!m)
 			continue;
 		memcpy(&type, m->data, m->len >= 4 ? 4 : 0);
@@ -302,18 +385,14 @@ void trec_consumer_stop(struct trec_consumer *c)
 
 size_t trec_consumer_pids_seen(const struct trec_consumer *c)
 {
-	return c->seen_pids.n;
+	return c->seen_pids.n + c->pids_done;
 }
 
 void trec_consumer_free(struct trec_consumer *c)
 {
-	uint64_t k;
-	void *v;
-
-	for (size_t i = 0; trec_u64map_next(&c->kstacks, &i, &k, &v);)
-		free(v);
-	trec_u64map_free(&c->kstacks);
+	kstacks_clear(c);
 	trec_u64map_free(&c->seen_pids);
+	trec_exit_fifo_free(&c->exited);
 	trec_ksym_subset_free(&c->ksyms_used);
 	if (c->rb)
 		ring_buffer__free(c->rb);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include "format/containers/u64map.h"
 #include "record/kernel/kallsyms.h"
+#include "record/procs/exit_fifo.h"
 
 struct ring_buffer;
 struct trec_msg_queue;
@@ -48,7 +49,10 @@ struct trec_consumer {
 	atomic_bool stop_ring;
 	/* writer thread only */
 	struct trec_u64map kstacks;   /* kernel stack id -> struct trec_kstack */
-	struct trec_u64map seen_pids; /* pids with samples */
+	struct trec_u64map seen_pids; /* live pids with samples */
+	uint64_t pids_done;           /* ... and those that ended */
+	struct trec_exit_fifo exited; /* ended, in their grace period */
+	uint64_t swept_ns;
 	struct trec_ksym_subset ksyms_used;
 	uint64_t ksyms_written_ns;
 };

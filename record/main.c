@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* trecord: records CPU stacks with eBPF. See cli.c for the options. */
 #include "format/elf/debuginfod.h"
+#include <signal.h>
 #include "record/cli.h"
 #include "record/session.h"
 #include "record/stop_signals.h"
@@ -15,6 +16,10 @@ int main(int argc, char **argv)
 	if (trec_stop_signals_init())
 		perror("trecord: warning: cannot catch SIGINT/SIGTERM/SIGHUP");
 	trec_debuginfod_set_prog("trecord");
+	/* A closed pipe (-o - into a reader that quit, -v into head) is a
+	 * write error to report and finish on, not a death mid-setup that
+	 * would leave the command behind. The command gets SIG_DFL back. */
+	signal(SIGPIPE, SIG_IGN);
 	rc = trec_parse_options(argc, argv, &o, stdout, stderr);
 	if (rc == TREC_CLI_RUN)
 		rc = trec_record(&o, &die_sig);

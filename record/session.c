@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,6 +16,7 @@
 #include "record/clock.h"
 #include "record/consumer.h"
 #include "record/interp/python/python_session.h"
+#include "record/io/meta.h"
 #include "record/io/metrics.h"
 #include "record/io/msg_queue.h"
 #include "record/io/output.h"
@@ -51,7 +51,10 @@ struct trec_session {
 	int child_status;
 };
 
-#define FLUSH_INTERVAL_NS 1000000000ULL     /* a SIGKILL loses at most ~1 s */
+/* A SIGKILL loses at most what the last interval gathered: 0.1 s at the
+ * start (short runs are killed early too), doubling up to 1 s. */
+#define FLUSH_FIRST_NS 100000000ULL
+#define FLUSH_INTERVAL_NS 1000000000ULL
 #define METRICS_INTERVAL_NS 10000000000ULL
 #define QUEUE_MAX_MSGS (1 << 16)
 #define QUEUE_MAX_BYTES (64u << 20)
@@ -66,78 +69,6 @@ static void die_msg(const char *msg)
 }
 
 /* ---- records written once ------------------------------------------------ */
-
-static char *join_args(char *const *argv, int argc)
-{
-	size_t len = 1;
-	char *s;
-
-	for (int i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	s = calloc(1, len);
-	if (!s)
-		return NULL;
-	for (int i = 0; i < argc; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
-}
-
-static int write_meta(struct trec_session *s)
-{
-	const struct trec_options *o = s->opt;
-	char freq[16], period[24], ncpu[16], pids[256] = "";
-	struct trec_meta_entry e[16];
-	struct trec_meta m = { .entries = e };
-	char host[256] = "", *cmdline, *command = NULL;
-	struct utsname u;
-	struct trec_writer *w;
-	int cmd_argc = 0, rc;
-
-	uname(&u);
-	gethostname(host, sizeof(host) - 1);
-	snprintf(freq, sizeof(freq), "%u", o->freq_hz);
-	snprintf(period, sizeof(period), "%llu", 1000000000ULL / o->freq_hz);
-	snprintf(ncpu, sizeof(ncpu), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
-	for (size_t i = 0; i < o->num_pids; i++)
-		snprintf(pids + strlen(pids), sizeof(pids) - strlen(pids), "%s%u", i ? "," : "",
-			 o->pids[i]);
-	if (o->cmd)
-		while (o->cmd[cmd_argc])
-			cmd_argc++;
-	cmdline = join_args(o->argv, o->argc);
-	if (o->cmd)
-		command = join_args(o->cmd, cmd_argc);
-	if (!cmdline || (o->cmd && !command)) {
-		free(cmdline);
-		free(command);
-		return -ENOMEM;
-	}
-
-#define META(k, v) (e[m.num_entries++] = (struct trec_meta_entry){ k, v })
-	META("trec_version", TREC_VERSION);
-	META("cmdline", cmdline);
-	META("mode", o->cmd ? (o->all ? "command+all" : "command") : o->all ? "all" : "pid");
-	META("command", command ? command : "");
-	META("pids", pids);
-	META("freq_hz", freq);
-	META("sample_period_ns", period);
-	META("event", "cpu-clock");
-	META("hostname", host);
-	META("kernel_release", u.release);
-	META("machine", u.machine);
-	META("nr_cpus", ncpu);
-	META("clock", "CLOCK_MONOTONIC");
-	META("archive", trec_archive_level_name(o->archive_level));
-#undef META
-	w = trec_output_lock(&s->out);
-	rc = w ? trec_output_unlock(&s->out, trec_write_meta(w, &m)) : trec_output_error(&s->out);
-	free(cmdline);
-	free(command);
-	return rc;
-}
 
 static void load_ksyms(struct trec_session *s)
 {
@@ -223,9 +154,10 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		snprintf(msg, sizeof(msg), "out of memory");
 		goto fail;
 	}
-	err = write_meta(s);
+	err = trec_meta_write(&s->out, o);
 	if (err) {
-		snprintf(msg, sizeof(msg), "writing %s failed: %s", o->output, strerror(-err));
+		snprintf(msg, sizeof(msg), "writing %s failed: %s", trec_output_name(&s->out),
+			 strerror(-err));
 		goto fail;
 	}
 	load_ksyms(s);
@@ -363,7 +295,8 @@ static enum trec_stop_cause record_loop(struct trec_session *s)
 {
 	const struct trec_options *o = s->opt;
 	uint64_t deadline = o->duration_s > 0 ? s->start_ns + (uint64_t)(o->duration_s * 1e9) : 0;
-	uint64_t next_flush = s->start_ns + FLUSH_INTERVAL_NS;
+	uint64_t flush_every = FLUSH_FIRST_NS;
+	uint64_t next_flush = s->start_ns + flush_every;
 	uint64_t next_metrics = s->start_ns + METRICS_INTERVAL_NS;
 
 	for (;;) {
@@ -391,10 +324,16 @@ static enum trec_stop_cause record_loop(struct trec_session *s)
 
 			if (w)
 				trec_output_unlock(&s->out, trec_writer_flush(w));
-			next_flush = now + FLUSH_INTERVAL_NS;
+			flush_every = flush_every * 2 < FLUSH_INTERVAL_NS ? flush_every * 2
+									 : FLUSH_INTERVAL_NS;
+			next_flush = now + flush_every;
 		}
 		if (now >= next_metrics) {
 			write_metrics(s, NULL);
+			/* Per-process state comes and goes with the processes and
+			 * leaves the heaps fragmented: give the free pages back,
+			 * so a long recording's RSS is what it uses. */
+			malloc_trim(0);
 			next_metrics = now + METRICS_INTERVAL_NS;
 		}
 	}
@@ -458,7 +397,7 @@ static void teardown(struct trec_session *s)
 	trec_workload_close(&s->wl);
 }
 
-static void print_summary(struct trec_session *s, const uint64_t *bpf, uint64_t bytes,
+static void print_summary(struct trec_session *s, const uint64_t *bpf,
 			  const struct trec_archive_totals *at)
 {
 	uint64_t samples = atomic_load(&s->cnt.v[TRECORD_METRIC_SAMPLES_WRITTEN]);
@@ -475,7 +414,8 @@ static void print_summary(struct trec_session *s, const uint64_t *bpf, uint64_t 
 	if (at->files)
 		fprintf(stderr, ", embedded symbols of %u files (%llu bytes, %.0f ms)", at->files,
 			(unsigned long long)at->bytes, at->build_ns / 1e6);
-	fprintf(stderr, ", wrote %s (%llu bytes) ]\n", s->opt->output, (unsigned long long)bytes);
+	fprintf(stderr, ", wrote %s (%llu bytes) ]\n", trec_output_name(&s->out),
+		(unsigned long long)s->out.bytes);
 }
 
 /* perf record's exit status: a command killed by a signal, else the stop
@@ -506,7 +446,6 @@ int trec_record(const struct trec_options *opt, int *die_sig)
 	int err, rc = 0;
 	enum trec_stop_cause why = TREC_STOP_UNKNOWN;
 	bool loader_done;
-	struct stat st;
 
 	*die_sig = 0;
 	/* Blocked everywhere (threads inherit it); the main thread takes them
@@ -540,7 +479,7 @@ int trec_record(const struct trec_options *opt, int *die_sig)
 	trec_stop_signals_wait(0);
 	if (trec_stop_hurry() && opt->archive_level != TREC_ARCHIVE_NONE && !opt->quiet)
 		fprintf(stderr, "trecord: second signal: not embedding symbols, finishing %s\n",
-			opt->output);
+			trec_output_name(&s.out));
 	trec_archive_write_session(&s.out, s.touched, s.syncer.sync, opt->archive_level, &at);
 	if (s.start_ns) {
 		struct trec_summary sum = {
@@ -562,10 +501,11 @@ int trec_record(const struct trec_options *opt, int *die_sig)
 		trec_bpf_print_prog_stats(&s.bpf, stderr);
 	err = trec_output_close(&s.out);
 	if (err) {
-		fprintf(stderr, "trecord: writing %s failed: %s\n", opt->output, strerror(-err));
+		fprintf(stderr, "trecord: writing %s failed: %s\n", trec_output_name(&s.out),
+			strerror(-err));
 		rc = 1;
 	} else if (!rc && !opt->quiet) {
-		print_summary(&s, bpf, stat(opt->output, &st) ? 0 : (uint64_t)st.st_size, &at);
+		print_summary(&s, bpf, &at);
 	}
 	if (!rc)
 		rc = exit_status(&s, die_sig);
@@ -586,10 +526,7 @@ int trec_record(const struct trec_options *opt, int *die_sig)
 abort:
 	/* Nothing was recorded: do not leave an empty recording behind. */
 	teardown(&s);
-	if (s.out.w) {
-		trec_output_close(&s.out);
-		unlink(opt->output);
-	}
+	trec_output_discard(&s.out);
 	if (s.have_child)
 		reap_child(&s, 0);
 	return 1;

@@ -10,11 +10,20 @@
 #include <unistd.h>
 #include "record/workload.h"
 
-static void child(int go_rd, int err_wr, char *const argv[], const sigset_t *mask)
+/* The command, held until trecord has attached its programs. It must
+ * never run unrecorded nor wait forever: it holds no write end of the go
+ * pipe (so trecord's death reads as EOF) and dies with trecord meanwhile
+ * (PR_SET_PDEATHSIG, checked against a death before it was set). */
+static void child(int go_rd, int go_wr, int err_rd, int err_wr, pid_t parent,
+		  char *const argv[], const sigset_t *mask)
 {
 	char c;
 	int e;
 
+	close(go_wr);
+	close(err_rd);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(127);
 	for (int sig = 1; sig < NSIG; sig++)
 		signal(sig, SIG_DFL);
 	sigprocmask(SIG_SETMASK, mask, NULL);
@@ -26,7 +35,10 @@ static void child(int go_rd, int err_wr, char *const argv[], const sigset_t *mas
 
 	prctl(PR_SET_NAME, base ? base + 1 : argv[0]);
 	if (read(go_rd, &c, 1) != 1)
-		_exit(127); /* trecord gave up before starting us */
+		_exit(127); /* trecord gave up, or died, before starting us */
+	/* Started: from here the command is the user's, and like perf's it
+	 * outlives a trecord that is killed. */
+	prctl(PR_SET_PDEATHSIG, 0);
 	execvp(argv[0], argv);
 	e = errno;
 	if (write(err_wr, &e, sizeof(e)) < 0)
@@ -49,6 +61,8 @@ int trec_workload_fork(struct trec_workload *w, char *const argv[], const sigset
 		close(go[1]);
 		return e;
 	}
+	pid_t parent = getpid();
+
 	w->pid = fork();
 	if (w->pid < 0) {
 		int e = -errno;
@@ -60,7 +74,7 @@ int trec_workload_fork(struct trec_workload *w, char *const argv[], const sigset
 		return e;
 	}
 	if (w->pid == 0)
-		child(go[0], er[1], argv, child_mask);
+		child(go[0], go[1], er[0], er[1], parent, argv, child_mask);
 	close(go[0]);
 	close(er[1]);
 	w->go_fd = go[1];

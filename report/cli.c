@@ -17,7 +17,8 @@
 static const char usage[] =
 	"usage: treport FILE.tr [FILE2.tr...] [options]\n"
 	"\n"
-	"Symbolizes trecord recordings offline. Several files are merged.\n"
+	"Symbolizes trecord recordings offline. Several files are merged; '-' reads\n"
+	"one from standard input (trecord -o - ... | treport -).\n"
 	"\n"
 	"Output (default: a summary of the top functions, like perf report):\n"
 	"  --folded             folded stacks for flamegraph.pl: comm;root;...;leaf count\n"
@@ -374,5 +375,8 @@ int rp_options_parse(int argc, char **argv, struct rp_options *o)
 		return bad("no recording given");
 	o->inputs = argv + optind;
 	o->ninputs = argc - optind;
+	for (int i = 0, stdin_seen = 0; i < o->ninputs; i++)
+		if (!strcmp(o->inputs[i], "-") && stdin_seen++)
+			return bad("'-' (standard input) can be given once");
 	return 0;
 }

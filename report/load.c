@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "format/archive/archive_reader.h"
 #include "report/archive/archive_store.h"
@@ -242,7 +243,10 @@ int rp_load_file(struct rp_model *m, const char *path, const struct rp_options *
 	};
 	char errbuf[512] = "";
 	int err = 0;
-	struct trec_reader *rd = trec_reader_open(path, &ro, &err, errbuf, sizeof(errbuf));
+	/* "-": a recording piped in (trecord -o -) */
+	struct trec_reader *rd = strcmp(path, "-")
+		? trec_reader_open(path, &ro, &err, errbuf, sizeof(errbuf))
+		: trec_reader_open_fd(STDIN_FILENO, "-", &ro, &err, errbuf, sizeof(errbuf));
 	if (!rd) {
 		const char *msg = errbuf[0] ? errbuf : strerror(err < 0 ? -err : EINVAL);
 		size_t plen = strlen(path);

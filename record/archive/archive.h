@@ -94,6 +94,12 @@ int trec_touched_frame(struct trec_touched *t, uint32_t pid, const struct trec_r
 int trec_touched_mappings(struct trec_touched *t, const struct trec_mapping_snapshot *s);
 /* Files noted so far (runtime pcs are resolved only when writing). */
 size_t trec_touched_count(const struct trec_touched *t);
+/* The process pid is over (after its exit's grace period): its runtime pcs
+ * are resolved now and its state freed. The noting thread only. */
+void trec_touched_pid_done(struct trec_touched *t, uint32_t pid);
+/* Every few seconds, from the noting thread: frees the state of pids gone
+ * at two sweeps in a row, and bounds what a live pid keeps. */
+void trec_touched_sweep(struct trec_touched *t);
 
 /* Fills f (path, name, build-id) for a file id; path may point into buf.
  * Returns 0, or non-zero if the file is unknown. */

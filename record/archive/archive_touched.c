@@ -9,6 +9,8 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +42,16 @@ struct touched_pid {
 	struct trec_u64map pcs; /* lookup pcs */
 	struct touched_map *maps; /* sorted by start, unique */
 	size_t nmaps, capmaps;
+	struct touched_map *cur;  /* the latest snapshot, what a cut keeps */
+	size_t ncur, capcur;
+	bool gone_once;           /* not alive at the last sweep */
 };
+
+/* Per pid, at most about this many mappings and runtime pcs are kept (a
+ * process mapping code without end, a JIT): past it a sweep resolves the
+ * pcs and cuts the mappings back to the latest snapshot. */
+#define TOUCHED_PID_MAX 16384
+#define SWEEP_BATCH 1024
 
 struct trec_touched {
 	struct trec_u64map files; /* file id -> struct touched_file */
@@ -64,6 +75,14 @@ struct trec_touched *trec_touched_new(int keep_addrs)
 	return t;
 }
 
+static void free_pid(struct touched_pid *tp)
+{
+	trec_u64map_free(&tp->pcs);
+	free(tp->maps);
+	free(tp->cur);
+	free(tp);
+}
+
 void trec_touched_free(struct trec_touched *t)
 {
 	if (!t)
@@ -76,12 +95,8 @@ void trec_touched_free(struct trec_touched *t)
 		free(tf);
 	}
 	trec_u64map_free(&t->files);
-	for (size_t it = 0; trec_u64map_next(&t->pids, &it, &key, &val);) {
-		struct touched_pid *tp = val;
-		trec_u64map_free(&tp->pcs);
-		free(tp->maps);
-		free(tp);
-	}
+	for (size_t it = 0; trec_u64map_next(&t->pids, &it, &key, &val);)
+		free_pid(val);
 	trec_u64map_free(&t->pids);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
@@ -173,15 +188,20 @@ static int cmp_map(const void *a, const void *b)
 static int add_snapshot(struct touched_pid *tp, const struct trec_mapping_snapshot *s)
 {
 	size_t need = tp->nmaps + s->num_mappings;
-	if (TREC_GROW(tp->maps, tp->capmaps, need, need))
+	if (TREC_GROW(tp->maps, tp->capmaps, need, need) ||
+	    TREC_GROW(tp->cur, tp->capcur, s->num_mappings, 16))
 		return -ENOMEM;
+	tp->ncur = 0;
 	for (uint32_t i = 0; i < s->num_mappings; i++) {
 		const struct trec_mapping *in = &s->mappings[i];
 		/* treport reads only mappings of a file that hold an address */
 		if (in->file_id && in->end > in->start)
-			tp->maps[tp->nmaps++] = (struct touched_map){ in->start, in->end, in->bias,
-								      in->file_id };
+			tp->cur[tp->ncur++] = (struct touched_map){ in->start, in->end, in->bias,
+								    in->file_id };
 	}
+	qsort(tp->cur, tp->ncur, sizeof(*tp->cur), cmp_map);
+	memcpy(tp->maps + tp->nmaps, tp->cur, tp->ncur * sizeof(*tp->cur));
+	tp->nmaps += tp->ncur;
 	qsort(tp->maps, tp->nmaps, sizeof(*tp->maps), cmp_map);
 	size_t w = 0;
 	for (size_t i = 0; i < tp->nmaps; i++)
@@ -289,4 +309,58 @@ int trec_archive_write_touched(struct trec_writer *w, struct trec_touched *t, in
 	}
 	free(ids);
 	return rc;
+}
+
+/* ---- a long recording: per-pid state goes when the process does ---------- */
+
+/* Resolves tp's pcs into the files' addresses now (writer thread: it owns
+ * t->files) and forgets them; a cut also drops the older mappings. */
+static void compact(struct trec_touched *t, struct touched_pid *tp, bool cut_maps)
+{
+	if (resolve_pid(t, tp))
+		t->oom = 1;
+	trec_u64map_free(&tp->pcs);
+	if (cut_maps) {
+		memcpy(tp->maps, tp->cur, tp->ncur * sizeof(*tp->cur));
+		tp->nmaps = tp->ncur;
+	}
+}
+
+void trec_touched_pid_done(struct trec_touched *t, uint32_t pid)
+{
+	pthread_mutex_lock(&t->lock);
+	struct touched_pid *tp = trec_u64map_del(&t->pids, pid);
+	if (tp) {
+		/* Every snapshot it had is in: its pcs resolve as at the end. */
+		compact(t, tp, false);
+		free_pid(tp);
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+void trec_touched_sweep(struct trec_touched *t)
+{
+	uint32_t gone[SWEEP_BATCH];
+	size_t n = 0;
+	uint64_t pid;
+	void *val;
+
+	pthread_mutex_lock(&t->lock);
+	for (size_t it = 0; trec_u64map_next(&t->pids, &it, &pid, &val);) {
+		struct touched_pid *tp = val;
+
+		if (tp->nmaps > TOUCHED_PID_MAX || tp->pcs.n > TOUCHED_PID_MAX)
+			compact(t, tp, tp->nmaps > TOUCHED_PID_MAX);
+		/* Gone twice in a row: past any grace period (an exit whose
+		 * event was lost, a fork copy written after the exit). */
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			tp->gone_once = false;
+		else if (!tp->gone_once)
+			tp->gone_once = true;
+		else if (n < SWEEP_BATCH)
+			gone[n++] = (uint32_t)pid;
+	}
+	pthread_mutex_unlock(&t->lock);
+	for (size_t i = 0; i < n; i++)
+		trec_touched_pid_done(t, gone[i]);
 }

@@ -11,48 +11,37 @@ int trec_output_open(struct trec_output *o, const char *path, bool force,
 		     char *msg, size_t msglen)
 {
 	struct trec_header h;
-	struct stat st;
+	int fd, e;
 
 	memset(o, 0, sizeof(*o));
 	pthread_mutex_init(&o->lock, NULL);
 	o->path = path;
-	if (!force && lstat(path, &st) == 0) {
-		/* Like perf: the previous recording survives one run as .old. */
-		size_t n = strlen(path) + 5;
-		char *old = malloc(n);
-
-		if (!old) {
-			snprintf(msg, msglen, "out of memory");
-			return -ENOMEM;
-		}
-		snprintf(old, n, "%s.old", path);
-		if (rename(path, old)) {
-			int e = -errno;
-
-			snprintf(msg, msglen, "cannot move the existing %s to %s: %s", path, old,
-				 strerror(-e));
-			free(old);
-			return e;
-		}
-		free(old);
-	}
-	/* -f: a new file, not the old one truncated, so it gets our 0600 mode
-	 * and nobody holding the old one open sees the new recording. */
-	if (force && unlink(path) && errno != ENOENT) {
-		int e = -errno;
-
-		snprintf(msg, msglen, "cannot replace %s: %s", path, strerror(-e));
-		return e;
-	}
+	o->stream = !strcmp(path, "-");
+	fd = trec_output_file_begin(o, msg, msglen);
+	if (fd < 0)
+		return fd;
 	trec_header_init_host(&h);
-	o->w = trec_writer_open(path, &h, NULL, 0);
+	errno = 0;
+	o->w = trec_writer_open_fd(fd, &h, NULL);
 	if (!o->w) {
-		int e = errno ? -errno : -EIO;
-
-		snprintf(msg, msglen, "cannot create %s: %s", path, strerror(-e));
+		/* A full disk: the unnamed file goes with its fd. */
+		e = errno ? -errno : -EIO;
+		trec_output_file_abandon(o);
+		snprintf(msg, msglen, "cannot create %s: %s", trec_output_name(o), strerror(-e));
 		return e;
 	}
-	return 0;
+	e = trec_output_file_publish(o, fd, force, msg, msglen);
+	if (e) {
+		trec_writer_close(o->w);
+		o->w = NULL;
+		trec_output_file_abandon(o);
+	}
+	return e;
+}
+
+const char *trec_output_name(const struct trec_output *o)
+{
+	return o->stream ? "stdout" : o->path;
 }
 
 struct trec_writer *trec_output_lock(struct trec_output *o)
@@ -99,7 +88,11 @@ int trec_output_close(struct trec_output *o)
 
 	pthread_mutex_lock(&o->lock);
 	if (o->w) {
-		rc = trec_writer_close(o->w);
+		rc = trec_writer_flush(o->w);
+		o->bytes = trec_writer_bytes(o->w);
+		e = trec_writer_close(o->w);
+		if (e < 0 && !rc)
+			rc = e;
 		o->w = NULL;
 	}
 	if (rc < 0 && !o->err)
@@ -108,4 +101,14 @@ int trec_output_close(struct trec_output *o)
 	pthread_mutex_unlock(&o->lock);
 	pthread_mutex_destroy(&o->lock);
 	return e;
+}
+
+void trec_output_discard(struct trec_output *o)
+{
+	if (!o->path)
+		return; /* never opened */
+	/* Unlinked while still ours (locked), so no one takes it meanwhile. */
+	if (o->w)
+		trec_output_file_unpublish(o);
+	trec_output_close(o);
 }

@@ -7,6 +7,12 @@
  *   struct trec_writer *w = trec_output_lock(o);
  *   if (w)
  *           trec_output_unlock(o, trec_write_sample(w, &s));
+ *
+ * The file (output_file.c): only a regular file is ever replaced; the new
+ * one is written unnamed, locked (flock), then linked in, so no reader or
+ * second trecord sees a half-made file, and a second trecord given the same
+ * path fails instead of moving the file being written to FILE.old. "-"
+ * streams to standard output (FORMAT.md needs no seeking back).
  */
 #ifndef TREC_OUTPUT_H
 #define TREC_OUTPUT_H
@@ -15,17 +21,31 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "trec_format.h"
 
 struct trec_output {
 	pthread_mutex_t lock;
 	struct trec_writer *w;
 	const char *path;
-	int err; /* first error, negative errno */
+	int err;          /* first error, negative errno */
+	uint64_t bytes;   /* written, once closed */
+	/* output_file.c */
+	bool stream;      /* "-": standard output */
+	bool rotated;     /* the previous file is now path.old */
+	dev_t dev;        /* the file we created */
+	ino_t ino;
+	char *tmp;        /* its temporary name, without O_TMPFILE */
 };
 
-/* Creates path (mode 0600). An existing file is renamed to path.old, or
- * with force removed. 0, or negative errno with a message. */
+/* A usage check before anything starts: "-" must not be a terminal, an
+ * existing path (or path.old, unless force) must be a regular file.
+ * 0, or -EINVAL with a message. */
+int trec_output_check(const char *path, bool force, char *msg, size_t msglen);
+/* Creates path (mode 0600), or streams to stdout for "-" (then the
+ * process's stdout, and the command's, become stderr, as perf does). An
+ * existing path is renamed to path.old, or with force removed, unless
+ * another trecord holds it. 0, or negative errno with a message. */
 int trec_output_open(struct trec_output *o, const char *path, bool force,
 		     char *msg, size_t msglen);
 /* The writer, locked; NULL (unlocked) once a write has failed. */
@@ -36,5 +56,21 @@ int trec_output_error(struct trec_output *o);
 uint64_t trec_output_bytes(struct trec_output *o);
 /* Flushes and closes; returns the first error of the whole recording. */
 int trec_output_close(struct trec_output *o);
+/* Nothing worth keeping was recorded: removes the file (and puts back the
+ * previous one from path.old), then closes. */
+void trec_output_discard(struct trec_output *o);
+/* For messages: the path, or "stdout". */
+const char *trec_output_name(const struct trec_output *o);
+
+/* output_file.c, for output.c: an unnamed (or temporary) file in path's
+ * directory, or stdout's fd, for the writer; then published under path
+ * once its header is written. Negative errno with a message on failure. */
+int trec_output_file_begin(struct trec_output *o, char *msg, size_t msglen);
+int trec_output_file_publish(struct trec_output *o, int fd, bool force, char *msg,
+			     size_t msglen);
+/* Removes the temporary name of a file never published. */
+void trec_output_file_abandon(struct trec_output *o);
+/* Unlinks the published file, putting path.old back. */
+void trec_output_file_unpublish(struct trec_output *o);
 
 #endif /* TREC_OUTPUT_H */

@@ -467,19 +467,20 @@ void trec_jit_on_exit(struct trec_jit_capture *c, uint32_t pid, uint64_t now_ns)
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* After the read at its exit: the process is gone, and a new one with its
- * pid starts from nothing. */
+/* After the read at its exit: the process is gone, and so is its entry (a
+ * long recording of many processes must not keep one per pid); a new
+ * process with its pid starts from nothing. */
 static void forget_process(struct trec_jit_capture *c, struct jit_pid *jp)
 {
 	close_handles(c, jp);
 	free(jp->dump_path);
-	jp->dump_path = NULL;
 	pthread_mutex_lock(&c->lock);
 	c->npcs -= jp->pcs.n;
 	trec_u64map_free(&jp->pcs);
-	jp->too_many = jp->jit_like = jp->have_ids = false;
-	jp->nspid = jp->pid;
+	if (trec_u64map_get(&c->pids, jp->pid) == jp)
+		trec_u64map_del(&c->pids, jp->pid);
 	pthread_mutex_unlock(&c->lock);
+	free(jp);
 }
 
 static void run_due(struct trec_jit_capture *c, uint64_t now_ns, bool all)
@@ -487,8 +488,8 @@ static void run_due(struct trec_jit_capture *c, uint64_t now_ns, bool all)
 	uint64_t k;
 	void *v;
 
-	/* pids are never removed, so the map is stable outside the lock but
-	 * for insertions by the writer thread: collect first */
+	/* entries are removed only by forget_process, on this thread, so the
+	 * collected ones stay valid outside the lock: collect first */
 	pthread_mutex_lock(&c->lock);
 	size_t n = 0, cap = c->ndue;
 	struct jit_pid **due = malloc((cap ? cap : 1) * sizeof(*due));

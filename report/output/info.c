@@ -126,6 +126,22 @@ static void print_end(FILE *out, const struct trec_summary *s, const char *mode)
 	fputc('\n', out);
 }
 
+/* What the chunk sequence, the SUMMARY and the header say (FORMAT.md §8). */
+static void print_damage(FILE *out, const struct trec_reader_stats *st)
+{
+	fprintf(out, "  sequence:    %" PRIu64 " chunk(s) missing, %" PRIu64 " duplicate(s) skipped, %"
+		PRIu64 " out of order\n", st->seq_missing, st->seq_duplicates, st->seq_reordered);
+	if (st->summaries > 1)
+		fprintf(out, "  SUMMARY:     %" PRIu64 " records (one expected)\n", st->summaries);
+	if (st->summaries && st->samples != st->summary_samples)
+		fprintf(out, "  SUMMARY:     counts %" PRIu64 " samples, the file holds %" PRIu64 "\n",
+			st->summary_samples, st->samples);
+	if (st->header_unknown)
+		fprintf(out, "  header:      unknown values:%s%s\n",
+			st->header_unknown & 1 ? " clock_id" : "",
+			st->header_unknown & 2 ? " page_size" : "");
+}
+
 static void print_recording(FILE *out, const struct rp_report *r, uint32_t rec)
 {
 	const struct rp_model *m = r->m;
@@ -152,6 +168,7 @@ static void print_recording(FILE *out, const struct rp_report *r, uint32_t rec)
 	fprintf(out, "  chunks:      %" PRIu64 " read, %" PRIu64 " corrupt, %" PRIu64 " skipped%s\n",
 		rr->stats.chunks, rr->stats.bad_chunks, rr->stats.skipped_chunks,
 		rr->truncated ? ", file truncated" : "");
+	print_damage(out, &rr->stats);
 	fprintf(out, "  records:     %" PRIu64 "\n", rr->stats.records);
 	for (unsigned t = 0; t < 16; t++)
 		if (rr->records_by_type[t])

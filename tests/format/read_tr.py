@@ -295,12 +295,13 @@ def read_file(data, warn):
     """(header, records); raises Corrupt on a damaged chunk (no force mode)."""
     off, header = read_header(data)
     records = []
+    seqs, nxt = set(), 0  # §8: chunk sequence numbers
     while off < len(data):
         if len(data) - off < CHUNK_HDR:
             warn("file truncated at offset %d: last chunk incomplete" % off)
             break
         h = data[off:off + CHUNK_HDR]
-        (magic, ctype, _flags, clen, ulen, nrec, _seq, body_crc,
+        (magic, ctype, _flags, clen, ulen, nrec, seq, body_crc,
          hdr_crc) = struct.unpack("<4sHHIIIIII", h)
         if magic != CHUNK_MAGIC or hdr_crc != crc32(h[:28]):
             raise Corrupt("bad chunk header at offset %d" % off)
@@ -310,6 +311,17 @@ def read_file(data, warn):
             warn("file truncated at offset %d: last chunk incomplete" % off)
             break
         body = data[off + CHUNK_HDR:off + CHUNK_HDR + clen]
+        if seq in seqs:
+            warn("chunk at offset %d repeats sequence number %d: skipping the duplicate"
+                 % (off, seq))
+            off += CHUNK_HDR + clen
+            continue
+        if seq > nxt:
+            warn("chunk at offset %d has sequence number %d, expected %d" % (off, seq, nxt))
+        elif seq < nxt:
+            warn("chunk at offset %d has sequence number %d: out of order" % (off, seq))
+        seqs.add(seq)
+        nxt = max(nxt, seq + 1)
         if ctype != 1:
             off += CHUNK_HDR + clen  # unknown chunk type: skipped whole
             continue
@@ -334,6 +346,15 @@ def read_file(data, warn):
         if seen != nrec:
             raise Corrupt("record count %d != %d at offset %d" % (seen, nrec, off))
         off += CHUNK_HDR + clen
+    if nxt > len(seqs):
+        warn("chunk sequence: %d chunk(s) missing" % (nxt - len(seqs)))
+    summaries = [r for r in records if r["type"] == "SUMMARY"]
+    samples = sum(r["type"] == "SAMPLE" for r in records)
+    if len(summaries) > 1:
+        warn("%d SUMMARY records" % len(summaries))
+    if summaries and summaries[0]["samples"] != samples:
+        warn("the SUMMARY record counts %d samples, the file holds %d"
+             % (summaries[0]["samples"], samples))
     return header, records
 
 

@@ -46,6 +46,18 @@ cut=$(wc -l < "$tmp/cut.out")
 check "python reader: truncated file keeps the complete chunks ($cut of $full lines)" \
 	test "$cut" -lt "$full" -a "$cut" -gt 1
 
+# A chunk duplicated (FORMAT.md §8): warned and skipped.
+"$py" - "$tmp/c300.tr" "$tmp/dup.tr" <<'EOF'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+off = 256 + 32 + struct.unpack_from("<I", d, 256 + 8)[0]  # the second chunk
+n = 32 + struct.unpack_from("<I", d, off + 8)[0]
+open(sys.argv[2], "wb").write(d[:off + n] + d[off:])
+EOF
+"$py" "$here/read_tr.py" "$tmp/dup.tr" > "$tmp/dup.out" 2> "$tmp/dup.err"
+check "python reader: a duplicated chunk is warned and skipped" \
+	test "$(grep -c 'skipping the duplicate' "$tmp/dup.err")" = 1 -a "$(wc -l < "$tmp/dup.out")" = "$full"
+
 if [ -z "${TREC_PY_ZSTD:-}" ] && command -v zstd >/dev/null; then
 	echo "--- zstd CLI fallback"
 	TREC_PY_ZSTD=cli "$py" "$here/read_tr.py" "$tmp/c300.tr" --expect "$tmp/c300.json" > "$tmp/cli.out"

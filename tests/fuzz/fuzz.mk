@@ -1,5 +1,5 @@
-# Reader fuzzing (included by the top-level Makefile).
-#
+# Fuzzing (included by the top-level Makefile): the reader, the JIT and
+# .gopclntab parsers, and make fuzz-long (the reader and archive decoders).
 #   make fuzz                  fuzz the reader for FUZZ_SECONDS (default 300)
 #   build/fuzz_reader          the libFuzzer binary (ASan + UBSan), built by make test-build
 #   build/fuzz-corpus/         seed corpus written with libtrecformat (tests/fuzz/make_corpus.c)
@@ -90,3 +90,37 @@ fuzz-jit: deps build/fuzz_perfmap build/fuzz_jitdump build/fuzz-jit-corpus/.stam
 	for t in perfmap jitdump; do mkdir -p build/fuzz-work-$$t; \
 		build/fuzz_$$t -timeout=10 -rss_limit_mb=2048 -max_len=65536 -max_total_time=$(FUZZ_SECONDS) \
 			-artifact_prefix=build/ build/fuzz-work-$$t build/fuzz-jit-corpus/$$t || exit 1; done
+
+# ---- make fuzz-long: both decoders, >= 10^7 executions in all ---------------
+#
+#   make fuzz-long              FUZZ_LONG_RUNS (default 5000000) executions of
+#                               the reader target, as many of the archive one
+#   build/fuzz_archive          the symbol-archive decoder target
+#                               (tests/archive/fuzz_archive.c)
+#   build/fuzz-archive-corpus/  seeds: real archives of the test workloads
+# Crashes go to build/ (reader) and build/archive-* (archive); the total count
+# is printed at the end (tests/fuzz/fuzz_long.sh).
+
+FUZZ_LONG_RUNS ?= 5000000
+ARCHIVE_FUZZ_SRCS := tests/archive/fuzz_archive.c format/archive/archive_parse.c \
+	format/archive/archive_lookup.c format/encode.c
+
+build/fuzz_archive: $(ARCHIVE_FUZZ_SRCS) $(call rwildcard,format,*.h)
+	@mkdir -p build
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ $(ARCHIVE_FUZZ_SRCS)
+
+build/fuzz_archive_seeds: tests/archive/make_seeds.c build/librecord.a build/libtrecformat.a
+	$(CC) -O1 -g -std=gnu11 -D_GNU_SOURCE -I. -Iformat -o $@ $< \
+		build/librecord.a build/libtrecformat.a -ldw -lelf -lzstd -lz
+
+build/fuzz-archive-corpus/.stamp: build/fuzz_archive_seeds
+	$(MAKE) -s -C tests/workloads OUT=$(CURDIR)/build/workloads
+	rm -rf build/fuzz-archive-corpus; mkdir -p build/fuzz-archive-corpus
+	build/fuzz_archive_seeds build/fuzz-archive-corpus build/workloads/busy \
+		build/workloads/inlines build/workloads/threads
+	touch $@
+
+.PHONY: fuzz-long
+fuzz-long: deps build/fuzz_reader build/fuzz-corpus/.stamp build/fuzz_archive \
+		build/fuzz-archive-corpus/.stamp
+	FUZZ_LONG_RUNS=$(FUZZ_LONG_RUNS) bash tests/fuzz/fuzz_long.sh

@@ -5,7 +5,9 @@
  *         CRCs, zstd, resynchronization);
  *   odd:  the rest is an uncompressed chunk body; it is wrapped in a valid
  *         header and chunk (correct lengths, CRCs, zstd frame) so that
- *         mutations reach the record decoders instead of dying at the CRC.
+ *         mutations reach the record decoders instead of dying at the CRC;
+ *         with bit 1 set too, several chunks with sequence numbers from
+ *         the input (see wrap()).
  * Every input is read twice, without and with TREC_READ_FORCE, and every
  * field of every record is touched so the sanitizers see bad pointers.
  */
@@ -153,22 +155,25 @@ static void read_all(const uint8_t *data, size_t size, unsigned flags)
 		sink += touch(&rec);
 	sink += strlen(trec_reader_error(r));
 	trec_reader_stats(r, &st);
-	fuzz_sink += sink + st.records;
+	fuzz_sink += sink + st.records + st.seq_missing + st.seq_duplicates + st.seq_reordered +
+		     st.summaries;
 	trec_reader_close(r);
 }
 
-/* Header + one records chunk around body, all checks satisfied. */
-static uint8_t *wrap_body(const uint8_t *body, size_t len, size_t *out_len)
+/* Appends a records chunk around body, all checks satisfied, to f. */
+static uint8_t *put_chunk(uint8_t *f, size_t *flen, const uint8_t *body, size_t len, uint32_t seq)
 {
-	struct trec_header h = { .page_size = 4096, .clock_id = 1 };
 	size_t bound = ZSTD_compressBound(len);
-	uint8_t *f = malloc(TREC_HEADER_SIZE_V1 + TREC_CHUNK_HDR_SIZE + bound);
-	uint8_t *z = f + TREC_HEADER_SIZE_V1 + TREC_CHUNK_HDR_SIZE;
-	struct trec_chunk_hdr ch = { .type = TREC_CHUNK_RECORDS };
+	uint8_t *nf = realloc(f, *flen + TREC_CHUNK_HDR_SIZE + bound);
+	struct trec_chunk_hdr ch = { .type = TREC_CHUNK_RECORDS, .seq = seq };
 	uint32_t nrec = 0;
 
-	if (!f)
+	if (!nf) {
+		free(f);
 		return NULL;
+	}
+	f = nf;
+	uint8_t *z = f + *flen + TREC_CHUNK_HDR_SIZE;
 	size_t zlen = ZSTD_compress(z, bound, body, len, 1);
 	if (ZSTD_isError(zlen)) {
 		free(f);
@@ -184,13 +189,37 @@ static uint8_t *wrap_body(const uint8_t *body, size_t len, size_t *out_len)
 		c.p += n;
 		nrec++;
 	}
-	trec_header_encode(&h, f);
 	ch.clen = (uint32_t)zlen;
 	ch.ulen = (uint32_t)len;
 	ch.nrec = nrec;
 	ch.body_crc = trec_crc32(z, zlen);
-	trec_chunk_hdr_encode(&ch, f + TREC_HEADER_SIZE_V1);
-	*out_len = TREC_HEADER_SIZE_V1 + TREC_CHUNK_HDR_SIZE + zlen;
+	trec_chunk_hdr_encode(&ch, f + *flen);
+	*flen += TREC_CHUNK_HDR_SIZE + zlen;
+	return f;
+}
+
+/* A valid header and chunks around the input: one chunk of all of it, or
+ * (split) pieces "seq u8, len u8, len body bytes" each its own chunk, so
+ * mutations reach the sequence checks (gaps, duplicates, reordering). */
+static uint8_t *wrap(const uint8_t *data, size_t size, int split, size_t *out_len)
+{
+	struct trec_header h = { .page_size = 4096, .clock_id = 1 };
+	uint8_t *f = malloc(TREC_HEADER_SIZE_V1);
+	size_t flen = TREC_HEADER_SIZE_V1;
+
+	if (!f)
+		return NULL;
+	trec_header_encode(&h, f);
+	if (!split)
+		f = put_chunk(f, &flen, data, size, 0);
+	while (split && f && size >= 2) {
+		size_t n = data[1] < size - 2 ? data[1] : size - 2;
+
+		f = put_chunk(f, &flen, data + 2, n, data[0]);
+		data += 2 + n;
+		size -= 2 + n;
+	}
+	*out_len = flen;
 	return f;
 }
 
@@ -203,7 +232,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (data[0] & 1) {
 		size_t len;
-		uint8_t *f = wrap_body(data + 1, size - 1, &len);
+		uint8_t *f = wrap(data + 1, size - 1, data[0] & 2, &len);
 
 		if (f) {
 			read_all(f, len, 0);
