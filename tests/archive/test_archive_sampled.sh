@@ -18,7 +18,7 @@ cc -O1 -g -std=gnu11 -Wall -Wextra $inc -o "$d/rearchive" "$TREC_ROOT/tests/arch
 	"$B/librecord.a" "$B/libtrecformat.a" -ldw -lelf -lzstd -lz -lpthread ||
 	{ fail "build rearchive"; exit 1; }
 
-if ! "$TRECORD" -F 499 --archive=full -f -o "$d/rec.tr" -- "$WORKLOADS/busy" 1 \
+if ! "$TRECORD" -F 499 --archive=full -f -o "$d/rec.tr" -- "$WORKLOADS/busy" -n 500 \
 	>/dev/null 2>"$d/rec.err"; then
 	cat "$d/rec.err"
 	grep -qiE 'bpf|permission|operation not permitted' "$d/rec.err" &&

@@ -13,7 +13,7 @@ d = t.tmpdir()
 tr = os.path.join(d, "busy.tr")
 trecord = os.environ.get("TRECORD", os.path.join(t.BUILD, "trecord"))
 r = subprocess.run([trecord, "-F", "499", "-f", "-q", "-o", tr, "--",
-                    os.path.join(t.WORKLOADS, "busy"), "1"], capture_output=True, text=True)
+                    os.path.join(t.WORKLOADS, "busy"), "-n", "500"], capture_output=True, text=True)
 if r.returncode != 0 or not os.path.exists(tr):
     if re.search(r"permission|not permitted|CAP_|BPF", r.stderr, re.I):
         print("SKIP: trecord cannot load BPF here: " + r.stderr.strip()[:200])
