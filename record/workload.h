@@ -2,7 +2,9 @@
 /*
  * The recorded command (trecord -- cmd): forked early, held on a pipe until
  * the BPF programs are attached and its pid is followed, then exec'd, so
- * its first instruction is already recorded.
+ * its first instruction is already recorded. Held, it never runs
+ * unrecorded nor waits forever: if trecord dies (any signal, SIGKILL
+ * too), it is killed with it (PR_SET_PDEATHSIG) or reads EOF and exits.
  */
 #ifndef TREC_WORKLOAD_H
 #define TREC_WORKLOAD_H
