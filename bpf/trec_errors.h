@@ -43,7 +43,12 @@
 	X(FP_BELOW_SP, 4017, "frame pointer below the frame's stack pointer")  \
 	X(FP_OUTSIDE_STACK, 4018, "frame pointer too far above the stack")     \
 	X(FP_RECORD_READ, 4019, "frame record (saved fp, return address) not readable") \
-	X(FP_BAD_RETURN_ADDRESS, 4020, "frame record's return address is not user text")
+	X(FP_BAD_RETURN_ADDRESS, 4020, "frame record's return address is not user text") \
+	X(PHP_NO_PROC_INFO, 3000, "php: no offsets for this process")        \
+	X(PHP_BAD_GLOBALS, 3001, "php: executor_globals not readable")       \
+	X(PHP_BAD_FRAME, 3002, "php: zend_execute_data not readable")        \
+	X(PHP_BAD_FUNCTION, 3003, "php: zend_function not readable")         \
+	X(PHP_BAD_OPLINE, 3004, "php: opline not readable")
 
 enum trec_error {
 #define TREC_X(name, code, desc) TREC_ERR_##name = code,
@@ -97,7 +102,9 @@ enum trec_error {
 	X(FP_OUTSIDE_STACK, "frame pointer too far above the stack")           \
 	X(FP_RECORD_READ, "frame record read failed")                          \
 	X(FP_BAD_RETURN_ADDRESS, "frame record's return address not user text") \
-	X(NATIVE_FP_FALLBACK, "frames unwound by frame pointer while their file's deltas load")
+	X(NATIVE_FP_FALLBACK, "frames unwound by frame pointer while their file's deltas load") \
+	X(PHP_FRAMES, "php frames unwound")                                    \
+	X(PHP_ERRORS, "php unwinder errors")
 
 enum trec_metric {
 #define TREC_X(name, desc) TREC_METRIC_##name,
