@@ -38,7 +38,7 @@ class Walker
         $items = [3, 1, 2];
         while (microtime(true) < $end) {
             usort($items, function ($a, $b) use ($dump) {  // @calls Walker::run->usort
-                return recurse(DEPTH, 20000, $dump) * 0 + ($a <=> $b);  // @calls {closure}->recurse
+                return recurse(DEPTH, 20000, $dump) * 0 + ($a <=> $b);  // @calls Walker::{closure}->recurse
             });
         }
     }
