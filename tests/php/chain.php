@@ -10,10 +10,8 @@ const DEPTH = 24;
 function leaf($n, $dump)
 {
     if ($dump !== null) {
-        dump_stack($dump);
-        for (;;) {
-            $n++;  // @leaf leaf
-        }
+        dump_stack($dump, __LINE__ + 1);
+        for (;;) { $n++; }  // @leaf leaf
     }
     $s = 0;
     for ($i = 0; $i < $n; $i++) {  // @leaf leaf
@@ -36,23 +34,35 @@ class Walker
     {
         $end = microtime(true) + $seconds;
         $items = [3, 1, 2];
-        while (microtime(true) < $end) {
+        do {
             usort($items, function ($a, $b) use ($dump) {  // @calls Walker::run->usort
                 return recurse(DEPTH, 20000, $dump) * 0 + ($a <=> $b);  // @calls Walker::{closure}->recurse
             });
-        }
+        } while (microtime(true) < $end);
     }
 }
 
-// The script's own view: function and line of each frame, root first.
-function dump_stack($path)
+// The script's own view of its stack at the stop point, innermost first,
+// one "function TAB file TAB line TAB entered-from-C" line per frame
+// (tests/harness/capture.py copies them into the case): frame i is at the
+// line debug_backtrace() gives for the call it made; the innermost at
+// $line, where it spins; a frame called from C code (usort) has no file
+// in its entry, and {main} too was entered from C.
+function dump_stack($path, $line)
 {
-    $lines = [];
-    foreach (array_reverse(debug_backtrace()) as $f) {
+    $bt = debug_backtrace();
+    $out = '';
+    for ($i = 1; $i < count($bt); $i++) {
+        $f = $bt[$i];
         $name = (isset($f['class']) ? $f['class'] . '::' : '') . $f['function'];
-        $lines[] = $name . ' ' . ($f['line'] ?? '-');
+        $inner = $bt[$i - 1];
+        $file = $i == 1 ? $inner['file'] : ($inner['file'] ?? '[internal]');
+        $at = $i == 1 ? $line : ($inner['line'] ?? -1);
+        $out .= "$name\t$file\t$at\t" . (isset($f['file']) ? 0 : 1) . "\n";
     }
-    file_put_contents($path . '.tmp', implode("\n", $lines) . "\n");
+    $f = end($bt);
+    $out .= "{main}\t{$f['file']}\t{$f['line']}\t1\n";
+    file_put_contents($path . '.tmp', $out);
     rename($path . '.tmp', $path);
 }
 
