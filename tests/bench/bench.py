@@ -41,6 +41,12 @@ WORKLOADS = {
     "bench_threads": ([], ["2"], {"main", "worker_main"}),
     "bench_cxx": ([], [], {"main"}),
 }
+# Interpreter scripts for the BPF cost table (their samples go through the
+# interpreter unwinders), run for a fixed time; skipped where the
+# interpreter is missing. name -> command.
+INTERP_BPF = {
+    "php chain.php": ["/usr/bin/php8.2", os.path.join(HERE, "..", "php", "chain.php"), "2"],
+}
 TOOLS = ["trec", "perf-g", "perf-dwarf"]
 ELAPSED_RE = re.compile(r"elapsed_ns=(\d+) cpu_ns=(\d+)")
 
@@ -291,14 +297,17 @@ class Bench:
             with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
                 f.write("1")
             for w in WORKLOADS:
-                self.res["bpf"][w] = self.bpf_cost_one(w)
+                self.res["bpf"][w] = self.bpf_cost_one(w, self.workload_cmd(w))
+            for w, cmd in INTERP_BPF.items():
+                if os.access(cmd[0], os.X_OK):
+                    self.res["bpf"][w] = self.bpf_cost_one(w, cmd)
         finally:
             with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
                 f.write(old)
 
-    def bpf_cost_one(self, w):
-        path = os.path.join(self.out, "%s.bpfstats.tr" % w)
-        cmd = self.record_cmd("trec", self.mid_freq, path, self.workload_cmd(w))
+    def bpf_cost_one(self, w, wcmd):
+        path = os.path.join(self.out, "%s.bpfstats.tr" % w.replace(" ", "_"))
+        cmd = self.record_cmd("trec", self.mid_freq, path, wcmd)
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                 text=True)
         last = None
