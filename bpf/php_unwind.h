@@ -16,8 +16,9 @@
  * Line of a frame: its opline's lineno. With the hybrid VM and GCC's
  * global registers (Debian's build), execute_ex keeps the running
  * frame's opline in r15 and stores it into the frame only before calls:
- * when the sample's leaf is execute_ex itself, r15 is used if it lies in
- * the frame's opcodes.
+ * when the sample's leaf is execute_ex itself (the native unwinder keeps
+ * r15 for the leaf only), r15 is used if it points at one of the
+ * innermost frame's opcodes.
  *
  * Included by bpf/php_prog.h; compiles as userspace C for the offline
  * harness (bpf/testing_shim.h).
@@ -86,7 +87,8 @@ static __always_inline int trec_php_push(struct trec_per_cpu_record *rec,
 		line_end = trec_php_u32(op, n, info->op_line_end - base);
 		/* The running opline of the sampled frame (see the top). */
 		if (leaf && rec->state.r15 >= opcodes &&
-		    rec->state.r15 < opcodes + (__u64)last * info->op_size)
+		    rec->state.r15 < opcodes + (__u64)last * info->op_size &&
+		    (rec->state.r15 - opcodes) % info->op_size == 0)
 			opline = rec->state.r15;
 		if (!opline ||
 		    bpf_probe_read_user(&lineno, sizeof(lineno), (void *)(opline + info->op_lineno)))

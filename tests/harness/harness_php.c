@@ -12,6 +12,8 @@
 struct harness_php {
 	struct harness_env *env;
 	const struct trec_php_layout *layout;
+	struct trec_php_engine engine;
+	uint64_t bias;
 	void *store; /* INTERP_CODE records, as treport holds them */
 };
 
@@ -54,6 +56,8 @@ int harness_php_mapping(struct harness_php *p, uint32_t pid, uint64_t file_id, c
 	trec_php_proc_info_init(&engine, bias, &e->php_procs[0].info);
 	e->num_php_procs = 1;
 	p->layout = engine.layout;
+	p->engine = engine;
+	p->bias = bias;
 	return 0;
 }
 
@@ -102,6 +106,17 @@ static int lookup(const struct harness_php *p, uint32_t pid, const struct trec_f
 	return rp_php_interp.lookup(p->store, pid, &rf, sym);
 }
 
+/* gdb's frame i is the VM loop: execute_ex, or its .cold part, which a
+ * stripped binary has no name for (gdb says "??"). */
+static bool is_loop_frame(const struct harness_php *p, const struct harness_case *c, size_t i)
+{
+	uint64_t vaddr = c->frames[i].pc - (i ? 1 : 0) - p->bias;
+
+	return strcmp(c->frames[i].name, "execute_ex") == 0 ||
+	       (strcmp(c->frames[i].name, "??") == 0 && vaddr >= p->engine.cold_start &&
+		vaddr < p->engine.cold_end);
+}
+
 static const char *check(struct harness_php *p, const struct harness_case *c,
 			 const struct harness_php_hframe *php, size_t nphp, size_t ng, bool live,
 			 size_t *runs_out)
@@ -109,7 +124,7 @@ static const char *check(struct harness_php *p, const struct harness_case *c,
 	size_t loops = 0, runs = 0;
 
 	for (size_t i = 0; i < ng; i++)
-		loops += strcmp(c->frames[i].name, "execute_ex") == 0;
+		loops += is_loop_frame(p, c, i);
 	if (!harness_php_found(p))
 		return "no Zend engine found in the maps";
 	for (size_t i = 0; i < nphp; i++)
@@ -132,8 +147,7 @@ static const char *check(struct harness_php *p, const struct harness_case *c,
 		if (!last_of_run)
 			continue;
 		runs++;
-		if (php[i].next_native >= ng ||
-		    strcmp(c->frames[php[i].next_native].name, "execute_ex"))
+		if (php[i].next_native >= ng || !is_loop_frame(p, c, php[i].next_native))
 			return "a run of PHP frames is not right before execute_ex";
 	}
 	*runs_out = runs;

@@ -36,8 +36,9 @@ struct harness_php_hframe {
  * The PHP verdict of case `name`: every PHP frame described (from the
  * live process or the captured memory), the frames equal to the script's
  * own stack (function, file, line, in order), each run of them right
- * before an execute_ex frame of gdb's backtrace (gdb's physical frames
- * c->frames[0..ng)) and ending at a frame the script says C code entered.
+ * before a VM loop frame of gdb's backtrace (gdb's physical frames
+ * c->frames[0..ng): execute_ex, or its nameless .cold part) and ending at
+ * a frame the script says C code entered.
  * Prints one PASS/FAIL line and the trace; true when it passes.
  */
 bool harness_php_verdict(struct harness_php *p, const struct harness_case *c, const char *name,

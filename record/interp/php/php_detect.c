@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "record/interp/php/php_detect.h"
+#include "record/interp/python/python_cold.h"
 #include "record/interp/python/python_elf.h"
 
 static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
@@ -119,6 +120,10 @@ int trec_php_detect(const char *path, struct trec_php_engine *out, char *err, si
 		goto out;
 	}
 	out->loop_end = out->loop_start + loop_size;
+	/* Unlikely blocks of the VM loop (Debian's build has them) run in the
+	 * same native frame: without them, a sample there loses PHP frames. */
+	if (trec_py_find_cold(&e, out->loop_start, out->loop_end, &out->cold_start, &out->cold_end))
+		out->cold_start = out->cold_end = 0;
 	ret = 0;
 out:
 	trec_pyelf_close(&e);
@@ -130,6 +135,8 @@ void trec_php_offset_range(const struct trec_php_engine *e, struct trec_offset_r
 	memset(r, 0, sizeof(*r));
 	r->lower1 = e->loop_start;
 	r->upper1 = e->loop_end;
+	r->lower2 = e->cold_start;
+	r->upper2 = e->cold_end;
 	r->program_index = TREC_PROG_UNWIND_PHP;
 }
 

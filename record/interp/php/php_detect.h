@@ -36,6 +36,7 @@ struct trec_php_engine {
 	const struct trec_php_layout *layout;
 	uint64_t executor_globals;
 	uint64_t loop_start, loop_end; /* execute_ex */
+	uint64_t cold_start, cold_end; /* its .cold part (GCC's split), or 0 */
 };
 
 /*

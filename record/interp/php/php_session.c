@@ -105,8 +105,9 @@ static const struct php_file *file_of(struct php_session *s, uint64_t file_id, c
 	f->status = 1;
 	s->engines++;
 	if (s->verbose)
-		fprintf(stderr, "trecord: php %u.%u (Zend API %u) in %s\n", f->engine.layout->major,
-			f->engine.layout->minor, f->engine.layout->api, path);
+		fprintf(stderr, "trecord: php %u.%u (Zend API %u) in %s (VM loop %s.cold part)\n",
+			f->engine.layout->major, f->engine.layout->minor, f->engine.layout->api, path,
+			f->engine.cold_start ? "and its " : "without a ");
 	return f;
 }
 
