@@ -31,6 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 sys.path.insert(0, os.path.join(HERE, "..", "runtimes"))
+import bench_interp  # noqa: E402
 import bench_runtimes  # noqa: E402
 import bpf_owned  # noqa: E402
 import stacks  # noqa: E402
@@ -40,12 +41,6 @@ WORKLOADS = {
     "busy": (["-n"], [], {"main"}),
     "bench_threads": ([], ["2"], {"main", "worker_main"}),
     "bench_cxx": ([], [], {"main"}),
-}
-# Interpreter scripts for the BPF cost table (their samples go through the
-# interpreter unwinders), run for a fixed time; skipped where the
-# interpreter is missing. name -> command.
-INTERP_BPF = {
-    "php chain.php": ["/usr/bin/php8.2", os.path.join(HERE, "..", "php", "chain.php"), "2"],
 }
 TOOLS = ["trec", "perf-g", "perf-dwarf"]
 ELAPSED_RE = re.compile(r"elapsed_ns=(\d+) cpu_ns=(\d+)")
@@ -297,17 +292,16 @@ class Bench:
             with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
                 f.write("1")
             for w in WORKLOADS:
-                self.res["bpf"][w] = self.bpf_cost_one(w, self.workload_cmd(w))
-            for w, cmd in INTERP_BPF.items():
-                if os.access(cmd[0], os.X_OK):
-                    self.res["bpf"][w] = self.bpf_cost_one(w, cmd)
+                self.res["bpf"][w] = self.bpf_cost_one(w)
+            for name, cmd in bench_interp.commands(self.a.runtime_secs or 2.5):
+                self.res["bpf"][name] = self.bpf_cost_one(name, cmd)
         finally:
             with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
                 f.write(old)
 
-    def bpf_cost_one(self, w, wcmd):
-        path = os.path.join(self.out, "%s.bpfstats.tr" % w.replace(" ", "_"))
-        cmd = self.record_cmd("trec", self.mid_freq, path, wcmd)
+    def bpf_cost_one(self, w, workload=None):
+        path = os.path.join(self.out, "%s.bpfstats.tr" % w.replace(" ", "_").replace("/", "_"))
+        cmd = self.record_cmd("trec", self.mid_freq, path, workload or self.workload_cmd(w))
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                 text=True)
         last = None

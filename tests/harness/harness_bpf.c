@@ -68,6 +68,10 @@ static void *bpf_map_lookup_elem(void *map, const void *key)
 				return &env->php_procs[i].info;
 		return NULL;
 	}
+	if (map == &py_scratch) {
+		static struct trec_py_scratch py_scratch_value;
+		return idx == 0 ? &py_scratch_value : NULL;
+	}
 	/* reported_pids, ...: empty here. */
 	return NULL;
 }
