@@ -11,7 +11,7 @@
 
 /* PHP frames walked per program run before the program tail-calls itself
  * (verifier budget vs. tail-call budget). */
-#define TREC_PHP_FRAMES_PER_PROGRAM 16
+#define TREC_PHP_FRAMES_PER_PROGRAM 32
 
 /* Bytes BPF reads per zend_execute_data, and per zend_op_array from
  * op_last (powers of two): every field used must fit, trecord checks

@@ -4,7 +4,8 @@
 # the leaf samples must carry the whole chain {main} -> top -> Walker::run
 # -> usort -> the closure usort calls -> a 25-deep recursion -> leaf, in
 # order, with the script's lines, interleaved with the native execute_ex
-# frames and usort's C code (tests/php/check_stacks.py).
+# frames and usort's C code (tests/php/check_stacks.py); then the same
+# with a 150-deep recursion.
 #
 # trecord is the plain build, as in tests/python/test_python_record.sh:
 # with the sanitizer build, loading php8.2's stack deltas takes seconds of
@@ -53,4 +54,17 @@ if [ "${written:-0}" -ge 7 ] && [ "${errors:-1}" -le $(( ${samples:-0} / 100 + 2
 else
 	fail "php $ver: INTERP_CODE records written (${written:-none}), unwinder errors ${errors:-?}"
 	grep -E 'samples in .* stack group' "$dir/info" | sed 's/^/  /'
+fi
+
+# A 150-deep recursion: 150 PHP frames in one run of execute_ex, 32 per
+# program run, within the 29 tail calls (and the 256-frame trace).
+deep=$dir/chain_deep.php
+sed 's/^const DEPTH = 24;$/const DEPTH = 150;/' "$script" >"$deep"
+grep -q '^const DEPTH = 150;$' "$deep" || fail "php $ver: chain_deep.php made"
+if "$TRECORD" -q -F 499 -o "$dir/deep.tr" -- "$PHP" "$deep" 2 >"$dir/rec.log" 2>&1; then
+	"$TREPORT" "$dir/deep.tr" --perf-script >"$dir/deep.txt" 2>>"$dir/rep.log"
+	python3 "$check" "$deep" "$dir/deep.txt" 0.95 "php $ver, depth 150"
+else
+	fail "php $ver: trecord runs chain_deep.php"
+	sed 's/^/  | /' "$dir/rec.log"
 fi
