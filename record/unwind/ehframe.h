@@ -53,7 +53,7 @@ bool trec_op_at_cfa(const Dwarf_Op *ops, size_t n, int64_t *off);
  * Pieces of both. trec_rule_start() clears row, then ends it as SIGNAL
  * (a signal frame's CFI) or STOP (return address undefined): 1, or as
  * UNSUPPORTED (the return address column is not ra_col): -1; else 0 with
- * the return address's rule in *ops/*n. trec_rule_fp(): the caller's fp
+ * the return address's rule in *ops and *n. trec_rule_fp(): the caller's fp
  * rule from DWARF register reg (rbp, x29). trec_rule_unsupported() marks
  * row UNSUPPORTED and returns false.
  */
