@@ -60,8 +60,13 @@ static __always_inline int unwind_signal_frame_arm64(struct trec_unwind_state *s
 	return 0;
 }
 
-/* cfa and the caller's x29 from an interned rule. aarch64 compilers emit
- * no dereferenced CFAs: such a rule is not for this architecture. */
+/*
+ * cfa and the caller's x29 from an interned rule. aarch64 compilers emit
+ * no dereferenced CFAs: such a rule is not for this architecture.
+ * After a frame-pointer step sp is a guess: arm64 frame records sit at the
+ * bottom of their frame (stp x29, x30, [sp, #-N]!), so the record gives
+ * no caller's sp; an sp-based cfa then is refused (x29-based ones work).
+ */
 static __always_inline int apply_unwind_info_arm64(struct trec_unwind_state *st,
 						   const struct trec_unwind_info *ui,
 						   __u64 *cfa, __u64 *fp)
@@ -69,6 +74,8 @@ static __always_inline int apply_unwind_info_arm64(struct trec_unwind_state *st,
 	if (ui->flags)
 		return set_error(st, TREC_ERR_NATIVE_UNSUPPORTED_RULE,
 				 TREC_METRIC_NATIVE_UNSUPPORTED_RULE);
+	if (ui->cfa_reg == TREC_REG_SP && st->fp_chain)
+		return set_error(st, TREC_ERR_NATIVE_SP_UNKNOWN, TREC_METRIC_NATIVE_SP_UNKNOWN);
 	if (ui->cfa_reg == TREC_REG_SP)
 		*cfa = st->sp + (__s64)ui->cfa_param;
 	else if (ui->cfa_reg == TREC_REG_FP)

@@ -21,9 +21,12 @@
 #                      which the harness must not sync: TREC_HARNESS_CASE_MAPS)
 #   TREC_QEMU_PROGRAM  the aarch64 binary (gdb's symbols)
 #   TREC_QEMU_SYSROOT  where the aarch64 libraries are (/usr/aarch64-linux-gnu)
+#   TREC_QEMU_ANON_CODE  "LO;HI": two gdb expressions, evaluated at the stop,
+#                      for a range of anonymous executable memory (JIT
+#                      code), which qemu's host view cannot tell from data
 #   TREC_CASE_OUT, TREC_CASE_BREAK, TREC_CASE_SKIP, TREC_CASE_STEPS,
-#   TREC_CASE_STOP_IN  as in capture.py (no TREC_CASE_BREAK: runs until a
-#                      signal stops the program)
+#   TREC_CASE_STOP_IN, TREC_CASE_GDB_STOPPED  as in capture.py (no
+#                      TREC_CASE_BREAK: runs until a signal stops it)
 import os
 import struct
 import sys
@@ -142,6 +145,17 @@ def sigtramp_maps(prefix, frames, maps):
     return []
 
 
+def anon_code_maps():
+    """TREC_QEMU_ANON_CODE's range, as an anonymous executable map."""
+    exprs = capture.env("TREC_QEMU_ANON_CODE", "").split(";")
+    if len(exprs) != 2:
+        return []
+    lo, hi = (int(gdb.parse_and_eval(e)) & 0xFFFFFFFFFFFFFFFF for e in exprs)
+    lo &= ~(PAGE - 1)
+    hi = (hi + PAGE - 1) & ~(PAGE - 1)
+    return [(lo, hi, "r-xp", 0, "")] if lo < hi else []
+
+
 def stop_inferior():
     for cmd in ("set pagination off", "set confirm off", "set backtrace past-main on",
                 "set backtrace past-entry on", "set breakpoint pending on",
@@ -166,6 +180,7 @@ def main():
     capture.REGS = ("pc", "sp", "x29", "x30")
     capture.SP_REG = "sp"
     stop_inferior()
+    capture.run_commands("TREC_CASE_GDB_STOPPED")
     if gdb.newest_frame().architecture().name() != "aarch64":
         raise RuntimeError("the inferior is not aarch64")
     qemu_pid = int(capture.env("TREC_QEMU_PID"))
@@ -175,7 +190,7 @@ def main():
     maps = guest_maps(qemu_pid)
     frames = capture.physical_frames()[0]
     maps = [m for m in maps if "x" in m[2]] + sigtramp_maps(prefix, frames, maps) + \
-        [m for m in maps if "x" not in m[2]]
+        anon_code_maps() + [m for m in maps if "x" not in m[2]]
     capture.write_case(case, qemu_pid, tid, maps, None, None)
     gdb.execute("kill", to_string=True)
 

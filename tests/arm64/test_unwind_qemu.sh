@@ -21,7 +21,7 @@ cross="CC=aarch64-linux-gnu-gcc CXX=aarch64-linux-gnu-g++ OBJCOPY=aarch64-linux-
 # shellcheck disable=SC2086
 if make -s -C "$TREC_ROOT/tests/workloads" OUT="$W" $cross \
 	"$W"/busy "$W"/deep "$W"/cxxexcept "$W"/threads "$W"/dlmain "$W"/libdlspin.so \
-	"$W"/pltloop "$W"/sighandler "$W"/partcfi "$W"/sepcfi >/dev/null &&
+	"$W"/pltloop "$W"/sighandler "$W"/partcfi "$W"/sepcfi "$W"/jitlike >/dev/null &&
 	# pac-ret: every saved return address signed (qemu's -cpu max has PAuth).
 	make -s -C "$TREC_ROOT/tests/workloads" OUT="$W/pac" $cross \
 		CFLAGS="-O2 -g -fomit-frame-pointer -mbranch-protection=pac-ret" "$W"/pac/busy >/dev/null &&
@@ -55,8 +55,8 @@ capture1() {
 	[ -n "${CASE_INTERRUPT:-}" ] && { sleep "$CASE_INTERRUPT"; kill -INT "$qpid"; } 2>/dev/null &
 	TREC_QEMU_PORT=$port TREC_QEMU_PID=$qpid TREC_QEMU_PROGRAM=$1 TREC_QEMU_SYSROOT=$SYSROOT \
 		TREC_CASE_OUT=$d/$name TREC_CASE_BREAK=$brk TREC_CASE_SKIP=$skip TREC_CASE_STEPS=$steps \
-		TREC_CASE_STOP_IN=${TREC_CASE_STOP_IN:-} \
-		timeout 120 gdb-multiarch -batch -nx -x "$CAPTURE" >"$d/$name.log" 2>&1
+		TREC_CASE_STOP_IN=${TREC_CASE_STOP_IN:-} TREC_CASE_GDB_STOPPED=${CASE_GDB_STOPPED:-} \
+		TREC_QEMU_ANON_CODE=${CASE_ANON_CODE:-} timeout 120 gdb-multiarch -batch -nx -x "$CAPTURE" >"$d/$name.log" 2>&1
 	kill "$qpid" 2>/dev/null
 	wait 2>/dev/null # qemu, and the interrupting sleep
 	compgen -G "$d/$name.t*.case" >/dev/null
@@ -98,6 +98,18 @@ for s in 0 1 2 3 4 5 6 7; do bg capture "recurse-exit-$s" '*recurse+24' 3 "$s" "
 for s in 1 2 3 4 5 6 7 8 9 10 11 12; do
 	bg capture "msort-step-$s" '*cmp_ints+60' 40 "$s" "$W/busy" 5
 done
+# Frame pointers: jitlike's copy in anonymous memory, walked by frame
+# pointer between CFI'd code; gdb unwinds the copy with the binary's CFI
+# added at the copy's address. arm64's frame records are at the bottom of
+# their frames: after a frame-pointer step the caller's sp is unknown, so
+# rt_helper (CFI, sp-based) must end the stack with NATIVE_SP_UNKNOWN.
+jit() {
+	CASE_GDB_STOPPED="add-symbol-file $W/jitlike -o jit_gdb_offset" TREC_CASE_STOP_IN=rt_helper \
+		CASE_ANON_CODE='(long)jit_offset + (long)__start_jitcode;(long)jit_offset + (long)__stop_jitcode' \
+		capture "$@"
+}
+bg jit jit-qsort cmp_cb 100 0 "$W/jitlike" 5
+bg jit jit-leaf rt_tick 0 2 "$W/jitlike" 5
 # Random moments (pac-ret's are left out: gdb cannot strip their PAC).
 for w in "busy 5" "sighandler 5" "cxxexcept 5" "threads 5" "pltloop 5" "deep 5 200"; do
 	for i in 1 2; do

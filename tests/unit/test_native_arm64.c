@@ -242,6 +242,22 @@ static void test_frame_pointer(void)
 	CHECK("frame record {x29, x30} at x29, LR no longer valid",
 	      step(&st) == 0 && st.pc == 0x406000 && st.fp == STACK_BASE + 260 * 8 &&
 		      !st.lr_valid);
+
+	/* The record gave no caller's sp: an sp-based rule next is refused,
+	 * an x29-based one is fine. */
+	struct trec_unwind_state after = st;
+	set_rule(0, (struct trec_unwind_info){ .cfa_reg = TREC_REG_SP, .cfa_param = 32,
+					       .ra_rule = TREC_RA_AT_CFA, .ra_param = -8 });
+	CHECK("sp-based rule after a frame-pointer step: SP_UNKNOWN",
+	      step(&st) == -1 && st.unwind_error == TREC_ERR_NATIVE_SP_UNKNOWN);
+	st = after;
+	set_rule(0, (struct trec_unwind_info){ .cfa_reg = TREC_REG_FP, .cfa_param = 16,
+					       .fp_rule = TREC_FP_AT_CFA, .fp_param = -16,
+					       .ra_rule = TREC_RA_AT_CFA, .ra_param = -8 });
+	*word(st.fp) = STACK_BASE + 280 * 8;
+	*word(st.fp + 8) = 0x407000;
+	CHECK("x29-based rule after a frame-pointer step: the caller",
+	      step(&st) == 0 && st.pc == 0x407000 && st.sp == STACK_BASE + 262 * 8);
 }
 
 int main(void)
