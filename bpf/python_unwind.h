@@ -26,6 +26,10 @@
 #ifdef TREC_TESTING_OFFLINE
 /* The offline harness captures no thread pointer (and runs no Python). */
 #define TREC_PY_FSBASE() 0ULL
+#elif defined(__TARGET_ARCH_arm64)
+/* TPIDR_EL0. glibc's arm64 TCB layout differs from x86-64's: the TSD
+ * offsets trecord finds assume x86-64 (unverified on arm64). */
+#define TREC_PY_FSBASE() (bpf_get_current_task_btf()->thread.uw.tp_value)
 #else
 /* The sampled thread's user fs base: glibc's thread pointer. */
 #define TREC_PY_FSBASE() (bpf_get_current_task_btf()->thread.fsbase)
