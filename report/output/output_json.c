@@ -49,7 +49,7 @@ static uint32_t frames_json(const struct rp_report *r, struct rp_namer *nm, stru
 			rp_buf_printf(b, ",\"line\":%u,\"kind\":", f[k].line);
 		else
 			rp_buf_adds(b, ",\"line\":null,\"kind\":");
-		rp_json_str(b, rp_fkind_name(f[k].kind));
+		rp_json_str(b, rp_nframe_kind_name(&f[k]));
 		rp_buf_adds(b, k > 1 ? "}," : "}");
 	}
 	rp_buf_adds(b, "]");
