@@ -11,14 +11,13 @@
 
 #include "python_unwind.h"
 
-SEC("perf_event")
-int trec_unwind_python(void *ctx)
+TREC_UNWINDER(trec_unwind_python)
 {
 	struct trec_per_cpu_record *rec = get_per_cpu_record();
 
 	if (!rec)
 		return 0;
-	tail_call(ctx, rec, trec_python_walk(rec));
+	tail_call(ctx, progs, rec, trec_python_walk(rec));
 	return 0;
 }
 

@@ -97,7 +97,11 @@ enum trec_error {
 	X(FP_OUTSIDE_STACK, "frame pointer too far above the stack")           \
 	X(FP_RECORD_READ, "frame record read failed")                          \
 	X(FP_BAD_RETURN_ADDRESS, "frame record's return address not user text") \
-	X(NATIVE_FP_FALLBACK, "frames unwound by frame pointer while their file's deltas load")
+	X(NATIVE_FP_FALLBACK, "frames unwound by frame pointer while their file's deltas load") \
+	X(OFFCPU_SWITCHES, "off-CPU: followed threads that blocked (stack taken)")  \
+	X(OFFCPU_SENT, "off-CPU: waits written to the ring buffer")            \
+	X(OFFCPU_SHORT, "off-CPU: waits below the threshold, not written")     \
+	X(OFFCPU_PENDING_FULL, "off-CPU: waits lost, offcpu_pending map full")
 
 enum trec_metric {
 #define TREC_X(name, desc) TREC_METRIC_##name,

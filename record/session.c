@@ -114,6 +114,8 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 	struct trec_bpf_opts bo = {
 		.follow_all = o->all,
 		.verbose = o->verbose,
+		.off_cpu = o->off_cpu,
+		.offcpu_min_ns = o->offcpu_min_us * 1000,
 	};
 	char msg[512];
 	int err;

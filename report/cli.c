@@ -32,6 +32,9 @@ static const char usage[] =
 	"                       symbols go to FILE.debug/: perf --buildid-dir FILE.debug\n"
 	"  --firefox            Firefox Profiler processed profile (JSON; gzipped when\n"
 	"                       -o FILE ends in .gz)\n"
+	"  --event NAME         cpu-clock (default): on-CPU samples; offcpu-time: the\n"
+	"                       waits of trecord --off-cpu, weighed in time blocked\n"
+	"                       (ns; --folded: microseconds)\n"
 	"  -o, --output FILE    write to FILE instead of stdout\n"
 	"\n"
 	"Differential profile (--diff BASE.tr NEW.tr):\n"
@@ -102,6 +105,7 @@ enum {
 	OPT_EXTRACT_ARCHIVE,
 	OPT_PERF_DATA,
 	OPT_FIREFOX,
+	OPT_EVENT,
 };
 
 static const struct option long_opts[] = {
@@ -134,6 +138,7 @@ static const struct option long_opts[] = {
 	{ "extract-archive", required_argument, NULL, OPT_EXTRACT_ARCHIVE },
 	{ "perf-data", no_argument, NULL, OPT_PERF_DATA },
 	{ "firefox", no_argument, NULL, OPT_FIREFOX },
+	{ "event", required_argument, NULL, OPT_EVENT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 },
@@ -333,6 +338,14 @@ int rp_options_parse(int argc, char **argv, struct rp_options *o)
 			break;
 		}
 		case OPT_FORCE: o->force = true; break;
+		case OPT_EVENT:
+			if (!strcmp(optarg, "cpu-clock"))
+				o->event = RP_EVENT_CPU_CLOCK;
+			else if (!strcmp(optarg, "offcpu-time"))
+				o->event = RP_EVENT_OFFCPU;
+			else
+				return bad("--event '%s': events are cpu-clock and offcpu-time", optarg);
+			break;
 		case OPT_SYMBOL_SOURCE:
 			if (parse_sources(optarg, o))
 				return -1;

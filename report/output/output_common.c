@@ -28,6 +28,10 @@ uint64_t rp_period_ns(const struct rp_model *m, uint32_t rec)
 
 const char *rp_weight_unit(const struct rp_report *r)
 {
-	(void)r;
-	return "samples";
+	return r->o->event == RP_EVENT_OFFCPU ? "ns" : "samples";
+}
+
+const char *rp_event_name(const struct rp_options *o)
+{
+	return o->event == RP_EVENT_OFFCPU ? "offcpu-time" : "cpu-clock";
 }
