@@ -382,6 +382,10 @@ int rp_options_parse(int argc, char **argv, struct rp_options *o)
 	if (o->diff && o->output != RP_OUT_SUMMARY && o->output != RP_OUT_FOLDED &&
 	    o->output != RP_OUT_FLAMEGRAPH)
 		return bad("--diff writes a summary, --folded or --flamegraph");
+	if (o->event == RP_EVENT_OFFCPU &&
+	    (o->output == RP_OUT_PERF_DATA || o->output == RP_OUT_FIREFOX))
+		return bad("--perf-data and --firefox export cpu-clock samples only, not "
+			   "--event offcpu-time");
 	if (o->diff_normalize && !o->diff)
 		return bad("--normalize goes with --diff");
 	if (optind >= argc)

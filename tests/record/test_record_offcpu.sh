@@ -105,3 +105,6 @@ check "offcpu: ... saying so" grep -q "^trecord: --off-cpu-min must be microseco
 "$TREPORT" --event cycles "$T/cmd.tr" >/dev/null 2>"$T/err_ev"
 check "offcpu: treport --event with an unknown event fails" [ "$?" != 0 ]
 check "offcpu: ... naming the events" grep -q "cpu-clock and offcpu-time" "$T/err_ev"
+"$TREPORT" --event offcpu-time --perf-data -o "$T/perf.data" "$T/cmd.tr" 2>"$T/err_pd"
+check "offcpu: --perf-data refuses offcpu-time" [ "$?" != 0 ]
+check "offcpu: ... saying so" grep -q "cpu-clock samples only" "$T/err_pd"
