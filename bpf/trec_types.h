@@ -23,8 +23,11 @@
 enum trec_frame_kind {
 	TREC_FRAME_UNKNOWN = 0, /* abort/error frames carry this kind */
 	TREC_FRAME_PYTHON = 1,
+	TREC_FRAME_PHP = 2,
 	TREC_FRAME_NATIVE = 3,
 	TREC_FRAME_KERNEL = 4,
+	TREC_FRAME_RUBY = 6,
+	TREC_FRAME_PERL = 7,
 };
 
 enum trec_frame_flags {
@@ -151,6 +154,9 @@ enum trec_unwinder {
 	TREC_PROG_UNWIND_STOP = 0,
 	TREC_PROG_UNWIND_NATIVE = 1,
 	TREC_PROG_UNWIND_PYTHON = 2,
+	TREC_PROG_UNWIND_PERL = 3,
+	TREC_PROG_UNWIND_RUBY = 4,
+	TREC_PROG_UNWIND_PHP = 5,
 	TREC_PROG_COUNT,
 	/* Not a program: the LPM selector of code trec_unwind_native walks by
 	 * frame pointer instead of stack deltas (JIT code in anonymous

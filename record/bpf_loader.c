@@ -29,8 +29,8 @@ static int needs_root(char *err, size_t errlen, int e)
 	return e;
 }
 
-/* The unwinder programs by slot (enum trec_unwinder); interpreter ones are
- * optional programs of the same object. */
+/* The unwinder programs by slot (enum trec_unwinder). Interpreter
+ * unwinders are optional programs of the same object, one line each. */
 static const struct {
 	int slot;
 	const char *name;

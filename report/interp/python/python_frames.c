@@ -9,6 +9,7 @@
 #include "report/util.h"
 #include "format/containers/u64map.h"
 #include "trec_pycode.h"
+#include "trec_types.h"
 
 struct entry {
 	struct entry *next; /* another description of the same address */
@@ -123,3 +124,48 @@ int trec_pyframes_format(const struct trec_pyframes *s, uint32_t pid,
 		return snprintf(buf, len, "%s (%s:?)", sym.function, base);
 	return snprintf(buf, len, "%s (%s:%d)", sym.function, base, sym.line);
 }
+
+/* ---- the interpreter backend ---------------------------------------------- */
+
+static void *py_new_store(void)
+{
+	return trec_pyframes_new();
+}
+
+static void py_free_store(void *store)
+{
+	trec_pyframes_free(store);
+}
+
+static int py_add(void *store, const struct trec_blob *b)
+{
+	return trec_pyframes_add(store, b);
+}
+
+static int py_lookup(const void *store, uint32_t pid, const struct trec_rec_frame *f,
+		     struct rp_interp_sym *out)
+{
+	struct trec_pyframe_sym ps;
+	int err = trec_pyframes_lookup(store, pid, f, &ps);
+
+	if (!err)
+		*out = (struct rp_interp_sym){ ps.function, ps.file, ps.line };
+	return err;
+}
+
+static int py_format(const void *store, uint32_t pid, const struct trec_rec_frame *f, char *buf,
+		     size_t len)
+{
+	return trec_pyframes_format(store, pid, f, buf, len);
+}
+
+const struct rp_interp_ops rp_python_interp = {
+	.name = "python",
+	.frame_kind = TREC_FRAME_PYTHON,
+	.record_type = TREC_REC_PYCODE,
+	.new_store = py_new_store,
+	.free_store = py_free_store,
+	.add = py_add,
+	.lookup = py_lookup,
+	.format = py_format,
+};
