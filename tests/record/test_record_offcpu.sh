@@ -98,6 +98,19 @@ check "offcpu: ... META gives the threshold" grep -Eq 'offcpu_min_ns +5000000$' 
 below=$(count_waits "$T/all_script" short_below)
 check "offcpu: --off-cpu-min 0: the 50 us waits are kept ($below of 40)" [ "$below" -ge 38 ]
 
+# --- Python: the off-CPU copy of the Python unwinder ---------------------------
+# Debian's CPython (python3 on PATH may be a pyenv shim: a bash script).
+py=/usr/bin/python3.11
+[ -x "$py" ] || py=/usr/bin/python3
+# The first 2 s give trecord time to load python3.11's stack deltas (the
+# waits before that keep only their leaf); then 20 waits of 50 ms.
+printf 'import time\ndef warm_up():\n    time.sleep(2)\ndef waiter():\n    for i in range(20):\n        time.sleep(0.05)\nwarm_up()\nwaiter()\n' >"$T/wait.py"
+"$TRECORD" --off-cpu -q -o "$T/py.tr" -- "$py" "$T/wait.py"
+"$TREPORT" --event offcpu-time --folded "$T/py.tr" >"$T/py_folded"
+us=$(awk '/;waiter \(wait.py:6\);.*do_nanosleep/ { s += $NF } END { print s + 0 }' "$T/py_folded")
+check "offcpu: python: time.sleep waits under the Python frame waiter (wait.py:6) ($us us of 1000000)" \
+	[ "$us" -ge 900000 ]
+
 # --- user errors -----------------------------------------------------------------
 "$TRECORD" --off-cpu --off-cpu-min 1ms -q -o "$T/bad.tr" -- true 2>"$T/err_min"
 check "offcpu: a bad --off-cpu-min fails" [ "$?" != 0 ]
