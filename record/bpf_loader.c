@@ -267,6 +267,18 @@ void trec_bpf_get_fds(const struct trec_bpf_loader *l, struct trec_bpf_fds *fds)
 #undef FD
 }
 
+uint64_t trec_bpf_offcpu_pending(const struct trec_bpf_loader *l)
+{
+	int fd = bpf_map__fd(l->skel->maps.offcpu_pending);
+	uint32_t key, next;
+	uint64_t n = 0;
+
+	for (void *prev = NULL; !bpf_map_get_next_key(fd, prev, &next) &&
+				n < TREC_OFFCPU_MAX_PENDING; prev = &key, n++)
+		key = next;
+	return n;
+}
+
 int trec_bpf_sum_percpu(const struct trec_bpf_loader *l, int map_fd, uint64_t *out, size_t n)
 {
 	uint64_t *vals = calloc(l->num_cpus, sizeof(*vals));

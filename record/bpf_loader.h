@@ -60,6 +60,9 @@ struct trec_bpf_fds {
 /* After trec_bpf_load. */
 void trec_bpf_get_fds(const struct trec_bpf_loader *l, struct trec_bpf_fds *fds);
 
+/* --off-cpu: threads whose wait has not ended (traces still parked). */
+uint64_t trec_bpf_offcpu_pending(const struct trec_bpf_loader *l);
+
 /* Sums a per-CPU u64 array map into out[0..n). 0 or a negative errno. */
 int trec_bpf_sum_percpu(const struct trec_bpf_loader *l, int map_fd, uint64_t *out, size_t n);
 

@@ -42,7 +42,8 @@
 	X(PID_FORK_COPIES, "forked processes synced from their parent's mappings") \
 	X(JIT_FILES_READ, "jit: perf maps and jitdump files read")             \
 	X(JIT_SYMBOLS_WRITTEN, "jit: JIT names written (JITSYMS entries)")      \
-	X(JIT_BAD_INPUT, "jit: malformed perf map lines and jitdump records")
+	X(JIT_BAD_INPUT, "jit: malformed perf map lines and jitdump records") \
+	X(OFFCPU_UNFINISHED, "off-CPU: threads still blocked at the end (no record: no end)")
 
 #define TRECORD_METRIC_BASE 1000
 enum trecord_metric {

@@ -51,6 +51,8 @@ check "offcpu: --info shows the cpu-clock samples" grep -q '^  samples: .*(cpu-c
 check "offcpu: metrics count the waits sent" grep -Eq '^ *OFFCPU_SENT +[1-9]' "$T/info"
 check "offcpu: META names both events" grep -Eq 'event +cpu-clock,offcpu-time' "$T/info"
 check "offcpu: no wait lost to a full map" grep -Eq '^ *OFFCPU_PENDING_FULL +0 ' "$T/info"
+# Every thread of a command that ran to its end ran again after its last wait.
+check "offcpu: no wait left unfinished" grep -Eq '^ *OFFCPU_UNFINISHED +0( |$)' "$T/info"
 
 # pprof: an off-CPU sample type in nanoseconds.
 "$TREPORT" --event offcpu-time --pprof -o "$T/off.pb.gz" "$T/cmd.tr"
