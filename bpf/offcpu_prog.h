@@ -67,7 +67,7 @@ static __always_inline int offcpu_switch_out(void *ctx, struct task_struct *prev
 	t->kernel_stack_id = bpf_get_stackid(ctx, &kernel_stackmap, TREC_OFFCPU_KSTACK_SKIP);
 	if (t->kernel_stack_id < 0) {
 		increment_metric(TREC_METRIC_KERNEL_STACK_FAILED);
-		push_kernel_frames(ctx, rec);
+		push_kernel_frames(ctx, rec, TREC_OFFCPU_KSTACK_SKIP);
 	}
 	if (get_task_user_regs(prev, &rec->state)) {
 		set_error(&rec->state, TREC_ERR_NATIVE_NO_USER_REGS, TREC_METRIC_NO_USER_REGS);

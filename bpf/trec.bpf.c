@@ -280,10 +280,11 @@ static __always_inline int is_followed(__u32 tgid)
  */
 #define TREC_KSTACK_SCRATCH (TREC_MAX_FRAMES - (TREC_KERNEL_STACK_DEPTH * 8 + 23) / 24)
 
-static __always_inline void push_kernel_frames(void *ctx, struct trec_per_cpu_record *rec)
+static __always_inline void push_kernel_frames(void *ctx, struct trec_per_cpu_record *rec,
+					       __u64 skip)
 {
 	__u64 *pcs = (__u64 *)&rec->trace.frames[TREC_KSTACK_SCRATCH];
-	long n = bpf_get_stack(ctx, pcs, TREC_KERNEL_STACK_DEPTH * 8, 0);
+	long n = bpf_get_stack(ctx, pcs, TREC_KERNEL_STACK_DEPTH * 8, skip);
 
 	if (n <= 0)
 		return;
@@ -327,7 +328,7 @@ int trec_sample(struct bpf_perf_event_data *ctx)
 		t->kernel_stack_id = bpf_get_stackid(ctx, &kernel_stackmap, 0);
 		if (t->kernel_stack_id < 0) {
 			increment_metric(TREC_METRIC_KERNEL_STACK_FAILED);
-			push_kernel_frames(ctx, rec);
+			push_kernel_frames(ctx, rec, 0);
 		}
 	}
 
