@@ -216,6 +216,11 @@ static __always_inline void send_trace(struct trec_per_cpu_record *rec)
 		output_trace(&rec->trace);
 		return;
 	}
+	if (!bpf_map_update_elem(&offcpu_pending, &tid, &rec->trace, BPF_NOEXIST))
+		return;
+	/* Still parked: its end was never seen. The new wait replaces it. */
+	if (bpf_map_lookup_elem(&offcpu_pending, &tid))
+		increment_metric(TREC_METRIC_OFFCPU_NO_SWITCH_IN);
 	if (bpf_map_update_elem(&offcpu_pending, &tid, &rec->trace, BPF_ANY))
 		increment_metric(TREC_METRIC_OFFCPU_PENDING_FULL);
 }

@@ -101,7 +101,8 @@ enum trec_error {
 	X(OFFCPU_SWITCHES, "off-CPU: followed threads that blocked (stack taken)")  \
 	X(OFFCPU_SENT, "off-CPU: waits written to the ring buffer")            \
 	X(OFFCPU_SHORT, "off-CPU: waits below the threshold, not written")     \
-	X(OFFCPU_PENDING_FULL, "off-CPU: waits lost, offcpu_pending map full")
+	X(OFFCPU_PENDING_FULL, "off-CPU: waits lost, offcpu_pending map full") \
+	X(OFFCPU_NO_SWITCH_IN, "off-CPU: waits lost, the thread blocked again with no switch-in seen")
 
 enum trec_metric {
 #define TREC_X(name, desc) TREC_METRIC_##name,

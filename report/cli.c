@@ -34,7 +34,8 @@ static const char usage[] =
 	"                       -o FILE ends in .gz)\n"
 	"  --event NAME         cpu-clock (default): on-CPU samples; offcpu-time: the\n"
 	"                       waits of trecord --off-cpu, weighed in time blocked\n"
-	"                       (ns; --folded: microseconds)\n"
+	"                       (ns; --folded: microseconds); wall: both, in time, so\n"
+	"                       each thread adds up to its lifetime\n"
 	"  -o, --output FILE    write to FILE instead of stdout\n"
 	"\n"
 	"Differential profile (--diff BASE.tr NEW.tr):\n"
@@ -343,8 +344,11 @@ int rp_options_parse(int argc, char **argv, struct rp_options *o)
 				o->event = RP_EVENT_CPU_CLOCK;
 			else if (!strcmp(optarg, "offcpu-time"))
 				o->event = RP_EVENT_OFFCPU;
+			else if (!strcmp(optarg, "wall"))
+				o->event = RP_EVENT_WALL;
 			else
-				return bad("--event '%s': events are cpu-clock and offcpu-time", optarg);
+				return bad("--event '%s': events are cpu-clock, offcpu-time and wall",
+					   optarg);
 			break;
 		case OPT_SYMBOL_SOURCE:
 			if (parse_sources(optarg, o))
@@ -386,6 +390,10 @@ int rp_options_parse(int argc, char **argv, struct rp_options *o)
 	    (o->output == RP_OUT_PERF_DATA || o->output == RP_OUT_FIREFOX))
 		return bad("--perf-data and --firefox export cpu-clock samples only, not "
 			   "--event offcpu-time");
+	if (o->event == RP_EVENT_WALL && o->output != RP_OUT_SUMMARY &&
+	    o->output != RP_OUT_FOLDED && o->output != RP_OUT_FLAMEGRAPH &&
+	    o->output != RP_OUT_PPROF && o->output != RP_OUT_INFO)
+		return bad("--event wall goes with the summary, --folded, --flamegraph and --pprof");
 	if (o->diff_normalize && !o->diff)
 		return bad("--normalize goes with --diff");
 	if (optind >= argc)

@@ -87,10 +87,14 @@ void rp_load_sample(struct rp_model *m, uint32_t rec, const struct trec_sample *
 		r->min_ns = s->time_ns;
 	if (s->time_ns > r->max_ns)
 		r->max_ns = s->time_ns;
-	if (offcpu != (o->event == RP_EVENT_OFFCPU) || !sample_selected(s, comm, o))
+	if ((o->event != RP_EVENT_WALL && offcpu != (o->event == RP_EVENT_OFFCPU)) ||
+	    !sample_selected(s, comm, o))
 		return;
 	if (offcpu) /* weighed in time blocked */
 		weight = s->offcpu_ns ? s->offcpu_ns : 1;
+	else if (o->event == RP_EVENT_WALL) /* weighed in time on the CPU */
+		weight = r->period_ns && weight > UINT64_MAX / r->period_ns ? UINT64_MAX
+									     : weight * (r->period_ns ? r->period_ns : 1);
 
 	uint32_t nk = s->kernel_frames ? s->num_kernel_frames : 0;
 	uint32_t nu = s->user_frames ? s->num_user_frames : 0;

@@ -87,8 +87,9 @@ int rp_output_folded(const struct rp_report *r, FILE *out)
 	size_t n;
 	rp_folded_collect(r, &f, 1);
 	uint32_t *order = rp_folded_sorted(&f, &n);
-	/* Off-CPU weights are ns; FlameGraph's off-CPU graphs count microseconds. */
-	bool us = r->o->event == RP_EVENT_OFFCPU;
+	/* Off-CPU and wall weights are ns; FlameGraph's off-CPU graphs count
+	 * microseconds. */
+	bool us = RP_EVENT_IN_NS(r->o);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t v = f.counts[order[i]];
 		fprintf(out, "%s %" PRIu64 "\n", rp_str(&f.lines, order[i]),

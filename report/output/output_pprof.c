@@ -275,10 +275,10 @@ int rp_output_pprof(const struct rp_report *r, FILE *out)
 		perftools__profiles__value_type__init(&vt[i]);
 	perftools__profiles__value_type__init(&period_type);
 	/* Off-CPU: waits and the time blocked, offcpu-time/nanoseconds. */
-	bool offcpu = r->o->event == RP_EVENT_OFFCPU;
-	vt[0].type = pstrs(&p, offcpu ? "waits" : "samples");
+	bool offcpu = RP_EVENT_IN_NS(r->o), wall = r->o->event == RP_EVENT_WALL;
+	vt[0].type = pstrs(&p, wall ? "records" : offcpu ? "waits" : "samples");
 	vt[0].unit = pstrs(&p, "count");
-	vt[1].type = pstrs(&p, offcpu ? "offcpu-time" : "cpu");
+	vt[1].type = pstrs(&p, wall ? "wall" : offcpu ? "offcpu-time" : "cpu");
 	vt[1].unit = pstrs(&p, "nanoseconds");
 	period_type.type = vt[1].type;
 	period_type.unit = vt[1].unit;

@@ -70,12 +70,11 @@ static void print_table(FILE *out, const struct rp_report *r, const struct rp_fu
 {
 	const struct rp_strtab *st = &r->m->strs;
 	qsort_r(order, s->n, sizeof(*order), by_self ? cmp_self : cmp_total, s->funcs);
-	bool ns = r->o->event == RP_EVENT_OFFCPU;
-	fprintf(out, "# %s\n#\n#    Self    Total  %8s  Shared Object         Symbol\n",
-		by_self ? (ns ? "Top functions by self time blocked (leaf)" :
-				"Top functions by self samples (leaf)") :
-			  (ns ? "Top functions by total time blocked (self + children)" :
-				"Top functions by total samples (self + children)"),
+	bool ns = RP_EVENT_IN_NS(r->o);
+	const char *what = r->o->event == RP_EVENT_OFFCPU ? "time blocked" : ns ? "wall time"
+											 : "samples";
+	fprintf(out, "# Top functions by %s %s (%s)\n#\n#    Self    Total  %8s  Shared Object         Symbol\n",
+		by_self ? "self" : "total", what, by_self ? "leaf" : "self + children",
 		ns ? "ns" : "Samples");
 	size_t rows = s->n < r->o->top ? s->n : r->o->top;
 	for (size_t i = 0; i < rows; i++) {
@@ -120,9 +119,12 @@ int rp_output_summary(const struct rp_report *r, FILE *out)
 	if (offcpu)
 		fprintf(out, "# offcpu-time: %.6f s blocked in %" PRIu64 " waits", (double)total / 1e9,
 			waits);
+	else if (r->o->event == RP_EVENT_WALL)
+		fprintf(out, "# wall: %.6f s on and off the CPU in %" PRIu64 " samples and waits",
+			(double)total / 1e9, waits);
 	else
 		fprintf(out, "# %" PRIu64 " samples", total);
-	if (cpu_ns && !offcpu)
+	if (cpu_ns && !RP_EVENT_IN_NS(r->o))
 		fprintf(out, " (%.3f s of CPU)", (double)cpu_ns / 1e9);
 	fprintf(out, ", %" PRIu64 " process(es), %" PRIu64 " thread(s), %zu recording(s)\n", procs,
 		threads, m->nrecs);
