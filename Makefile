@@ -19,7 +19,8 @@
 DEB_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev libdw-dev \
 	libzstd-dev zlib1g-dev pkg-config libprotobuf-c-dev protobuf-c-compiler libiberty-dev python3-zstandard zstd xz-utils time libc6-dbg \
 	gdb linux-perf golang-go elfutils binutils g++ python3 make libxml2-utils debuginfod \
-	php-cli php-dev
+	php-cli php-dev \
+	libbpf-tools
 
 # Only make test-arm64 needs these (the arm64 unwinder by simulation:
 # cross compilers, qemu-user, gdb for a foreign architecture).

@@ -32,8 +32,7 @@ static __always_inline int trec_py_old_walk(void *ctx, struct trec_per_cpu_recor
 	return next;
 }
 
-SEC("perf_event")
-int trec_unwind_python(void *ctx)
+TREC_UNWINDER(trec_unwind_python)
 {
 	struct trec_per_cpu_record *rec = get_per_cpu_record();
 	const struct trec_py_proc_info *info;
@@ -44,9 +43,9 @@ int trec_unwind_python(void *ctx)
 	pid = rec->trace.pid;
 	info = bpf_map_lookup_elem(&py_procs, &pid);
 	if (info && info->entry_kind == TREC_PY_ENTRY_EVERY_FRAME)
-		tail_call(ctx, rec, trec_py_old_walk(ctx, rec, info));
+		tail_call(ctx, progs, rec, trec_py_old_walk(ctx, rec, info));
 	else
-		tail_call(ctx, rec, trec_python_walk(rec));
+		tail_call(ctx, progs, rec, trec_python_walk(rec));
 	return 0;
 }
 

@@ -8,6 +8,8 @@
  *   trec_unwind_native  up to TREC_NATIVE_FRAMES_PER_PROG frames per call,
  *                       by stack deltas or frame pointer (per mapping)
  *   trec_unwind_stop    ends a trace (for unwinders that hand back)
+ *   trec_offcpu_switch  sched_switch: off-CPU stacks (offcpu_prog.h), through
+ *                       the *_offcpu copies of the unwinders (TREC_UNWINDER)
  *   trec_sched_*        fork/exec/exit/comm -> pid events in the same ring
  *
  * Offline (-DTREC_TESTING_OFFLINE) only the unwinding part is compiled:
@@ -145,8 +147,7 @@ static __always_inline int unwind_native_step(void *ctx, struct trec_per_cpu_rec
 	return next_unwinder(rec, mapped);
 }
 
-SEC("perf_event")
-int trec_unwind_native(void *ctx)
+TREC_UNWINDER(trec_unwind_native)
 {
 	struct trec_per_cpu_record *rec = get_per_cpu_record();
 	int next = TREC_PROG_UNWIND_STOP;
@@ -158,12 +159,11 @@ int trec_unwind_native(void *ctx)
 		if (next != TREC_PROG_UNWIND_NATIVE)
 			break;
 	}
-	tail_call(ctx, rec, next);
+	tail_call(ctx, progs, rec, next);
 	return 0;
 }
 
-SEC("perf_event")
-int trec_unwind_stop(void *ctx)
+TREC_UNWINDER(trec_unwind_stop)
 {
 	struct trec_per_cpu_record *rec = get_per_cpu_record();
 
@@ -221,7 +221,8 @@ static __always_inline __u32 mappings_pid(__u32 pid)
 	return 0;
 }
 
-static __always_inline int collect_trace(void *ctx, struct trec_per_cpu_record *rec)
+static __always_inline int collect_trace_in(void *ctx, void *progs,
+					    struct trec_per_cpu_record *rec)
 {
 	struct trec_unwind_state *st = &rec->state;
 	__u64 pid_tgid = ((__u64)rec->trace.pid << 32) | rec->trace.tid;
@@ -250,8 +251,14 @@ static __always_inline int collect_trace(void *ctx, struct trec_per_cpu_record *
 		finish_trace(rec);
 		return 0;
 	}
-	tail_call(ctx, rec, next_unwinder(rec, mapped));
+	tail_call(ctx, progs, rec, next_unwinder(rec, mapped));
 	return 0;
+}
+
+/* A cpu-clock sample's trace (and the offline harness's entry). */
+static __always_inline int collect_trace(void *ctx, struct trec_per_cpu_record *rec)
+{
+	return collect_trace_in(ctx, &unwinder_progs, rec);
 }
 
 #ifndef TREC_TESTING_OFFLINE
@@ -277,10 +284,11 @@ static __always_inline int is_followed(__u32 tgid)
  */
 #define TREC_KSTACK_SCRATCH (TREC_MAX_FRAMES - (TREC_KERNEL_STACK_DEPTH * 8 + 23) / 24)
 
-static __always_inline void push_kernel_frames(void *ctx, struct trec_per_cpu_record *rec)
+static __always_inline void push_kernel_frames(void *ctx, struct trec_per_cpu_record *rec,
+					       __u64 skip)
 {
 	__u64 *pcs = (__u64 *)&rec->trace.frames[TREC_KSTACK_SCRATCH];
-	long n = bpf_get_stack(ctx, pcs, TREC_KERNEL_STACK_DEPTH * 8, 0);
+	long n = bpf_get_stack(ctx, pcs, TREC_KERNEL_STACK_DEPTH * 8, skip);
 
 	if (n <= 0)
 		return;
@@ -324,7 +332,7 @@ int trec_sample(struct bpf_perf_event_data *ctx)
 		t->kernel_stack_id = bpf_get_stackid(ctx, &kernel_stackmap, 0);
 		if (t->kernel_stack_id < 0) {
 			increment_metric(TREC_METRIC_KERNEL_STACK_FAILED);
-			push_kernel_frames(ctx, rec);
+			push_kernel_frames(ctx, rec, 0);
 		}
 	}
 
@@ -342,6 +350,9 @@ int trec_sample(struct bpf_perf_event_data *ctx)
 	}
 	return collect_trace(ctx, rec);
 }
+
+/* Off-CPU stacks (issue 13): trec_offcpu_switch on sched_switch. */
+#include "offcpu_prog.h"
 
 /* ---- process tracking ---------------------------------------------------- */
 

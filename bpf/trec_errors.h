@@ -108,7 +108,12 @@ enum trec_error {
 	X(NATIVE_LR_INVALID, "arm64: return address in the link register above the leaf") \
 	X(NATIVE_SP_UNKNOWN, "arm64: sp-based rule right after a frame-pointer step") \
 	X(PHP_FRAMES, "php frames unwound")                                    \
-	X(PHP_ERRORS, "php unwinder errors")
+	X(PHP_ERRORS, "php unwinder errors") \
+	X(OFFCPU_SWITCHES, "off-CPU: followed threads that blocked (stack taken)")  \
+	X(OFFCPU_SENT, "off-CPU: waits written to the ring buffer")            \
+	X(OFFCPU_SHORT, "off-CPU: waits below the threshold, not written")     \
+	X(OFFCPU_PENDING_FULL, "off-CPU: waits lost, offcpu_pending map full") \
+	X(OFFCPU_NO_SWITCH_IN, "off-CPU: waits lost, the thread blocked again with no switch-in seen")
 
 enum trec_metric {
 #define TREC_X(name, desc) TREC_METRIC_##name,

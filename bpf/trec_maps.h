@@ -168,4 +168,24 @@ struct {
 	__type(value, __u32);
 } unwinder_progs SEC(".maps");
 
+/* The same programs compiled as tracing programs, for off-CPU stacks taken
+ * in sched_switch (a prog array holds one program type): see
+ * TREC_UNWINDER in tracemgmt.h. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, TREC_PROG_COUNT);
+	__type(key, __u32);
+	__type(value, __u32);
+} offcpu_progs SEC(".maps");
+
+/* Off-CPU: tid -> the trace taken when it blocked, until it runs again
+ * (bpf/offcpu_prog.h). Allocated on use: only blocked threads take room. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TREC_OFFCPU_MAX_PENDING);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct trec_trace);
+} offcpu_pending SEC(".maps");
+
 #endif /* TREC_MAPS_H */

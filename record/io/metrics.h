@@ -48,7 +48,8 @@
 	X(PHP_PIDS, "php: processes set up for php stacks")                   \
 	X(PHP_CODE_WRITTEN, "php: function descriptions written")              \
 	X(PHP_CODE_UNREADABLE, "php: functions that could not be read")        \
-	X(PHP_CODE_STALE, "php: functions replaced before they were read")
+	X(PHP_CODE_STALE, "php: functions replaced before they were read") \
+	X(OFFCPU_UNFINISHED, "off-CPU: threads still blocked at the end (no record: no end)")
 
 #define TRECORD_METRIC_BASE 1000
 enum trecord_metric {
