@@ -43,7 +43,11 @@
 	X(FP_BELOW_SP, 4017, "frame pointer below the frame's stack pointer")  \
 	X(FP_OUTSIDE_STACK, 4018, "frame pointer too far above the stack")     \
 	X(FP_RECORD_READ, 4019, "frame record (saved fp, return address) not readable") \
-	X(FP_BAD_RETURN_ADDRESS, 4020, "frame record's return address is not user text")
+	X(FP_BAD_RETURN_ADDRESS, 4020, "frame record's return address is not user text") \
+	X(PERL_BAD_TSD, 5000, "perl: interpreter of the thread not readable")  \
+	X(PERL_BAD_STACKINFO, 5001, "perl: stackinfo not readable")             \
+	X(PERL_NO_PROC_INFO, 5002, "perl: no offsets for this process")         \
+	X(PERL_BAD_CV, 5003, "perl: sub of a context entry not readable")
 
 enum trec_error {
 #define TREC_X(name, code, desc) TREC_ERR_##name = code,
@@ -97,7 +101,10 @@ enum trec_error {
 	X(FP_OUTSIDE_STACK, "frame pointer too far above the stack")           \
 	X(FP_RECORD_READ, "frame record read failed")                          \
 	X(FP_BAD_RETURN_ADDRESS, "frame record's return address not user text") \
-	X(NATIVE_FP_FALLBACK, "frames unwound by frame pointer while their file's deltas load")
+	X(NATIVE_FP_FALLBACK, "frames unwound by frame pointer while their file's deltas load") \
+	X(PERL_FRAMES, "perl frames unwound")                                  \
+	X(PERL_ERRORS, "perl unwinder errors")                                 \
+	X(PERL_CX_SKIPPED, "perl context entries skipped (half-written top entry)")
 
 enum trec_metric {
 #define TREC_X(name, desc) TREC_METRIC_##name,

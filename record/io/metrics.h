@@ -42,7 +42,14 @@
 	X(PID_FORK_COPIES, "forked processes synced from their parent's mappings") \
 	X(JIT_FILES_READ, "jit: perf maps and jitdump files read")             \
 	X(JIT_SYMBOLS_WRITTEN, "jit: JIT names written (JITSYMS entries)")      \
-	X(JIT_BAD_INPUT, "jit: malformed perf map lines and jitdump records")
+	X(JIT_BAD_INPUT, "jit: malformed perf map lines and jitdump records")  \
+	X(PERL_INTERPRETERS, "perl: mapped files detected as a Perl we can unwind") \
+	X(PERL_UNSUPPORTED, "perl: Perl files that cannot be unwound")        \
+	X(PERL_PIDS, "perl: processes set up for perl stacks")                \
+	X(PERL_PID_FAILURES, "perl: processes whose libc TSD layout is unknown") \
+	X(PERL_CODE_WRITTEN, "perl: frame descriptions written")             \
+	X(PERL_CODE_UNREADABLE, "perl: frame descriptions that could not be read") \
+	X(PERL_CODE_STALE, "perl: statements replaced before they were read")
 
 #define TRECORD_METRIC_BASE 1000
 enum trecord_metric {
