@@ -73,6 +73,7 @@ struct trec_perl_cursor {
 	__u64 cxbase; /* its context array */
 	__u64 cxcur;  /* next entry to walk (below cxbase: none left) */
 	__u64 cop;    /* statement of the next sub frame (0: take blk_oldcop) */
+	__u64 curcop; /* PL_curcop until the first sub entry is met, then 0 */
 };
 
 #endif /* TREC_PERL_TYPES_H */

@@ -106,6 +106,7 @@ static __always_inline int trec_perl_start(const struct trec_perl_proc_info *inf
 	if (!si)
 		return TREC_ERR_PERL_BAD_STACKINFO;
 	c->cop = trec_perl_read_u64(interp + info->interp_curcop);
+	c->curcop = c->cop;
 	return trec_perl_enter_si(info, c, si);
 }
 
@@ -195,6 +196,17 @@ static __always_inline int trec_perl_cx(struct trec_per_cpu_record *rec,
 	case TREC_PERL_CXt_FORMAT:
 		if (type & TREC_PERL_CXp_SUB_RE_FAKE) /* (?{...}) re-entry, as caller() hides it */
 			break;
+		/* The innermost sub has not run a statement of its own while
+		 * PL_curcop is still its caller's (entersub, leavesub; also
+		 * while its entry is half-written): the caller's frame is at
+		 * the call, the sub gets none. */
+		if (c->curcop) {
+			__u64 cur = c->curcop;
+
+			c->curcop = 0;
+			if (trec_perl_cx_word(w, info->cx_oldcop) == cur && c->cop == cur)
+				return 0;
+		}
 		{
 			__u64 handle = trec_perl_sub_handle(info, trec_perl_cx_word(w, info->cx_sub_cv));
 

@@ -16,7 +16,7 @@ sub new { return bless { n => 0 }, shift }
 sub run {
 	my ($self) = @_;
 	my @s = sort { main::descend($main::DEPTH, $a) <=> $b } (2, 1); # @calls Worker::run->main::descend
-	$self->{n} += $s[0];
+	$self->{n} += $s[0]; # @leaf Worker::run
 }
 
 package main;

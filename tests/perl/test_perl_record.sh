@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# End to end: trecord records tests/perl/chain.pl (<main> -> top -> a
+# method -> sort, whose C code calls a comparator block -> a 25-deep
+# recursion -> a leaf loop) under Debian's perl, treport names its frames;
+# in the steady part of the run >= 95% of samples (and of the samples in
+# the leaf) must carry the whole Perl chain in order with the script's
+# lines, interleaved with the native frames in their true order
+# (tests/perl/check_stacks.py).
+#
+# trecord is the plain build, as for Python: with the sanitizer build the
+# interpreter's stack deltas take a second or more to load, which is not
+# what this test measures.
+source "$(dirname "$0")/../lib/common.sh"
+TRECORD=${TREC_PLAIN_BUILD:-$TREC_ROOT/build}/trecord
+PERL=/usr/bin/perl
+
+[ "$(id -u)" = 0 ] || skip_all "needs root"
+[ -x "$TRECORD" ] && [ -x "$TREPORT" ] || skip_all "trecord/treport not built"
+[ -x "$PERL" ] || skip_all "no $PERL"
+dir=$(mktemp -d /tmp/trec-plrec.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+script=$TREC_ROOT/tests/perl/chain.pl
+ver=$("$PERL" -e 'printf "%vd", $^V')
+out=$dir/chain.tr
+
+if ! "$TRECORD" -q -F 499 -o "$out" -- "$PERL" "$script" 3 >"$dir/rec.log" 2>&1; then
+	fail "perl $ver: trecord runs chain.pl"
+	sed 's/^/  | /' "$dir/rec.log"
+	exit 1
+fi
+pass "perl $ver: trecord runs chain.pl"
+"$TREPORT" "$out" --perf-script >"$dir/chain.txt" 2>"$dir/rep.log"
+check "perl $ver: treport --perf-script" test -s "$dir/chain.txt"
+python3 "$TREC_ROOT/tests/perl/check_stacks.py" "$script" "$dir/chain.txt" 0.95 "perl $ver"
+
+"$TREPORT" "$out" --folded >"$dir/chain.folded" 2>>"$dir/rep.log"
+check "perl $ver: folded stacks name perl frames 'Package::sub (file.pl:line)'" \
+	grep -q ';Worker::run (chain.pl:18);Perl_pp_sort;.*;Perl_runops_standard;main::descend (chain.pl:35);' \
+	"$dir/chain.folded"
+! grep -q '^\[perl 0x' "$dir/chain.folded" && ! grep -q ';\[perl 0x' "$dir/chain.folded"
+check "perl $ver: every perl frame has a description" test $? -eq 0
+
+"$TREPORT" "$out" --info >"$dir/info" 2>&1
+written=$(awk '$1 == "PERL_CODE_WRITTEN" {print $2}' "$dir/info")
+errors=$(awk '$1 == "PERL_ERRORS" {print $2}' "$dir/info")
+samples=$(awk '$1 == "SAMPLES" {print $2}' "$dir/info")
+if [ "${written:-0}" -gt 0 ] && [ "${errors:-1}" -le $(( ${samples:-0} / 100 + 2 )) ]; then
+	pass "perl $ver: descriptions written ($written), unwinder errors $errors"
+else
+	fail "perl $ver: descriptions written (${written:-none}), unwinder errors ${errors:-?}"
+	grep -E 'samples in .* stack group' "$dir/info" | sed 's/^/  /'
+fi
