@@ -7,10 +7,12 @@
 #ifndef TREC_HARNESS_H
 #define TREC_HARNESS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "trec_types.h"
 #include "python_types.h"
+#include "perl_types.h"
 
 struct fake_sink;
 
@@ -48,6 +50,10 @@ struct harness_env {
 	struct harness_py_range py_ranges[HARNESS_MAX_PY];
 	struct harness_py_proc py_procs[HARNESS_MAX_PY];
 	size_t num_py_ranges, num_py_procs;
+	/* perl_procs (interpreter_offsets: py_ranges, shared). */
+	struct trec_perl_proc_info perl_info;
+	uint32_t perl_pid;
+	bool have_perl;
 	const struct harness_mem *mem;
 	size_t num_mem;
 	/* Outputs. */

@@ -208,7 +208,7 @@ static int run_case(struct harness *h, const char *path)
 	hf = calloc(TREC_MAX_FRAMES, sizeof(*hf));
 	py = calloc(TREC_MAX_FRAMES, sizeof(*py));
 	/* Python frames need the heap: only a core dump has it. */
-	if (c.core && !(cm.py = harness_py_new(&cm.env)))
+	if (c.core && (!(cm.py = harness_py_new(&cm.env)) || !(cm.perl = harness_perl_new(&cm.env))))
 		err = -ENOMEM;
 	if (!cm.env.sink || !hf || !py)
 		err = -ENOMEM;
@@ -243,6 +243,8 @@ static int run_case(struct harness *h, const char *path)
 			herr_code = fr->addr_or_line;
 			continue;
 		}
+		if (fr->kind == TREC_FRAME_PERL)
+			continue; /* harness_perl_check's */
 		if (fr->kind == TREC_FRAME_PYTHON) {
 			py[npy].f = fr;
 			py[npy++].next_native = nh;
@@ -323,7 +325,14 @@ static int run_case(struct harness *h, const char *path)
 			printf("      unwinder error: %s\n", error_name(herr_code));
 		printf("      gdb stop: %s\n", c.gdb_outermost ? "outermost" : "other");
 	}
-	if (cm.py) {
+	if (harness_perl_found(cm.perl)) {
+		/* A Perl process: its "pyframe" lines are caller()'s stack. */
+		size_t plf = 0;
+
+		h->pl_cases++;
+		h->pl_passed += harness_perl_check(cm.perl, &c, t, ng, live, name, &plf);
+		h->pl_frames += plf;
+	} else if (cm.py) {
 		const char *pywhy = NULL;
 		size_t runs = 0;
 		int undescribed = harness_py_describe(cm.py, c.pid, t, live);
@@ -435,5 +444,9 @@ int main(int argc, char **argv)
 		printf("harness: %zu/%zu Python cases agree with the scripts' own stacks, %zu Python "
 		       "frames\n",
 		       h.py_passed, h.py_cases, h.py_frames);
-	return h.passed == h.cases && h.py_passed == h.py_cases ? 0 : 1;
+	if (h.pl_cases)
+		printf("harness: %zu/%zu Perl cases agree with the scripts' own stacks, %zu Perl "
+		       "frames\n",
+		       h.pl_passed, h.pl_cases, h.pl_frames);
+	return h.passed == h.cases && h.py_passed == h.py_cases && h.pl_passed == h.pl_cases ? 0 : 1;
 }
