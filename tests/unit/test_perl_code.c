@@ -198,7 +198,8 @@ static void store(void)
 		      sym.line == 70123,
 	      "frame -> Worker::run at line 70123");
 	trec_perlframes_format(s, 7, &f, buf, sizeof(buf));
-	CHECK(!strcmp(buf, "Worker::run (x.pl:70123)"), "formatted as 'Worker::run (x.pl:70123)' (%s)", buf);
+	CHECK(!strcmp(buf, "Worker::run (x.pl:70123)"), "formatted as 'Worker::run (x.pl:70123)' (%s)",
+	      buf);
 	f.addr = key(0x3001, 70123);
 	trec_perlframes_format(s, 7, &f, buf, sizeof(buf));
 	CHECK(!strcmp(buf, "<main> (x.pl:70123)"), "the main program is <main> (%s)", buf);
