@@ -22,6 +22,7 @@
 #define TREC_PERL_CXTYPEMASK 0xf
 #define TREC_PERL_CXt_SUB 9
 #define TREC_PERL_CXt_FORMAT 10
+#define TREC_PERL_CXt_EVAL 11
 #define TREC_PERL_CXt_SUBST 12
 #define TREC_PERL_CXp_SUB_RE_FAKE 0x80
 #define TREC_PERL_SVt_MASK 0x1f
@@ -58,7 +59,8 @@ struct trec_perl_proc_info {
 
 	__u16 interp_curcop, interp_curstackinfo; /* struct interpreter */
 	__u16 si_cxstack, si_prev, si_cxix, si_type; /* PERL_SI */
-	__u16 cx_size, cx_type, cx_oldcop, cx_sub_cv, cx_sub_retop; /* PERL_CONTEXT */
+	/* PERL_CONTEXT; cx_sub_retop is also an eval entry's retop */
+	__u16 cx_size, cx_type, cx_oldcop, cx_sub_cv, cx_sub_retop;
 	__u16 cop_line;
 	__u16 sv_any, sv_flags, sv_u;  /* SV head; sv_u of a GV is its GP */
 	__u16 xcv_flags, xcv_gv;       /* XPVCV */
@@ -74,6 +76,11 @@ struct trec_perl_cursor {
 	__u64 cxcur;  /* next entry to walk (below cxbase: none left) */
 	__u64 cop;    /* statement of the next sub frame (0: take blk_oldcop) */
 	__u64 curcop; /* PL_curcop until the first sub entry is met, then 0 */
+	/* The walk handed back at a sub entry C called (retop NULL): the
+	 * C call's own eval scope and the end of its stackinfo belong to
+	 * that boundary, not to another runops frame. */
+	__u32 after_c_call;
+	__u32 pad;
 };
 
 #endif /* TREC_PERL_TYPES_H */

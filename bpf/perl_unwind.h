@@ -15,10 +15,13 @@
  * comparator sub, tie/overload magic) or a new stackinfo (sort blocks,
  * signal handlers, DESTROY). At each of those the walk hands back to the
  * native unwinder, which pushes the runops frame and the C frames below it;
- * the next runops frame resumes at rec->perl. The statement pending at the
- * end of an inner stackinfo belongs to the sub that made the C call, so it
- * is carried into the outer one. Native and Perl frames interleave in
- * their true order.
+ * the next runops frame resumes at rec->perl. One C call is one boundary:
+ * call_sv(G_EVAL) puts an eval entry with a NULL retop below the sub it
+ * calls, and a stackinfo pushed for the call ends right below them; both
+ * are passed over after the hand-back. The statement pending at the end of
+ * an inner stackinfo belongs to the sub that made the C call, so it is
+ * carried into the outer one. Native and Perl frames interleave in their
+ * true order.
  *
  * Included by bpf/perl_prog.h. As userspace C (bpf/testing_shim.h) the
  * includer may define TREC_PERL_FSBASE() to give the thread's fs base.
@@ -107,6 +110,7 @@ static __always_inline int trec_perl_start(const struct trec_perl_proc_info *inf
 		return TREC_ERR_PERL_BAD_STACKINFO;
 	c->cop = trec_perl_read_u64(interp + info->interp_curcop);
 	c->curcop = c->cop;
+	c->after_c_call = 0;
 	return trec_perl_enter_si(info, c, si);
 }
 
@@ -189,6 +193,13 @@ static __always_inline int trec_perl_cx(struct trec_per_cpu_record *rec,
 	if (type_off >= TREC_PERL_CX_READ)
 		type_off = 0;
 	type = ((const __u8 *)w)[type_off];
+	if (c->after_c_call) {
+		/* call_sv's eval scope (G_EVAL) under the sub C called. */
+		if ((type & TREC_PERL_CXTYPEMASK) == TREC_PERL_CXt_EVAL &&
+		    trec_perl_cx_word(w, info->cx_sub_retop) == 0)
+			return 0;
+		c->after_c_call = 0;
+	}
 	switch (type & TREC_PERL_CXTYPEMASK) {
 	case TREC_PERL_CXt_SUBST: /* another union member: no statement */
 		return 0;
@@ -230,9 +241,11 @@ static __always_inline int trec_perl_cx(struct trec_per_cpu_record *rec,
 	return entered_from_c;
 }
 
-/* The cursor's stackinfo is walked: on to the outer one (hand back to
- * native, whose next runops frame runs it), or at the main one, push the
- * main program's frame and finish. */
+/* The cursor's stackinfo is walked: on to the outer one, or at the main
+ * one, push the main program's frame and finish. Returns PERL to walk on
+ * in this runops frame (the end of the stackinfo of a C call already
+ * handed back at), NATIVE to hand back (the end of a stackinfo whose
+ * runops frame is this one: a sort block's), or STOP. */
 static __always_inline int trec_perl_next_si(struct trec_per_cpu_record *rec,
 					     const struct trec_perl_proc_info *info)
 {
@@ -252,6 +265,10 @@ static __always_inline int trec_perl_next_si(struct trec_per_cpu_record *rec,
 	err = trec_perl_enter_si(info, c, prev);
 	if (err)
 		return trec_perl_fail(rec, err);
+	if (c->after_c_call) {
+		c->after_c_call = 0;
+		return TREC_PROG_UNWIND_PERL;
+	}
 	return TREC_PROG_UNWIND_NATIVE;
 }
 
@@ -278,15 +295,20 @@ static __always_inline int trec_perl_walk(struct trec_per_cpu_record *rec)
 	for (int i = 0; i < TREC_PERL_CX_PER_PROGRAM; i++) {
 		int r;
 
-		if (c->cxcur < c->cxbase)
-			return trec_perl_next_si(rec, info);
+		if (c->cxcur < c->cxbase) {
+			r = trec_perl_next_si(rec, info);
+			if (r != TREC_PROG_UNWIND_PERL)
+				return r;
+			continue;
+		}
 		r = trec_perl_cx(rec, info);
 		c->cxcur -= info->cx_size;
 		if (r < 0)
 			return TREC_PROG_UNWIND_STOP;
-		if (r > 0)
-			return c->cxcur < c->cxbase ? trec_perl_next_si(rec, info)
-						    : TREC_PROG_UNWIND_NATIVE;
+		if (r > 0) {
+			c->after_c_call = 1;
+			return TREC_PROG_UNWIND_NATIVE;
+		}
 	}
 	return TREC_PROG_UNWIND_PERL;
 }

@@ -25,6 +25,7 @@ int main(void)
 	P("cx_oldcop", offsetof(PERL_CONTEXT, cx_u.cx_blk.blku_oldcop));
 	P("cx_sub_cv", offsetof(PERL_CONTEXT, cx_u.cx_blk.blk_u.blku_sub.cv));
 	P("cx_sub_retop", offsetof(PERL_CONTEXT, cx_u.cx_blk.blk_u.blku_sub.retop));
+	P("cx_eval_retop", offsetof(PERL_CONTEXT, cx_u.cx_blk.blk_u.blku_eval.retop));
 	P("cop_line", offsetof(COP, cop_line));
 	P("sv_any", offsetof(SV, sv_any));
 	P("sv_flags", offsetof(SV, sv_flags));
@@ -44,6 +45,7 @@ int main(void)
 	/* The constants bpf/perl_types.h copies. */
 	P("CXt_SUB", CXt_SUB);
 	P("CXt_FORMAT", CXt_FORMAT);
+	P("CXt_EVAL", CXt_EVAL);
 	P("CXt_SUBST", CXt_SUBST);
 	P("CXp_SUB_RE_FAKE", CXp_SUB_RE_FAKE);
 	P("SVt_PVGV", SVt_PVGV);

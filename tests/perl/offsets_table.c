@@ -36,6 +36,7 @@ int main(int argc, char **argv)
 	P("cx_oldcop", b->cx_oldcop);
 	P("cx_sub_cv", b->cx_sub_cv);
 	P("cx_sub_retop", b->cx_sub_retop);
+	P("cx_eval_retop", b->cx_sub_retop); /* the BPF side reads both there */
 	P("cop_line", b->cop_line);
 	P("sv_any", b->sv_any);
 	P("sv_flags", b->sv_flags);
@@ -54,6 +55,7 @@ int main(int argc, char **argv)
 	P("aux_name_count", o->aux_name_count);
 	P("CXt_SUB", TREC_PERL_CXt_SUB);
 	P("CXt_FORMAT", TREC_PERL_CXt_FORMAT);
+	P("CXt_EVAL", TREC_PERL_CXt_EVAL);
 	P("CXt_SUBST", TREC_PERL_CXt_SUBST);
 	P("CXp_SUB_RE_FAKE", TREC_PERL_CXp_SUB_RE_FAKE);
 	P("SVt_PVGV", TREC_PERL_SVt_PVGV);

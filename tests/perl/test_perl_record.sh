@@ -50,3 +50,25 @@ else
 	fail "perl $ver: descriptions written (${written:-none}), unwinder errors ${errors:-?}"
 	grep -E 'samples in .* stack group' "$dir/info" | sed 's/^/  /'
 fi
+
+# C calling back into Perl: a named sort comparator, and a signal handler
+# (call_sv with G_EVAL on a stackinfo of its own) interrupting it. Every
+# sample in the handler must show the whole chain, in order, with the
+# native frames between the runs.
+out=$dir/signals.tr
+if "$TRECORD" -q -F 499 -o "$out" -- "$PERL" "$TREC_ROOT/tests/perl/signals.pl" 3 >"$dir/rec.log" 2>&1 &&
+	"$TREPORT" "$out" --folded >"$dir/signals.folded" 2>>"$dir/rep.log"; then
+	chain='Perl_runops_standard;<main> \(signals\.pl:[0-9]+\);main::sorter \(signals\.pl:21\);Perl_pp_sort;.*;'
+	chain+='Perl_runops_standard;main::by_spin \(signals\.pl:19\);main::spin \(signals\.pl:13\);'
+	chain+='.*Perl_call_sv;Perl_runops_standard;main::handler \(signals\.pl:17\)(;main::spin \(signals\.pl:1[234]\))?(;[^:]*)? [0-9]+$'
+	read -r all good < <(awk -v re="$chain" '/main::handler/ { n = $NF; all += n; if ($0 ~ re) good += n }
+		END { print all + 0, good + 0 }' "$dir/signals.folded")
+	if [ "$all" -ge 10 ] && [ $((good * 100)) -ge $((all * 95)) ]; then
+		pass "perl $ver: signal handler under a sort comparator: $good of $all handler samples show the whole chain"
+	else
+		fail "perl $ver: signal handler under a sort comparator: $good of $all handler samples show the whole chain"
+		grep 'main::handler' "$dir/signals.folded" | grep -vE "$chain" | head -3 | cut -c1-400 | sed 's/^/  /'
+	fi
+else
+	fail "perl $ver: trecord runs signals.pl"; sed 's/^/  | /' "$dir/rec.log"
+fi
