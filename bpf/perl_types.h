@@ -33,6 +33,7 @@
 #define TREC_PERL_SVf_OOK 0x02000000
 #define TREC_PERL_CVf_NAMED 0x8000
 #define TREC_PERL_SI_MAIN 1
+#define TREC_PERL_SI_SORT 3
 
 /*
  * What a Perl frame names (FORMAT.md §12.1): the statement (COP) it is
@@ -52,12 +53,14 @@
  * addresses are runtime addresses in that process; offsets are in bytes. */
 struct trec_perl_proc_info {
 	__u64 thr_key_addr; /* PL_thr_key: the pthread key of the interpreter */
+	__u64 pp_sort_addr; /* Perl_pp_sort, 0 if unknown */
 	__s32 tsd_offset;   /* libc's TSD layout (python_tsd.h) */
 	__u8 tsd_multiplier;
 	__u8 tsd_indirect;
 	__u16 version;      /* 0x0524 for 5.36 */
 
-	__u16 interp_curcop, interp_curstackinfo; /* struct interpreter */
+	__u16 interp_curcop, interp_curstackinfo, interp_op; /* struct interpreter */
+	__u16 op_ppaddr;                                    /* OP */
 	__u16 si_cxstack, si_prev, si_cxix, si_type; /* PERL_SI */
 	/* PERL_CONTEXT; cx_sub_retop is also an eval entry's retop */
 	__u16 cx_size, cx_type, cx_oldcop, cx_sub_cv, cx_sub_retop;
@@ -65,7 +68,6 @@ struct trec_perl_proc_info {
 	__u16 sv_any, sv_flags, sv_u;  /* SV head; sv_u of a GV is its GP */
 	__u16 xcv_flags, xcv_gv;       /* XPVCV */
 	__u16 gp_egv;                  /* GP */
-	__u16 pad;
 };
 
 /* The walk's cursor in the per-CPU record (the OTel profiler's

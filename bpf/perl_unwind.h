@@ -84,10 +84,37 @@ static __always_inline int trec_perl_enter_si(const struct trec_perl_proc_info *
 	return TREC_ERR_OK;
 }
 
+/*
+ * sort runs on a stackinfo of its own from before its first comparator
+ * call to after its last, but a runops frame runs it only while the
+ * comparator does; in between sort's own C code (the merge) runs, under
+ * the outer runops frame. PL_op tells: the sort op itself, or NULL after
+ * a comparator call returned (unless the sample is in the runops loop
+ * itself, leaving it: in_loop). Then the walk starts at the outer
+ * stackinfo, at PL_curcop: the sort's statement.
+ */
+static __always_inline __u64 trec_perl_sort_in_c(const struct trec_perl_proc_info *info,
+						 __u64 interp, __u64 si, int in_loop)
+{
+	__s32 type = 0;
+	__u64 op, prev;
+
+	if (!info->pp_sort_addr ||
+	    bpf_probe_read_user(&type, sizeof(type), (void *)(si + info->si_type)) ||
+	    type != TREC_PERL_SI_SORT)
+		return si;
+	op = trec_perl_read_u64(interp + info->interp_op);
+	if (op ? trec_perl_read_u64(op + info->op_ppaddr) != info->pp_sort_addr : in_loop)
+		return si; /* the comparator runs */
+	prev = trec_perl_read_u64(si + info->si_prev);
+	return prev ? prev : si;
+}
+
 /* The interpreter of the sampled thread (PL_thr_key's pthread value), its
- * innermost stackinfo and statement. Returns an error code. */
+ * innermost stackinfo that a runops frame runs, and its statement.
+ * Returns an error code. */
 static __always_inline int trec_perl_start(const struct trec_perl_proc_info *info,
-					   struct trec_perl_cursor *c)
+					   struct trec_perl_cursor *c, int in_loop)
 {
 	__u32 key;
 	__u64 slot, interp, si;
@@ -108,6 +135,7 @@ static __always_inline int trec_perl_start(const struct trec_perl_proc_info *inf
 	si = trec_perl_read_u64(interp + info->interp_curstackinfo);
 	if (!si)
 		return TREC_ERR_PERL_BAD_STACKINFO;
+	si = trec_perl_sort_in_c(info, interp, si, in_loop);
 	c->cop = trec_perl_read_u64(interp + info->interp_curcop);
 	c->curcop = c->cop;
 	c->after_c_call = 0;
@@ -288,7 +316,8 @@ static __always_inline int trec_perl_walk(struct trec_per_cpu_record *rec)
 	if (!info)
 		return trec_perl_fail(rec, TREC_ERR_PERL_NO_PROC_INFO);
 	if (!c->si) {
-		err = trec_perl_start(info, c);
+		/* The leaf's pc in the run loop itself: not a return address. */
+		err = trec_perl_start(info, c, !rec->state.return_address);
 		if (err)
 			return trec_perl_fail(rec, err);
 	}

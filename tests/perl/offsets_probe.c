@@ -16,6 +16,8 @@ int main(void)
 	P("version", PERL_REVISION * 1000 + PERL_VERSION);
 	P("interp_curcop", offsetof(struct interpreter, Icurcop));
 	P("interp_curstackinfo", offsetof(struct interpreter, Icurstackinfo));
+	P("interp_op", offsetof(struct interpreter, Iop));
+	P("op_ppaddr", offsetof(OP, op_ppaddr));
 	P("si_cxstack", offsetof(PERL_SI, si_cxstack));
 	P("si_prev", offsetof(PERL_SI, si_prev));
 	P("si_cxix", offsetof(PERL_SI, si_cxix));
@@ -55,5 +57,6 @@ int main(void)
 	P("SVf_OOK", SVf_OOK);
 	P("CVf_NAMED", CVf_NAMED);
 	P("PERLSI_MAIN", PERLSI_MAIN);
+	P("PERLSI_SORT", PERLSI_SORT);
 	return 0;
 }

@@ -27,6 +27,8 @@ int main(int argc, char **argv)
 	P("version", o->revision * 1000 + o->version);
 	P("interp_curcop", b->interp_curcop);
 	P("interp_curstackinfo", b->interp_curstackinfo);
+	P("interp_op", b->interp_op);
+	P("op_ppaddr", b->op_ppaddr);
 	P("si_cxstack", b->si_cxstack);
 	P("si_prev", b->si_prev);
 	P("si_cxix", b->si_cxix);
@@ -65,5 +67,6 @@ int main(int argc, char **argv)
 	P("SVf_OOK", TREC_PERL_SVf_OOK);
 	P("CVf_NAMED", TREC_PERL_CVf_NAMED);
 	P("PERLSI_MAIN", TREC_PERL_SI_MAIN);
+	P("PERLSI_SORT", TREC_PERL_SI_SORT);
 	return 0;
 }

@@ -72,3 +72,21 @@ if "$TRECORD" -q -F 499 -o "$out" -- "$PERL" "$TREC_ROOT/tests/perl/signals.pl" 
 else
 	fail "perl $ver: trecord runs signals.pl"; sed 's/^/  | /' "$dir/rec.log"
 fi
+
+# sort's own C code between comparator calls: its samples belong to the
+# sub that called sort, at the sort's line, under <main>.
+out=$dir/sortmerge.tr
+if "$TRECORD" -q -F 499 -o "$out" -- "$PERL" "$TREC_ROOT/tests/perl/sortmerge.pl" 2 >"$dir/rec.log" 2>&1 &&
+	"$TREPORT" "$out" --folded >"$dir/sortmerge.folded" 2>>"$dir/rep.log"; then
+	chain='Perl_runops_standard;<main> \(sortmerge\.pl:17\);main::sorter \(sortmerge\.pl:12\);Perl_pp_sort'
+	read -r all good < <(awk -v re="$chain" '/Perl_pp_sort/ { n = $NF; all += n; if ($0 ~ re) good += n }
+		END { print all + 0, good + 0 }' "$dir/sortmerge.folded")
+	if [ "$all" -ge 50 ] && [ $((good * 100)) -ge $((all * 95)) ]; then
+		pass "perl $ver: sort's C code and cheap comparator: $good of $all samples in sort show <main> -> sorter"
+	else
+		fail "perl $ver: sort's C code and cheap comparator: $good of $all samples in sort show <main> -> sorter"
+		grep 'Perl_pp_sort' "$dir/sortmerge.folded" | grep -vE "$chain" | head -3 | cut -c1-300 | sed 's/^/  /'
+	fi
+else
+	fail "perl $ver: trecord runs sortmerge.pl"; sed 's/^/  | /' "$dir/rec.log"
+fi

@@ -56,6 +56,8 @@ int trec_perl_detect(const char *path, struct trec_perl_file *out, char *err, si
 			 v[0], v[1], v[2]);
 		goto out;
 	}
+	if (trec_pyelf_symbol(&e, "Perl_pp_sort", &out->pp_sort, NULL))
+		out->pp_sort = 0;
 	out->off = trec_perl_offsets_for(v[0], v[1]);
 	if (!out->off || !row_fits_bpf(&out->off->bpf)) {
 		snprintf(err, errlen, "%s: perl %u.%u.%u is not in the offsets table", path, v[0],
@@ -81,6 +83,7 @@ void trec_perl_proc_info_init(const struct trec_perl_file *f, uint64_t bias,
 {
 	*info = f->off->bpf;
 	info->thr_key_addr = f->thr_key + bias;
+	info->pp_sort_addr = f->pp_sort ? f->pp_sort + bias : 0;
 	info->tsd_offset = tsd->offset;
 	info->tsd_multiplier = tsd->multiplier;
 	info->tsd_indirect = tsd->indirect;

@@ -19,6 +19,7 @@
 struct trec_perl_file {
 	uint64_t runops_start, runops_end; /* ELF vaddrs */
 	uint64_t thr_key;                  /* ELF vaddr of PL_thr_key */
+	uint64_t pp_sort;                  /* ELF vaddr of Perl_pp_sort, 0 if none */
 	unsigned revision, version, subversion;
 	const struct trec_perl_offsets *off;
 };

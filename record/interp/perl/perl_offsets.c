@@ -10,7 +10,8 @@ static const struct trec_perl_offsets rows[] = {
 		.revision = 5, .version = 36, /* Debian 12 */
 		.bpf = {
 			.version = 0x0524,
-			.interp_curcop = 0xd0, .interp_curstackinfo = 0xe0,
+			.interp_curcop = 0xd0, .interp_curstackinfo = 0xe0, .interp_op = 0x08,
+			.op_ppaddr = 0x10,
 			.si_cxstack = 0x08, .si_prev = 0x10, .si_cxix = 0x20, .si_type = 0x2c,
 			.cx_size = 0x68, .cx_type = 0x00, .cx_oldcop = 0x10,
 			.cx_sub_cv = 0x48, .cx_sub_retop = 0x30,
