@@ -51,42 +51,38 @@ else
 	grep -E 'samples in .* stack group' "$dir/info" | sed 's/^/  /'
 fi
 
+# chain_share WHAT SCRIPT SECONDS SELECT CHAIN MIN: records SCRIPT, then
+# of the samples whose folded stack matches SELECT, >= 95% (and at least
+# MIN) must match CHAIN (extended regular expressions).
+chain_share() {
+	local what=$1 script=$2 secs=$3 select=$4 chain=$5 min=$6 name all good
+	name=$(basename "$script" .pl)
+	if ! "$TRECORD" -q -F 499 -o "$dir/$name.tr" -- "$PERL" "$script" "$secs" >"$dir/rec.log" 2>&1 ||
+		! "$TREPORT" "$dir/$name.tr" --folded >"$dir/$name.folded" 2>>"$dir/rep.log"; then
+		fail "perl $ver: trecord runs $name.pl"; sed 's/^/  | /' "$dir/rec.log"; return
+	fi
+	read -r all good < <(awk -v sel="$select" -v re="$chain" '$0 ~ sel { n = $NF; all += n; if ($0 ~ re) good += n }
+		END { print all + 0, good + 0 }' "$dir/$name.folded")
+	if [ "$all" -ge "$min" ] && [ $((good * 100)) -ge $((all * 95)) ]; then
+		pass "perl $ver: $what: $good of $all samples show the whole chain"
+	else
+		fail "perl $ver: $what: $good of $all samples show the whole chain"
+		grep -E "$select" "$dir/$name.folded" | grep -vE "$chain" | head -3 | cut -c1-400 | sed 's/^/  /'
+	fi
+}
+
 # C calling back into Perl: a named sort comparator, and a signal handler
 # (call_sv with G_EVAL on a stackinfo of its own) interrupting it. Every
 # sample in the handler must show the whole chain, in order, with the
 # native frames between the runs.
-out=$dir/signals.tr
-if "$TRECORD" -q -F 499 -o "$out" -- "$PERL" "$TREC_ROOT/tests/perl/signals.pl" 3 >"$dir/rec.log" 2>&1 &&
-	"$TREPORT" "$out" --folded >"$dir/signals.folded" 2>>"$dir/rep.log"; then
-	chain='Perl_runops_standard;<main> \(signals\.pl:[0-9]+\);main::sorter \(signals\.pl:21\);Perl_pp_sort;.*;'
-	chain+='Perl_runops_standard;main::by_spin \(signals\.pl:19\);main::spin \(signals\.pl:13\);'
-	chain+='.*Perl_call_sv;Perl_runops_standard;main::handler \(signals\.pl:17\)(;main::spin \(signals\.pl:1[234]\))?(;[^:]*)? [0-9]+$'
-	read -r all good < <(awk -v re="$chain" '/main::handler/ { n = $NF; all += n; if ($0 ~ re) good += n }
-		END { print all + 0, good + 0 }' "$dir/signals.folded")
-	if [ "$all" -ge 10 ] && [ $((good * 100)) -ge $((all * 95)) ]; then
-		pass "perl $ver: signal handler under a sort comparator: $good of $all handler samples show the whole chain"
-	else
-		fail "perl $ver: signal handler under a sort comparator: $good of $all handler samples show the whole chain"
-		grep 'main::handler' "$dir/signals.folded" | grep -vE "$chain" | head -3 | cut -c1-400 | sed 's/^/  /'
-	fi
-else
-	fail "perl $ver: trecord runs signals.pl"; sed 's/^/  | /' "$dir/rec.log"
-fi
+chain='Perl_runops_standard;<main> \(signals\.pl:[0-9]+\);main::sorter \(signals\.pl:21\);Perl_pp_sort;.*;'
+chain+='Perl_runops_standard;main::by_spin \(signals\.pl:19\);main::spin \(signals\.pl:13\);'
+chain+='.*Perl_call_sv;Perl_runops_standard;main::handler \(signals\.pl:17\)(;main::spin \(signals\.pl:1[234]\))?(;[^:]*)? [0-9]+$'
+chain_share "signal handler under a sort comparator" "$TREC_ROOT/tests/perl/signals.pl" 3 \
+	'main::handler' "$chain" 10
 
 # sort's own C code between comparator calls: its samples belong to the
 # sub that called sort, at the sort's line, under <main>.
-out=$dir/sortmerge.tr
-if "$TRECORD" -q -F 499 -o "$out" -- "$PERL" "$TREC_ROOT/tests/perl/sortmerge.pl" 2 >"$dir/rec.log" 2>&1 &&
-	"$TREPORT" "$out" --folded >"$dir/sortmerge.folded" 2>>"$dir/rep.log"; then
-	chain='Perl_runops_standard;<main> \(sortmerge\.pl:17\);main::sorter \(sortmerge\.pl:12\);Perl_pp_sort'
-	read -r all good < <(awk -v re="$chain" '/Perl_pp_sort/ { n = $NF; all += n; if ($0 ~ re) good += n }
-		END { print all + 0, good + 0 }' "$dir/sortmerge.folded")
-	if [ "$all" -ge 50 ] && [ $((good * 100)) -ge $((all * 95)) ]; then
-		pass "perl $ver: sort's C code and cheap comparator: $good of $all samples in sort show <main> -> sorter"
-	else
-		fail "perl $ver: sort's C code and cheap comparator: $good of $all samples in sort show <main> -> sorter"
-		grep 'Perl_pp_sort' "$dir/sortmerge.folded" | grep -vE "$chain" | head -3 | cut -c1-300 | sed 's/^/  /'
-	fi
-else
-	fail "perl $ver: trecord runs sortmerge.pl"; sed 's/^/  | /' "$dir/rec.log"
-fi
+chain_share "sort's C code and a cheap comparator, samples in sort" \
+	"$TREC_ROOT/tests/perl/sortmerge.pl" 2 'Perl_pp_sort' \
+	'Perl_runops_standard;<main> \(sortmerge\.pl:17\);main::sorter \(sortmerge\.pl:12\);Perl_pp_sort' 50
