@@ -5,7 +5,11 @@
 # in the steady part of the run >= 95% of samples (and of the samples in
 # the leaf) must carry the whole Perl chain in order with the script's
 # lines, interleaved with the native frames in their true order
-# (tests/perl/check_stacks.py).
+# (tests/perl/check_stacks.py). The same for chain.pl run by a program
+# embedding Perl through libperl.so (tests/perl/embed.c); and for C calling
+# back into Perl: a signal handler interrupting a sort comparator sub
+# (signals.pl), sort's own C code between cheap comparator calls
+# (sortmerge.pl).
 #
 # trecord is the plain build, as for Python: with the sanitizer build the
 # interpreter's stack deltas take a second or more to load, which is not
@@ -86,3 +90,20 @@ chain_share "signal handler under a sort comparator" "$TREC_ROOT/tests/perl/sign
 chain_share "sort's C code and a cheap comparator, samples in sort" \
 	"$TREC_ROOT/tests/perl/sortmerge.pl" 2 'Perl_pp_sort' \
 	'Perl_runops_standard;<main> \(sortmerge\.pl:17\);main::sorter \(sortmerge\.pl:12\);Perl_pp_sort' 50
+
+# The interpreter in a shared library: a program embedding Perl through
+# libperl.so (perlembed) runs chain.pl.
+lib=$(ldconfig -p 2>/dev/null | awk '$1 ~ /^libperl\.so/ { print $NF; exit }')
+# shellcheck disable=SC2046
+if [ -n "$lib" ] && cc $("$PERL" -MExtUtils::Embed -e ccopts) -o "$dir/embed" \
+	"$TREC_ROOT/tests/perl/embed.c" "$lib" -lm -lcrypt 2>"$dir/cc.log"; then
+	if "$TRECORD" -q -F 499 -o "$dir/embed.tr" -- "$dir/embed" "$script" 3 >"$dir/rec.log" 2>&1 &&
+		"$TREPORT" "$dir/embed.tr" --perf-script >"$dir/embed.txt" 2>>"$dir/rep.log"; then
+		python3 "$TREC_ROOT/tests/perl/check_stacks.py" "$script" "$dir/embed.txt" 0.95 \
+			"perl $ver in ${lib##*/}, embedded"
+	else
+		fail "perl $ver: trecord runs chain.pl in a libperl embedder"; sed 's/^/  | /' "$dir/rec.log"
+	fi
+else
+	echo "note: no libperl embedder (libperl.so or perl.h missing): the shared-library case is not run"
+fi
