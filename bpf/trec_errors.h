@@ -44,6 +44,8 @@
 	X(FP_OUTSIDE_STACK, 4018, "frame pointer too far above the stack")     \
 	X(FP_RECORD_READ, 4019, "frame record (saved fp, return address) not readable") \
 	X(FP_BAD_RETURN_ADDRESS, 4020, "frame record's return address is not user text") \
+	X(NATIVE_LR_INVALID, 4021, "return address in the link register, which only the leaf has") \
+	X(NATIVE_SP_UNKNOWN, 4022, "sp-based rule after a frame-pointer step (arm64: sp unknown)") \
 	X(PERL_BAD_TSD, 5000, "perl: interpreter of the thread not readable")  \
 	X(PERL_BAD_STACKINFO, 5001, "perl: stackinfo not readable")             \
 	X(PERL_NO_PROC_INFO, 5002, "perl: no offsets for this process")         \
@@ -102,6 +104,8 @@ enum trec_error {
 	X(FP_RECORD_READ, "frame record read failed")                          \
 	X(FP_BAD_RETURN_ADDRESS, "frame record's return address not user text") \
 	X(NATIVE_FP_FALLBACK, "frames unwound by frame pointer while their file's deltas load") \
+	X(NATIVE_LR_INVALID, "arm64: return address in the link register above the leaf") \
+	X(NATIVE_SP_UNKNOWN, "arm64: sp-based rule right after a frame-pointer step") \
 	X(PERL_FRAMES, "perl frames unwound")                                  \
 	X(PERL_ERRORS, "perl unwinder errors")                                 \
 	X(PERL_CX_SKIPPED, "perl context entries skipped (half-written top entry)")

@@ -257,17 +257,25 @@ enum trec_fp_rule {
 	TREC_FP_UNDEFINED = 2, /* caller's fp unknown; cleared */
 };
 
+/* Where the return address is. x86-64 rules all use 0 (the call pushed
+ * it); arm64's bl leaves it in x30, which a prologue may save. */
+enum trec_ra_rule {
+	TREC_RA_CFA_MINUS_8 = 0, /* x86-64: *(cfa - 8) */
+	TREC_RA_LR = 1,          /* arm64: still in x30 (leaf, prologue, PLT) */
+	TREC_RA_AT_CFA = 2,      /* arm64: *(cfa + ra_param) */
+};
+
 /*
- * An interned unwind rule. On x86-64 the return address is always at
- * cfa - 8 and the caller's sp is cfa.
+ * An interned unwind rule. The caller's sp is always cfa.
  */
 struct trec_unwind_info {
 	__u8 cfa_reg;  /* enum trec_unwind_reg */
 	__u8 fp_rule;  /* enum trec_fp_rule */
 	__u8 flags;    /* enum trec_unwind_flags (+ deref adder in bits 4..6) */
-	__u8 pad;
+	__u8 ra_rule;  /* enum trec_ra_rule */
 	__s32 cfa_param;
 	__s32 fp_param;
+	__s32 ra_param; /* TREC_RA_AT_CFA's offset; 0 otherwise */
 };
 
 #define TREC_MAX_UNWIND_INFOS 16384

@@ -292,16 +292,16 @@ class Bench:
             with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
                 f.write("1")
             for w in WORKLOADS:
-                self.res["bpf"][w] = self.bpf_cost_cmd(w, self.workload_cmd(w))
-            for label, cmd in bench_interp.rows(max(2.0, self.a.runtime_secs)):
-                self.res["bpf"][label] = self.bpf_cost_cmd(label, cmd)
+                self.res["bpf"][w] = self.bpf_cost_one(w)
+            for name, cmd in bench_interp.commands(self.a.runtime_secs or 2.5):
+                self.res["bpf"][name] = self.bpf_cost_one(name, cmd)
         finally:
             with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
                 f.write(old)
 
-    def bpf_cost_cmd(self, w, workload):
-        path = os.path.join(self.out, "%s.bpfstats.tr" % w.replace(" ", "_"))
-        cmd = self.record_cmd("trec", self.mid_freq, path, workload)
+    def bpf_cost_one(self, w, workload=None):
+        path = os.path.join(self.out, "%s.bpfstats.tr" % w.replace(" ", "_").replace("/", "_"))
+        cmd = self.record_cmd("trec", self.mid_freq, path, workload or self.workload_cmd(w))
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                 text=True)
         last = None
@@ -459,19 +459,14 @@ def render(res, tools, freqs, mid):
                  "time of its perf_event programs (entry and tail calls) per program "
                  "run (every tick on every CPU, including other processes' ticks it "
                  "filters out) and per sample written for the workload; BPF time of "
-                 "its other programs (process tracepoints) in total; x busy: ns per "
-                 "written sample / busy's. Interpreter rows run their end-to-end test "
-                 "script (Perl: 25-deep recursion under a sort callback, ~35 Perl and "
-                 "~20 native frames per sample)." % mid)
+                 "its other programs (process tracepoints) in total." % mid)
         L.append("")
-        L.append("| workload | ns/run | runs | ns/written sample | x busy | written | other BPF ms |")
-        L.append("|---|---:|---:|---:|---:|---:|---:|")
-        anchor = res["bpf"].get("busy", {}).get("ns_per_written")
+        L.append("| workload | ns/run | runs | ns/written sample | written | other BPF ms |")
+        L.append("|---|---:|---:|---:|---:|---:|")
         for w, b in res["bpf"].items():
-            ratio = b["ns_per_written"] / anchor if anchor and b["ns_per_written"] else None
-            L.append("| %s | %s | %d | %s | %s | %d | %.1f |" % (
+            L.append("| %s | %s | %d | %s | %d | %.1f |" % (
                 w, fmt(b["ns_per_run"], ",.0f"), b["runs"], fmt(b["ns_per_written"], ",.0f"),
-                fmt(ratio, ".2f", "x"), b["written"], b["other_ns"] / 1e6))
+                b["written"], b["other_ns"] / 1e6))
     return "\n".join(L) + "\n"
 
 
