@@ -35,6 +35,10 @@
 #ifndef TREC_PERL_FSBASE
 #ifdef TREC_TESTING_OFFLINE
 #define TREC_PERL_FSBASE() 0ULL
+#elif defined(__TARGET_ARCH_arm64)
+/* TPIDR_EL0; the TSD layout trecord finds is x86-64 glibc's (as for
+ * Python: unverified on arm64). */
+#define TREC_PERL_FSBASE() (bpf_get_current_task_btf()->thread.uw.tp_value)
 #else
 /* The sampled thread's user fs base: glibc's thread pointer. */
 #define TREC_PERL_FSBASE() (bpf_get_current_task_btf()->thread.fsbase)
