@@ -217,7 +217,8 @@ static __always_inline int trec_perl_cx(struct trec_per_cpu_record *rec,
 	__u8 type;
 
 	/* The top entry may be half-written (cxix is bumped first): skip an
-	 * unreadable or implausible one rather than give up. */
+	 * unreadable one rather than give up; a sub entry whose CV is not
+	 * one gets an error frame (trec_perl_sub_handle). */
 	if (bpf_probe_read_user(w, sizeof(w), (void *)c->cxcur)) {
 		increment_metric(TREC_METRIC_PERL_CX_SKIPPED);
 		return 0;
