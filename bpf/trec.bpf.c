@@ -178,6 +178,8 @@ int trec_unwind_stop(void *ctx)
  * TREC_PROG_UNWIND_PYTHON; routed to by next_unwinder() through
  * interpreter_offsets, which trecord fills (record/interp/python/python_sync.h). */
 #include "python_prog.h"
+/* PHP 8 (Zend), issue 14: trec_unwind_php, slot TREC_PROG_UNWIND_PHP. */
+#include "php_prog.h"
 /* Perl 5 (issue 14): trec_unwind_perl, slot TREC_PROG_UNWIND_PERL. */
 #include "perl_prog.h"
 

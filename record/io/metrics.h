@@ -42,7 +42,13 @@
 	X(PID_FORK_COPIES, "forked processes synced from their parent's mappings") \
 	X(JIT_FILES_READ, "jit: perf maps and jitdump files read")             \
 	X(JIT_SYMBOLS_WRITTEN, "jit: JIT names written (JITSYMS entries)")      \
-	X(JIT_BAD_INPUT, "jit: malformed perf map lines and jitdump records")  \
+	X(JIT_BAD_INPUT, "jit: malformed perf map lines and jitdump records") \
+	X(PHP_ENGINES, "php: mapped files detected as a Zend engine")          \
+	X(PHP_UNSUPPORTED, "php: Zend engines that cannot be unwound")         \
+	X(PHP_PIDS, "php: processes set up for php stacks")                   \
+	X(PHP_CODE_WRITTEN, "php: function descriptions written")              \
+	X(PHP_CODE_UNREADABLE, "php: functions that could not be read")        \
+	X(PHP_CODE_STALE, "php: functions replaced before they were read")    \
 	X(PERL_INTERPRETERS, "perl: mapped files detected as a Perl we can unwind") \
 	X(PERL_UNSUPPORTED, "perl: Perl files that cannot be unwound")        \
 	X(PERL_PIDS, "perl: processes set up for perl stacks")                \

@@ -131,3 +131,9 @@ build/fuzz-archive-corpus/.stamp: build/fuzz_archive_seeds
 fuzz-long: deps build/fuzz_reader build/fuzz-corpus/.stamp build/fuzz_archive \
 		build/fuzz-archive-corpus/.stamp
 	FUZZ_LONG_RUNS=$(FUZZ_LONG_RUNS) bash tests/fuzz/fuzz_long.sh
+
+# The PHP INTERP_CODE payload decoder (treport reads it from recordings).
+build/fuzz_phpcode: tests/fuzz/fuzz_phpcode.c format/trec_phpcode.c format/trec_phpcode.h
+	@mkdir -p build
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_phpcode.c format/trec_phpcode.c
+TEST_EXTRA_TARGETS += build/fuzz_phpcode

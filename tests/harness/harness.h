@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "trec_types.h"
 #include "python_types.h"
+#include "php_types.h"
 #include "perl_types.h"
 
 struct fake_sink;
@@ -42,6 +43,11 @@ struct harness_py_proc {
 	struct trec_py_proc_info info;
 };
 
+struct harness_php_proc {
+	uint32_t pid;
+	struct trec_php_proc_info info;
+};
+
 struct harness_env {
 	/* Inputs: the maps (filled by the delta store and harness_lpm_*). */
 	struct fake_sink *sink;
@@ -49,7 +55,9 @@ struct harness_env {
 	size_t num_lpm, cap_lpm;
 	struct harness_py_range py_ranges[HARNESS_MAX_PY];
 	struct harness_py_proc py_procs[HARNESS_MAX_PY];
-	size_t num_py_ranges, num_py_procs;
+	size_t num_py_ranges, num_py_procs; /* py_ranges: every interpreter_offsets entry */
+	struct harness_php_proc php_procs[1];
+	size_t num_php_procs;
 	/* perl_procs (interpreter_offsets: py_ranges, shared). */
 	struct trec_perl_proc_info perl_info;
 	uint32_t perl_pid;

@@ -63,6 +63,12 @@ static void *bpf_map_lookup_elem(void *map, const void *key)
 				return &env->py_procs[i].info;
 		return NULL;
 	}
+	if (map == &php_procs) {
+		for (size_t i = 0; i < env->num_php_procs; i++)
+			if (env->php_procs[i].pid == idx)
+				return &env->php_procs[i].info;
+		return NULL;
+	}
 	if (map == &py_scratch) {
 		static struct trec_py_scratch py_scratch_value;
 		return idx == 0 ? &py_scratch_value : NULL;
@@ -187,6 +193,8 @@ int harness_unwind(struct harness_env *e, const struct harness_regs *r, uint32_t
 		trec_unwind_stop(NULL);
 	else if (slot - 1 == TREC_PROG_UNWIND_PYTHON)
 		trec_unwind_python(NULL);
+	else if (slot - 1 == TREC_PROG_UNWIND_PHP)
+		trec_unwind_php(NULL);
 	else if (slot - 1 == TREC_PROG_UNWIND_PERL)
 		trec_unwind_perl(NULL);
 	return e->traces_sent == 1 ? 0 : -1;
