@@ -180,6 +180,8 @@ TREC_UNWINDER(trec_unwind_stop)
 #include "python_prog.h"
 /* PHP 8 (Zend), issue 14: trec_unwind_php, slot TREC_PROG_UNWIND_PHP. */
 #include "php_prog.h"
+/* Perl 5 (issue 14): trec_unwind_perl, slot TREC_PROG_UNWIND_PERL. */
+#include "perl_prog.h"
 
 /*
  * Starts the user part of a trace whose header is filled and whose cursor

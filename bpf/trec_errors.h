@@ -50,7 +50,11 @@
 	X(PHP_BAD_GLOBALS, 3001, "php: executor_globals not readable")       \
 	X(PHP_BAD_FRAME, 3002, "php: zend_execute_data not readable")        \
 	X(PHP_BAD_FUNCTION, 3003, "php: zend_function not readable")         \
-	X(PHP_BAD_OPLINE, 3004, "php: opline not readable")
+	X(PHP_BAD_OPLINE, 3004, "php: opline not readable") \
+	X(PERL_BAD_TSD, 5000, "perl: interpreter of the thread not readable")  \
+	X(PERL_BAD_STACKINFO, 5001, "perl: stackinfo not readable")             \
+	X(PERL_NO_PROC_INFO, 5002, "perl: no offsets for this process")         \
+	X(PERL_BAD_CV, 5003, "perl: sub of a context entry not readable")
 
 enum trec_error {
 #define TREC_X(name, code, desc) TREC_ERR_##name = code,
@@ -113,7 +117,10 @@ enum trec_error {
 	X(OFFCPU_SENT, "off-CPU: waits written to the ring buffer")            \
 	X(OFFCPU_SHORT, "off-CPU: waits below the threshold, not written")     \
 	X(OFFCPU_PENDING_FULL, "off-CPU: waits lost, offcpu_pending map full") \
-	X(OFFCPU_NO_SWITCH_IN, "off-CPU: waits lost, the thread blocked again with no switch-in seen")
+	X(OFFCPU_NO_SWITCH_IN, "off-CPU: waits lost, the thread blocked again with no switch-in seen") \
+	X(PERL_FRAMES, "perl frames unwound")                                  \
+	X(PERL_ERRORS, "perl unwinder errors")                                 \
+	X(PERL_CX_SKIPPED, "perl context entries skipped (half-written top entry)")
 
 enum trec_metric {
 #define TREC_X(name, desc) TREC_METRIC_##name,

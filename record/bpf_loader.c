@@ -40,6 +40,7 @@ static const struct {
 	{ TREC_PROG_UNWIND_NATIVE, "trec_unwind_native", false },
 	{ TREC_PROG_UNWIND_PYTHON, "trec_unwind_python", true },
 	{ TREC_PROG_UNWIND_PHP, "trec_unwind_php", true },
+	{ TREC_PROG_UNWIND_PERL, "trec_unwind_perl", true },
 };
 
 /* Each unwinder exists as NAME (perf_event, unwinder_progs) and
@@ -263,7 +264,7 @@ void trec_bpf_get_fds(const struct trec_bpf_loader *l, struct trec_bpf_fds *fds)
 		FD(pid_page_to_mapping_info), FD(reported_pids), FD(pid_events),
 		FD(inhibit_events), FD(stack_delta_pages), FD(stack_deltas),
 		FD(unwind_info_array), FD(followed_pids), FD(exec_files), FD(py_procs),
-		FD(interpreter_offsets), FD(php_procs),
+		FD(interpreter_offsets), FD(php_procs), FD(perl_procs),
 	};
 #undef FD
 }

@@ -56,6 +56,7 @@ struct trec_bpf_fds {
 	int stack_delta_pages, stack_deltas, unwind_info_array;
 	int followed_pids, exec_files, py_procs, interpreter_offsets;
 	int php_procs;
+	int perl_procs;
 };
 
 /* After trec_bpf_load. */

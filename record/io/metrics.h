@@ -49,7 +49,14 @@
 	X(PHP_CODE_WRITTEN, "php: function descriptions written")              \
 	X(PHP_CODE_UNREADABLE, "php: functions that could not be read")        \
 	X(PHP_CODE_STALE, "php: functions replaced before they were read") \
-	X(OFFCPU_UNFINISHED, "off-CPU: threads still blocked at the end (no record: no end)")
+	X(OFFCPU_UNFINISHED, "off-CPU: threads still blocked at the end (no record: no end)") \
+	X(PERL_INTERPRETERS, "perl: mapped files detected as a Perl we can unwind") \
+	X(PERL_UNSUPPORTED, "perl: Perl files that cannot be unwound")        \
+	X(PERL_PIDS, "perl: processes set up for perl stacks")                \
+	X(PERL_PID_FAILURES, "perl: processes whose libc TSD layout is unknown") \
+	X(PERL_CODE_WRITTEN, "perl: frame descriptions written")             \
+	X(PERL_CODE_UNREADABLE, "perl: frame descriptions that could not be read") \
+	X(PERL_CODE_STALE, "perl: statements replaced before they were read")
 
 #define TRECORD_METRIC_BASE 1000
 enum trecord_metric {
