@@ -8,6 +8,7 @@
 #include <string.h>
 #include "record/archive/archive.h"
 #include "record/cli.h"
+#include "record/cli_perf.h"
 #include "record/io/output.h"
 
 static const char usage[] =
@@ -43,10 +44,7 @@ static const char usage[] =
 
 static int bad(FILE *err, const char *fmt, const char *arg)
 {
-	fputs("trecord: ", err);
-	fprintf(err, fmt, arg);
-	fputs(" (see trecord --help)\n", err);
-	return TREC_CLI_ERROR;
+	return trec_cli_bad(err, fmt, arg);
 }
 
 /* The option getopt complained about, as the user wrote it: a long option
@@ -122,9 +120,18 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 		{ "no-archive", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
+	/* trecord's own, then cli_perf.c's */
+	struct option all[sizeof(longopts) / sizeof(longopts[0]) + 32];
+	size_t n = 0;
 	unsigned long v;
 	char *end, optbuf[3], msg[512];
 	int c;
+
+	for (size_t i = 0; longopts[i].name; i++)
+		all[n++] = longopts[i];
+	for (size_t i = 0; trec_cli_perf_longopts[i].name && n + 1 < sizeof(all) / sizeof(all[0]); i++)
+		all[n++] = trec_cli_perf_longopts[i];
+	all[n] = (struct option){ NULL, 0, NULL, 0 };
 
 	memset(o, 0, sizeof(*o));
 	o->freq_hz = TREC_DEFAULT_FREQ;
@@ -132,10 +139,11 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 	o->archive_level = TREC_ARCHIVE_SAMPLED;
 	o->argc = argc;
 	o->argv = argv;
+	trec_cli_perf_init(o);
 	opterr = 0;
 	optind = 1;
 	/* "+": stop at the first non-option, which starts the command. */
-	while ((c = getopt_long(argc, argv, "+:F:p:ao:fd:qvhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:F:p:ao:fd:qvhV" TREC_CLI_PERF_SHORTOPTS, all, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			if (parse_uint(optarg, ULONG_MAX, &v) || v < 1 || v > TREC_MAX_FREQ)
@@ -183,6 +191,7 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 			break;
 		case 'h':
 			fputs(usage, out);
+			fputs(trec_cli_perf_usage, out);
 			return TREC_CLI_EXIT_OK;
 		case 'V':
 			fprintf(out, "trecord %s\n", TREC_VERSION);
@@ -190,11 +199,20 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 		case ':':
 			return bad(err, "option '%s' needs an argument", bad_opt(argv, optopt, optbuf));
 		default:
-			return bad(err, "unknown option '%s'", bad_opt(argv, optopt, optbuf));
+			switch (trec_cli_perf_option(c, optarg, o, err)) {
+			case 1:
+				break;
+			case 0:
+				return bad(err, "unknown option '%s'", bad_opt(argv, optopt, optbuf));
+			default:
+				return TREC_CLI_ERROR;
+			}
 		}
 	}
 	if (optind < argc)
 		o->cmd = argv + optind;
+	if (trec_cli_perf_finish(o, err))
+		return TREC_CLI_ERROR;
 
 	if (o->num_pids && o->cmd)
 		return bad(err, "give either -p or a command, not both%s", "");
@@ -222,5 +240,6 @@ void trec_options_free(struct trec_options *o)
 {
 	free(o->pids);
 	o->pids = NULL;
+	trec_cli_perf_free(o);
 	o->num_pids = 0;
 }

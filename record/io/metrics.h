@@ -42,7 +42,10 @@
 	X(PID_FORK_COPIES, "forked processes synced from their parent's mappings") \
 	X(JIT_FILES_READ, "jit: perf maps and jitdump files read")             \
 	X(JIT_SYMBOLS_WRITTEN, "jit: JIT names written (JITSYMS entries)")      \
-	X(JIT_BAD_INPUT, "jit: malformed perf map lines and jitdump records")
+	X(JIT_BAD_INPUT, "jit: malformed perf map lines and jitdump records")  \
+	X(FLIGHT_SAMPLES_EVICTED, "flight recorder: samples older than the window, dropped") \
+	X(FLIGHT_SAMPLES_CUT, "flight recorder: samples dropped early: window memory cap") \
+	X(FLIGHT_FILES, "flight recorder: switched files written")
 
 #define TRECORD_METRIC_BASE 1000
 enum trecord_metric {
@@ -67,6 +70,7 @@ static inline void trecord_set(struct trecord_counters *c, enum trecord_metric m
 }
 
 struct trec_output;
+struct trec_writer;
 struct trec_bpf_loader;
 
 /* Sums the BPF counters into bpf[TREC_METRIC_COUNT]. */
@@ -74,5 +78,9 @@ int trec_metrics_read_bpf(const struct trec_bpf_loader *l, int metrics_fd, uint6
 /* Writes one METRICS record with both sets. */
 int trec_metrics_write(struct trec_output *o, const uint64_t *bpf,
 		       const struct trecord_counters *c, uint64_t time_ns);
+
+/* The same, to a writer the caller holds (a switched file). */
+int trec_metrics_write_to(struct trec_writer *w, const uint64_t *bpf,
+			  const struct trecord_counters *c, uint64_t time_ns);
 
 #endif /* TREC_METRICS_H */
