@@ -64,6 +64,7 @@ struct trec_session {
 #define INITIAL_SYNC_WAIT_NS 2000000000ULL
 #define LOADER_STOP_WAIT_MS 1000
 #define LOOP_TICK_MS 100
+#define JIT_SWITCH_WAIT_NS 1000000000ULL
 
 static void die_msg(const char *msg)
 {
@@ -109,6 +110,21 @@ static void read_bpf(void *arg, uint64_t *bpf)
 		memset(bpf, 0, sizeof(uint64_t) * TREC_METRIC_COUNT);
 }
 
+/* A switched file gets the names of the JIT code its samples hit in
+ * processes still running, read by the sync thread (bounded wait). */
+static void before_switch(void *arg)
+{
+	struct trec_session *s = arg;
+	unsigned mark = atomic_load(&s->syncer.marks_done);
+	uint64_t until = trec_now_ns() + JIT_SWITCH_WAIT_NS;
+
+	if (!s->jit || trec_syncer_request(&s->syncer, TREC_SYNC_JIT, 0) ||
+	    trec_syncer_request(&s->syncer, TREC_SYNC_MARK, 0))
+		return;
+	while (atomic_load(&s->syncer.marks_done) == mark && trec_now_ns() < until)
+		usleep(2000);
+}
+
 /* ---- setup ----------------------------------------------------------------- */
 
 static int open_output(struct trec_session *s, char *msg, size_t msglen)
@@ -123,7 +139,8 @@ static int open_output(struct trec_session *s, char *msg, size_t msglen)
 		.quiet = o->quiet,
 		.cnt = &s->cnt,
 		.read_bpf = read_bpf,
-		.read_bpf_arg = s,
+		.before_switch = before_switch,
+		.arg = s,
 	}, &s->out, msg, msglen);
 }
 

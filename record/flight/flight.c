@@ -183,12 +183,14 @@ static int switch_file(struct trec_flight *f, uint64_t now, const struct trec_su
 	char name[PATH_MAX + 64];
 	int err;
 
+	if (!end && f->x.before_switch)
+		f->x.before_switch(f->x.arg);
 	err = seal(f, now);
 	if (!err)
 		err = open_file(f, now);
 	while (!err && f->nsegs)
 		err = drain_oldest(f, true, now);
-	f->x.read_bpf(f->x.read_bpf_arg, bpf);
+	f->x.read_bpf(f->x.arg, bpf);
 	if (!err)
 		err = trec_metrics_write_to(f->file.w, bpf, f->x.cnt, now);
 	lost = bpf[TREC_METRIC_TRACES_LOST_RINGBUF] +

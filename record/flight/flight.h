@@ -57,7 +57,10 @@ struct trec_flight_ctx {
 	struct trecord_counters *cnt;
 	/* Fills the BPF counters (TREC_METRIC_COUNT) for a METRICS record. */
 	void (*read_bpf)(void *arg, uint64_t *bpf);
-	void *read_bpf_arg;
+	/* Before a switch while recording: what is owed to the file now (the
+	 * names of live processes' JIT code); may be NULL. */
+	void (*before_switch)(void *arg);
+	void *arg;              /* of both */
 };
 
 struct trec_flight;

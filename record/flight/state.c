@@ -11,6 +11,7 @@ struct plan {
 	uint64_t last_ksyms, last_metrics; /* ordinal + 1 */
 	struct trec_u64map last_map;       /* pid -> ordinal + 1 of its newest MAPPINGS */
 	struct trec_u64map map_time;       /* pid -> its time_ns + 1 */
+	struct trec_u64map last_jit;       /* pid << 2 | source -> ordinal + 1 of the newest JITSYMS */
 	struct trec_u64map files;          /* file ids written (second pass) */
 	bool meta;
 	uint64_t cut_ns;
@@ -34,6 +35,11 @@ static uint32_t record_pid(const struct trec_record *r)
 	default:
 		return 0;
 	}
+}
+
+static uint64_t jit_key(const struct trec_record *r)
+{
+	return (uint64_t)r->u.jitsyms.pid << 2 | (r->u.jitsyms.source & 3);
 }
 
 /* The process that owned the record exited before the cut, and its pid
@@ -62,6 +68,10 @@ static int note(struct plan *p, struct trec_u64map *exits, const struct trec_rec
 		if (!err)
 			trec_u64map_put(&p->map_time, r->u.mappings.pid,
 					(void *)(uintptr_t)(r->u.mappings.time_ns + 1), &err);
+		break;
+	case TREC_REC_JITSYMS:
+		/* each read names every pc sampled so far: the newest is complete */
+		trec_u64map_put(&p->last_jit, jit_key(r), (void *)(uintptr_t)p->n, &err);
 		break;
 	case TREC_REC_KSYMS:
 		p->last_ksyms = p->n;
@@ -102,8 +112,10 @@ static bool keep(struct plan *p, const struct trec_record *r, int *err)
 	case TREC_REC_METRICS:
 		return p->n == p->last_metrics;
 	case TREC_REC_PYCODE:
-	case TREC_REC_JITSYMS:
 		return !gone(p, r);
+	case TREC_REC_JITSYMS:
+		return (uint64_t)(uintptr_t)trec_u64map_get(&p->last_jit, jit_key(r)) == p->n &&
+		       !gone(p, r);
 	case TREC_REC_BLOB:
 		return true;
 	default:
@@ -163,6 +175,7 @@ static void plan_free(struct plan *p)
 {
 	trec_u64map_free(&p->last_map);
 	trec_u64map_free(&p->map_time);
+	trec_u64map_free(&p->last_jit);
 	trec_u64map_free(&p->files);
 }
 

@@ -98,3 +98,20 @@ wait "$tp"
 check "signal: trecord exits 0 after a SIGUSR2" [ $? = 0 ]
 n=$(ls "$T/sig" | grep -cE '^g\.tr\.[0-9]{16}')
 check "signal: one file per SIGUSR2, and the last ($n)" [ "$n" = 2 ]
+
+# ---- JIT names in a file switched while the JIT process runs --------------------------
+mkdir -p "$T/jit"
+(cd "$T/jit" && exec "$TRECORD" -F 499 --switch-output -o "$T/jit/j.tr" -- "$WORKLOADS/jitloop" 4 perfmap) \
+	>"$T/jit/out" 2>"$T/jit/err" &
+tp=$!
+BG_PIDS+=("$tp")
+sleep 2.5
+kill -USR2 "$tp"
+wait "$tp"
+jpid=$(sed -n 's/^pid \([0-9]*\) .*/\1/p' "$T/jit/out")
+rm -f "/tmp/perf-$jpid.map"
+first=$(ls "$T/jit" | grep -E '^j\.tr\.[0-9]{16}$' | sort | head -1)
+named=$(alone "$T/jit/$first" | awk '/jit_hot_loop/ { s += $NF } END { print s + 0 }')
+all=$(samples_of "$T/jit/$first")
+check "jit: the file switched mid-run names the live process's JIT code, map gone ($named of $all)" \
+	[ "$named" -gt $((all / 2)) ]
