@@ -64,7 +64,6 @@ struct trec_session {
 #define INITIAL_SYNC_WAIT_NS 2000000000ULL
 #define LOADER_STOP_WAIT_MS 1000
 #define LOOP_TICK_MS 100
-#define JIT_SWITCH_WAIT_NS 1000000000ULL
 
 static void die_msg(const char *msg)
 {
@@ -102,29 +101,6 @@ static void write_metrics(struct trec_session *s, uint64_t *bpf)
 	trec_metrics_write(&s->out, bpf, &s->cnt, trec_now_ns());
 }
 
-static void read_bpf(void *arg, uint64_t *bpf)
-{
-	struct trec_session *s = arg;
-
-	if (trec_metrics_read_bpf(&s->bpf, s->fd.metrics, bpf))
-		memset(bpf, 0, sizeof(uint64_t) * TREC_METRIC_COUNT);
-}
-
-/* A switched file gets the names of the JIT code its samples hit in
- * processes still running, read by the sync thread (bounded wait). */
-static void before_switch(void *arg)
-{
-	struct trec_session *s = arg;
-	unsigned mark = atomic_load(&s->syncer.marks_done);
-	uint64_t until = trec_now_ns() + JIT_SWITCH_WAIT_NS;
-
-	if (!s->jit || trec_syncer_request(&s->syncer, TREC_SYNC_JIT, 0) ||
-	    trec_syncer_request(&s->syncer, TREC_SYNC_MARK, 0))
-		return;
-	while (atomic_load(&s->syncer.marks_done) == mark && trec_now_ns() < until)
-		usleep(2000);
-}
-
 /* ---- setup ----------------------------------------------------------------- */
 
 static int open_output(struct trec_session *s, char *msg, size_t msglen)
@@ -138,9 +114,9 @@ static int open_output(struct trec_session *s, char *msg, size_t msglen)
 		.archive_level = o->archive_level,
 		.quiet = o->quiet,
 		.cnt = &s->cnt,
-		.read_bpf = read_bpf,
-		.before_switch = before_switch,
-		.arg = s,
+		.bpf = &s->bpf,
+		.metrics_fd = s->fd.metrics,
+		.syncer = &s->syncer,
 	}, &s->out, msg, msglen);
 }
 

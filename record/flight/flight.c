@@ -10,6 +10,7 @@
 #include "record/flight/flight_file.h"
 #include "record/io/metrics.h"
 #include "record/io/output.h"
+#include "record/syncer.h"
 
 /* A window holds ~10 segments: a switched file covers the window less at
  * most one segment. Rotation ends a segment every second (what a SIGKILL
@@ -21,6 +22,7 @@
  * goes early, counted in FLIGHT_SAMPLES_CUT. */
 #define WINDOW_MAX_BYTES (256ULL << 20)
 #define MAX_SEGMENTS 1024
+#define JIT_WAIT_NS 1000000000ULL
 
 struct segment {
 	struct trec_memfile mf;
@@ -170,6 +172,22 @@ static void keep_newest(struct trec_flight *f, const char *name)
 	*slot = strdup(name);
 }
 
+/* The sync thread reads the names of the JIT code samples hit in the
+ * processes still running, into the segment being written (a bounded
+ * wait: a slow read leaves them to the next file). */
+static void read_jit_names(struct trec_flight *f)
+{
+	struct trec_syncer *y = f->x.syncer;
+	unsigned mark = atomic_load(&y->marks_done);
+	uint64_t until = trec_now_ns() + JIT_WAIT_NS;
+
+	if (!y->x.jit || trec_syncer_request(y, TREC_SYNC_JIT, 0) ||
+	    trec_syncer_request(y, TREC_SYNC_MARK, 0))
+		return;
+	while (atomic_load(&y->marks_done) == mark && trec_now_ns() < until)
+		usleep(2000);
+}
+
 /* Writes what memory holds as one file. sum: the recording's end, or NULL
  * for a switch while it goes on. */
 static int switch_file(struct trec_flight *f, uint64_t now, const struct trec_summary *end)
@@ -183,14 +201,15 @@ static int switch_file(struct trec_flight *f, uint64_t now, const struct trec_su
 	char name[PATH_MAX + 64];
 	int err;
 
-	if (!end && f->x.before_switch)
-		f->x.before_switch(f->x.arg);
+	if (!end)
+		read_jit_names(f);
 	err = seal(f, now);
 	if (!err)
 		err = open_file(f, now);
 	while (!err && f->nsegs)
 		err = drain_oldest(f, true, now);
-	f->x.read_bpf(f->x.arg, bpf);
+	if (trec_metrics_read_bpf(f->x.bpf, f->x.metrics_fd, bpf))
+		memset(bpf, 0, sizeof(bpf));
 	if (!err)
 		err = trec_metrics_write_to(f->file.w, bpf, f->x.cnt, now);
 	lost = bpf[TREC_METRIC_TRACES_LOST_RINGBUF] +

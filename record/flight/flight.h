@@ -26,6 +26,8 @@
 struct trec_output;
 struct trec_summary;
 struct trecord_counters;
+struct trec_bpf_loader;
+struct trec_syncer;
 
 enum trec_switch_kind {
 	TREC_SWITCH_NONE = 0,
@@ -55,12 +57,11 @@ struct trec_flight_ctx {
 	int archive_level;
 	bool quiet;
 	struct trecord_counters *cnt;
-	/* Fills the BPF counters (TREC_METRIC_COUNT) for a METRICS record. */
-	void (*read_bpf)(void *arg, uint64_t *bpf);
-	/* Before a switch while recording: what is owed to the file now (the
-	 * names of live processes' JIT code); may be NULL. */
-	void (*before_switch)(void *arg);
-	void *arg;              /* of both */
+	const struct trec_bpf_loader *bpf; /* its counters, for METRICS */
+	int metrics_fd;
+	/* Before a switch while recording, its thread reads what is owed to
+	 * the file (the names of live processes' JIT code). */
+	struct trec_syncer *syncer;
 };
 
 struct trec_flight;
