@@ -306,6 +306,12 @@ static int parse_events(const char *arg, FILE *err)
 
 		if (!strcmp(tok, "cpu-clock") || !strcmp(tok, "task-clock"))
 			continue;
+		if (!strncmp(tok, "cpu-clock:", 10) || !strncmp(tok, "task-clock:", 11)) {
+			rc = bad(err, "-e %s: event modifiers are not supported: trecord records "
+				      "user and kernel stacks (treport --user-only or --kernel-only "
+				      "filters afterwards)", tok);
+			break;
+		}
 		for (size_t i = 0; i < sizeof(hw) / sizeof(hw[0]); i++)
 			is_hw |= !strcasecmp(tok, hw[i]);
 		if (is_hw)
@@ -418,6 +424,9 @@ int trec_cli_perf_finish(struct trec_options *o, FILE *err)
 	if (trec_flight_wanted(f) && !strcmp(o->output, "-"))
 		return bad(err, "--overwrite and --switch-output write files: -o - cannot take them%s",
 			   "");
+	if (o->num_tids && (o->cmd || o->all))
+		return bad(err, "-t records threads that run already: not with %s",
+			   o->cmd ? "a command" : "-a");
 	for (size_t i = 0; i < o->num_tids; i++) {
 		uint32_t tgid;
 		char buf[16];

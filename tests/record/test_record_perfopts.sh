@@ -98,6 +98,8 @@ bad "-e cpu/instructions/: hardware" "hardware events are not supported" -e cpu/
 bad "-e r01c2: raw hardware" "hardware events are not supported" -e r01c2 -a
 bad "-e sched:sched_switch: tracepoint" "^trecord: -e sched:sched_switch: tracepoints are not supported yet" \
 	-e sched:sched_switch -a
+bad "-e cpu-clock:u: modifier" "^trecord: -e cpu-clock:u: event modifiers are not supported" -e cpu-clock:u -a
+bad "-t with a command" "^trecord: -t records threads that run already: not with a command" -t 1 -- /bin/true
 bad "-e bogus" "^trecord: -e: unknown event 'bogus'" -e bogus -a
 bad "-c too small" "^trecord: -c must be a cpu-clock period" -c 5 -a
 bad "-F and -c" "^trecord: give -F or -c, not both" -F 999 -c 1000000 -a
