@@ -12,15 +12,17 @@
 #include "record/io/output.h"
 #include "record/syncer.h"
 
-/* A window holds ~10 segments: a switched file covers the window less at
- * most one segment. Rotation ends a segment every second (what a SIGKILL
- * can lose of the file being written). */
+/* A window holds ~10 segments of at most a second (up to 1000 for a window
+ * over 1000 s): a switched file covers the window less at most one
+ * segment. Rotation ends a segment every second (what a SIGKILL can lose
+ * of the file being written). */
 #define SEGMENTS_PER_WINDOW 10
 #define SEGMENT_MIN_NS 100000000ULL
 #define SEGMENT_MAX_NS 1000000000ULL
 /* Memory cap of the window's segments (compressed): past it the oldest
  * goes early, counted in FLIGHT_SAMPLES_CUT. */
 #define WINDOW_MAX_BYTES (256ULL << 20)
+#define WINDOW_SEGMENTS_MAX 1000
 #define MAX_SEGMENTS 1024
 #define JIT_WAIT_NS 1000000000ULL
 
@@ -81,6 +83,9 @@ int trec_flight_open(struct trec_flight **fp, const struct trec_flight_opts *o,
 		f->seg_ns = SEGMENT_MIN_NS;
 	if (f->seg_ns > SEGMENT_MAX_NS)
 		f->seg_ns = SEGMENT_MAX_NS;
+	/* a long window in at most ~1000 segments */
+	if (o->overwrite && f->seg_ns < (uint64_t)(o->window_s * 1e9) / WINDOW_SEGMENTS_MAX)
+		f->seg_ns = (uint64_t)(o->window_s * 1e9) / WINDOW_SEGMENTS_MAX;
 	if (o->switch_kind == TREC_SWITCH_TIME)
 		f->next_switch = now + o->switch_ns;
 	f->file_start = now;
