@@ -59,6 +59,24 @@ static int new_segment(struct trec_flight *f, uint64_t now)
 	return err;
 }
 
+/* A directory the files cannot go to fails now, not at the first switch. */
+static int probe_dir(const char *path, char *msg, size_t msglen)
+{
+	char tmp[PATH_MAX];
+	int fd, err;
+
+	snprintf(tmp, sizeof(tmp), "%s.partial-XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		err = -errno;
+		snprintf(msg, msglen, "cannot create %s.TIMESTAMP: %s", path, strerror(-err));
+		return err;
+	}
+	close(fd);
+	unlink(tmp);
+	return 0;
+}
+
 int trec_flight_open(struct trec_flight **fp, const struct trec_flight_opts *o,
 		     const struct trec_flight_ctx *x, struct trec_output *out,
 		     char *msg, size_t msglen)
@@ -89,6 +107,11 @@ int trec_flight_open(struct trec_flight **fp, const struct trec_flight_opts *o,
 	if (o->switch_kind == TREC_SWITCH_TIME)
 		f->next_switch = now + o->switch_ns;
 	f->file_start = now;
+	err = probe_dir(x->path, msg, msglen);
+	if (err) {
+		trec_flight_free(f);
+		return err;
+	}
 	err = new_segment(f, now);
 	if (err) {
 		snprintf(msg, msglen, "cannot keep the recording in memory: %s", strerror(-err));

@@ -115,3 +115,10 @@ named=$(alone "$T/jit/$first" | awk '/jit_hot_loop/ { s += $NF } END { print s +
 all=$(samples_of "$T/jit/$first")
 check "jit: the file switched mid-run names the live process's JIT code, map gone ($named of $all)" \
 	[ "$named" -gt $((all / 2)) ]
+
+# ---- a directory the files cannot go to: one message at the start --------------------------
+"$TRECORD" --overwrite -o "$T/no/such/dir/fr.tr" -- /bin/true >/dev/null 2>"$T/nodir.err"
+rc=$?
+check "no directory: trecord fails at the start (exit $rc)" [ "$rc" = 1 ]
+check "no directory: one clear message" \
+	[ "$(cat "$T/nodir.err")" = "trecord: cannot create $T/no/such/dir/fr.tr.TIMESTAMP: No such file or directory" ]
