@@ -25,3 +25,7 @@ python3 tests/bench/bench.py \
 	--runs "${BENCH_RUNS:-5}" --secs "${BENCH_SECS:-1.0}" --freqs "${BENCH_FREQS:-99,999,4000}" \
 	--runtime-secs "${BENCH_RUNTIME_SECS:-2.5}" \
 	"${readme[@]}"
+# The flight recorder against perf --overwrite (README "Catching the moment").
+python3 tests/bench/bench_flight.py \
+	--trecord "${TRECORD:-$ROOT/build/trecord}" --treport "${TREPORT:-$ROOT/build/treport}" \
+	--workloads "$ROOT/build/workloads" --out-dir "$out" --runs "${BENCH_FLIGHT_RUNS:-3}"
