@@ -300,8 +300,9 @@ uint64_t trec_writer_bytes(const struct trec_writer *w);
  * assembles a switched file from chunks kept in memory. Flushes first.
  * 0, -EBADMSG (p is not whole chunks; nothing latched) or a write error. */
 int trec_writer_copy_chunks(struct trec_writer *w, const uint8_t *p, size_t n);
-/* SAMPLE records this writer took (not those copied as chunks). */
-uint64_t trec_writer_samples(const struct trec_writer *w);
+/* SAMPLE records this writer took (not those copied as chunks), and the
+ * oldest of their times (first_time may be NULL). */
+uint64_t trec_writer_samples(const struct trec_writer *w, uint64_t *first_time);
 /* Flushes, fsyncs and closes; frees w in every case. */
 int trec_writer_close(struct trec_writer *w);
 

@@ -30,6 +30,7 @@ struct trec_writer {
 	struct trec_buf chunk; /* uncompressed body being built */
 	uint32_t nrec, seq;
 	uint64_t samples;      /* SAMPLE records taken */
+	uint64_t first_time;   /* the oldest of their times */
 	uint64_t prev_time;    /* of the last SAMPLE in this chunk */
 	struct trec_dedup stacks, threads;
 	struct trec_buf rec, stk, thr; /* payload scratch */
@@ -315,7 +316,8 @@ int trec_write_sample(struct trec_writer *w, const struct trec_sample *s)
 	trec_enc_sample(&w->rec, s, w->prev_time, (uint32_t)ti, (uint32_t)si);
 	append_record(w, TREC_REC_SAMPLE, &w->rec);
 	w->prev_time = s->time_ns;
-	w->samples++;
+	if (!w->samples++ || s->time_ns < w->first_time)
+		w->first_time = s->time_ns;
 	return finish(w);
 }
 
@@ -346,8 +348,10 @@ int trec_writer_copy_chunks(struct trec_writer *w, const uint8_t *p, size_t n)
 	return err;
 }
 
-uint64_t trec_writer_samples(const struct trec_writer *w)
+uint64_t trec_writer_samples(const struct trec_writer *w, uint64_t *first_time)
 {
+	if (first_time)
+		*first_time = w->first_time;
 	return w->samples;
 }
 

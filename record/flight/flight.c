@@ -129,6 +129,7 @@ static int seal(struct trec_flight *f, uint64_t now)
 	struct segment *s;
 	struct trec_memfile next;
 	struct trec_writer *old;
+	uint64_t first;
 	int err;
 
 	if (f->nsegs == MAX_SEGMENTS)
@@ -138,8 +139,9 @@ static int seal(struct trec_flight *f, uint64_t now)
 		return err;
 	old = trec_output_swap(f->out, next.w);
 	s = &f->segs[f->nsegs++];
-	s->samples = trec_writer_samples(old);
-	s->start_ns = f->cur_start;
+	s->samples = trec_writer_samples(old, &first);
+	/* samples wait in the queue: a segment can hold older ones */
+	s->start_ns = s->samples && first < f->cur_start ? first : f->cur_start;
 	s->mf = f->cur;
 	f->cur = next;
 	f->cur_start = now;
@@ -300,8 +302,13 @@ int trec_flight_tick(struct trec_flight *f, uint64_t now, unsigned switch_reques
 	f->switches_seen = switch_requests;
 	if (f->o.switch_kind == TREC_SWITCH_TIME && now >= f->next_switch)
 		want = true;
-	if (want)
-		return switch_file(f, now, NULL);
+	if (want) {
+		/* what is older than the window stays out of the file */
+		err = seal(f, now);
+		if (!err && f->o.overwrite)
+			err = evict(f, now);
+		return err ? err : switch_file(f, now, NULL);
+	}
 	if (now - f->cur_start >= f->seg_ns)
 		err = seal(f, now);
 	if (!err && f->o.overwrite)
@@ -321,7 +328,13 @@ int trec_flight_tick(struct trec_flight *f, uint64_t now, unsigned switch_reques
 
 int trec_flight_finish(struct trec_flight *f, const struct trec_summary *sum)
 {
-	int err = switch_file(f, trec_now_ns(), sum);
+	uint64_t now = trec_now_ns();
+	int err = seal(f, now);
+
+	if (!err && f->o.overwrite)
+		err = evict(f, now);
+	if (!err)
+		err = switch_file(f, now, sum);
 
 	/* The threads are done: nothing writes to out from here on. */
 	trec_output_swap(f->out, NULL);
