@@ -46,6 +46,7 @@ struct trec_flight {
 	uint64_t file_start, seg_ns, next_switch, prev_lost;
 	unsigned switches_seen, files;
 	uint64_t samples_out;
+	bool failed;                  /* a write failed: said once, the recording stops */
 	char **names;                 /* --switch-max-files: the newest, a ring */
 	unsigned next_name;
 };
@@ -95,6 +96,7 @@ int trec_flight_open(struct trec_flight **fp, const struct trec_flight_opts *o,
 	f->x = *x;
 	f->out = out;
 	f->state.mf.fd = -1;
+	f->cur.fd = -1;
 	f->seg_ns = o->overwrite ? (uint64_t)(o->window_s * 1e9) / SEGMENTS_PER_WINDOW
 				 : SEGMENT_MAX_NS;
 	if (f->seg_ns < SEGMENT_MIN_NS)
@@ -175,12 +177,11 @@ static int open_file(struct trec_flight *f, uint64_t now)
 
 	if (f->file_open)
 		return 0;
+	/* the caller says what failed (write_failed) */
 	err = trec_flight_file_open(&f->file, f->x.path, f->x.archive_level, &f->state, msg,
 				    sizeof(msg));
-	if (err) {
-		fprintf(stderr, "trecord: %s\n", msg);
+	if (err)
 		return err;
-	}
 	f->file_open = true;
 	f->file_start = f->nsegs ? f->segs[0].start_ns : now;
 	return 0;
@@ -257,11 +258,8 @@ static int switch_file(struct trec_flight *f, uint64_t now, const struct trec_su
 					     name, sizeof(name));
 		f->file_open = false;
 	}
-	if (err) {
-		fprintf(stderr, "trecord: writing %s.TIMESTAMP failed: %s\n", f->x.path,
-			strerror(-err));
+	if (err)
 		return err;
-	}
 	f->files++;
 	f->samples_out += sum.samples;
 	trecord_count(f->x.cnt, TRECORD_METRIC_FLIGHT_FILES, 1);
@@ -294,42 +292,52 @@ static int evict(struct trec_flight *f, uint64_t now)
 	return err;
 }
 
+/* One message for whatever failed: writing a file, or memory for one. */
+static int write_failed(struct trec_flight *f, int err)
+{
+	if (err && !f->failed)
+		fprintf(stderr, "trecord: writing %s.TIMESTAMP failed: %s\n", f->x.path,
+			strerror(-err));
+	f->failed |= err != 0;
+	return err;
+}
+
+static int tick(struct trec_flight *f, uint64_t now, bool want)
+{
+	int err = 0;
+
+	if (want || now - f->cur_start >= f->seg_ns)
+		err = seal(f, now);
+	/* what is older than the window stays out of every file */
+	if (!err && f->o.overwrite)
+		err = evict(f, now);
+	/* rotation: segments go to the file as they end */
+	if (!err && !f->o.overwrite && f->nsegs)
+		err = open_file(f, now);
+	while (!err && !f->o.overwrite && f->nsegs)
+		err = drain_oldest(f, true, now);
+	if (!err && f->o.switch_kind == TREC_SWITCH_SIZE && f->file_open &&
+	    trec_writer_bytes(f->file.w) >= f->o.switch_bytes)
+		want = true;
+	return err || !want ? err : switch_file(f, now, NULL);
+}
+
 int trec_flight_tick(struct trec_flight *f, uint64_t now, unsigned switch_requests)
 {
 	bool want = switch_requests != f->switches_seen;
-	int err = 0;
 
 	f->switches_seen = switch_requests;
 	if (f->o.switch_kind == TREC_SWITCH_TIME && now >= f->next_switch)
 		want = true;
-	if (want) {
-		/* what is older than the window stays out of the file */
-		err = seal(f, now);
-		if (!err && f->o.overwrite)
-			err = evict(f, now);
-		return err ? err : switch_file(f, now, NULL);
-	}
-	if (now - f->cur_start >= f->seg_ns)
-		err = seal(f, now);
-	if (!err && f->o.overwrite)
-		return evict(f, now);
-	/* rotation: segments go to the file as they end */
-	if (!err && f->nsegs)
-		err = open_file(f, now);
-	while (!err && f->nsegs)
-		err = drain_oldest(f, true, now);
-	if (!err && f->o.switch_kind == TREC_SWITCH_SIZE && f->file_open &&
-	    trec_writer_bytes(f->file.w) >= f->o.switch_bytes)
-		err = switch_file(f, now, NULL);
-	if (err)
-		fprintf(stderr, "trecord: the flight recorder failed: %s\n", strerror(-err));
-	return err;
+	return write_failed(f, tick(f, now, want));
 }
 
 int trec_flight_finish(struct trec_flight *f, const struct trec_summary *sum)
 {
 	uint64_t now = trec_now_ns();
-	int err = seal(f, now);
+	/* after a failed write, what memory holds is not written: the
+	 * message was given, trecord exits 1 */
+	int err = f->failed ? -EIO : seal(f, now);
 
 	if (!err && f->o.overwrite)
 		err = evict(f, now);
@@ -339,7 +347,7 @@ int trec_flight_finish(struct trec_flight *f, const struct trec_summary *sum)
 	/* The threads are done: nothing writes to out from here on. */
 	trec_output_swap(f->out, NULL);
 	trec_memfile_seal(&f->cur);
-	return err;
+	return write_failed(f, err);
 }
 
 void trec_flight_print_summary(const struct trec_flight *f, FILE *out)

@@ -122,3 +122,20 @@ rc=$?
 check "no directory: trecord fails at the start (exit $rc)" [ "$rc" = 1 ]
 check "no directory: one clear message" \
 	[ "$(cat "$T/nodir.err")" = "trecord: cannot create $T/no/such/dir/fr.tr.TIMESTAMP: No such file or directory" ]
+
+# ---- a full disk: one message, exit 1, the files written before stay whole -------------------
+mkdir -p "$T/full"
+if mount -t tmpfs -o size=60k tmpfs "$T/full" 2>/dev/null; then
+	"$TRECORD" --switch-output=1s -o "$T/full/f.tr" -- "$WORKLOADS/busy" 4 >/dev/null 2>"$T/full.err"
+	rc=$?
+	check "full disk: exit 1 ($rc)" [ "$rc" = 1 ]
+	check "full disk: one message" [ "$(grep -c '^trecord: writing .*f.tr.TIMESTAMP failed: No space left on device$' "$T/full.err")" = 1 ] &&
+		[ "$(grep -vc '^\[ trecord: wrote' "$T/full.err")" = 1 ]
+	ok=1
+	for f in "$T/full"/f.tr.*; do [ -e "$f" ] && { reads_back "$f" || ok=0; }; done
+	check "full disk: the files written before read back, no partial one left" \
+		[ "$ok" = 1 ] && [ -z "$(ls "$T/full" | grep partial)" ]
+	umount "$T/full"
+else
+	echo "SKIP: full disk (cannot mount tmpfs)"
+fi
