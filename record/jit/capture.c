@@ -522,25 +522,13 @@ static bool read_owed(const struct jit_pid *jp)
 	return jp->last_sample_ns > jp->read_ns && (jp->pcs.n || jp->too_many);
 }
 
-static void read_one(struct trec_jit_capture *c, struct jit_pid *jp, uint64_t now_ns)
-{
-	if (!jp->have_ids)
-		read_ids(jp);
-	read_pid(c, jp, now_ns);
-}
-
 void trec_jit_finish(struct trec_jit_capture *c, uint64_t now_ns)
 {
-	uint64_t k;
-	void *v;
-
 	if (!c)
 		return;
 	run_due(c, now_ns, true);
 	/* processes still running, or whose exit went unseen */
-	for (size_t i = 0; trec_u64map_next(&c->pids, &i, &k, &v);)
-		if (read_owed(v))
-			read_one(c, v, now_ns);
+	trec_jit_read_live(c, now_ns);
 }
 
 void trec_jit_read_live(struct trec_jit_capture *c, uint64_t now_ns)
@@ -560,7 +548,10 @@ void trec_jit_read_live(struct trec_jit_capture *c, uint64_t now_ns)
 		if (read_owed(v))
 			owed[n++] = v;
 	pthread_mutex_unlock(&c->lock);
-	for (size_t i = 0; i < n; i++)
-		read_one(c, owed[i], now_ns);
+	for (size_t i = 0; i < n; i++) {
+		if (!owed[i]->have_ids)
+			read_ids(owed[i]);
+		read_pid(c, owed[i], now_ns);
+	}
 	free(owed);
 }
