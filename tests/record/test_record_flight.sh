@@ -78,10 +78,10 @@ check "max-files: the newest two" [ "$newest" = "$(ls "$T/max"/m.tr.* | sort)" ]
 
 # ---- --switch-output=SIZE --------------------------------------------------------
 mkdir -p "$T/size"
-"$TRECORD" -F 999 --switch-output=4K --no-archive -o "$T/size/s.tr" -- "$WORKLOADS/busy" 3 \
+"$TRECORD" -F 999 --switch-output=2K --no-archive -o "$T/size/s.tr" -- "$WORKLOADS/busy" 3 \
 	>/dev/null 2>"$T/size/err"
 n=$(ls "$T/size" | grep -cE '^s\.tr\.[0-9]{16}')
-check "size: 4K rotates into several files ($n)" [ "$n" -ge 2 ]
+check "size: 2K rotates into several files ($n)" [ "$n" -ge 2 ]
 ok=1
 for f in "$T/size"/s.tr.*; do reads_back "$f" || ok=0; done
 check "size: each reads back" [ "$ok" = 1 ]
