@@ -43,7 +43,9 @@
 	X(FP_BELOW_SP, 4017, "frame pointer below the frame's stack pointer")  \
 	X(FP_OUTSIDE_STACK, 4018, "frame pointer too far above the stack")     \
 	X(FP_RECORD_READ, 4019, "frame record (saved fp, return address) not readable") \
-	X(FP_BAD_RETURN_ADDRESS, 4020, "frame record's return address is not user text")
+	X(FP_BAD_RETURN_ADDRESS, 4020, "frame record's return address is not user text") \
+	X(NATIVE_LR_INVALID, 4021, "return address in the link register, which only the leaf has") \
+	X(NATIVE_SP_UNKNOWN, 4022, "sp-based rule after a frame-pointer step (arm64: sp unknown)")
 
 enum trec_error {
 #define TREC_X(name, code, desc) TREC_ERR_##name = code,
@@ -97,7 +99,9 @@ enum trec_error {
 	X(FP_OUTSIDE_STACK, "frame pointer too far above the stack")           \
 	X(FP_RECORD_READ, "frame record read failed")                          \
 	X(FP_BAD_RETURN_ADDRESS, "frame record's return address not user text") \
-	X(NATIVE_FP_FALLBACK, "frames unwound by frame pointer while their file's deltas load")
+	X(NATIVE_FP_FALLBACK, "frames unwound by frame pointer while their file's deltas load") \
+	X(NATIVE_LR_INVALID, "arm64: return address in the link register above the leaf") \
+	X(NATIVE_SP_UNKNOWN, "arm64: sp-based rule right after a frame-pointer step")
 
 enum trec_metric {
 #define TREC_X(name, desc) TREC_METRIC_##name,

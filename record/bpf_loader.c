@@ -77,12 +77,21 @@ int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 	key = TREC_PROG_UNWIND_STOP;
 	if (!e)
 		e = bpf_map_update_elem(fd, &key, &(int){bpf_program__fd(s->progs.trec_unwind_stop)}, 0);
-	/* Interpreter unwinders are optional programs of the same object. */
-	struct bpf_program *py = bpf_object__find_program_by_name(s->obj, "trec_unwind_python");
+	/* Interpreter unwinders: optional programs of the same object, one
+	 * line each. */
+	static const struct {
+		__u32 slot;
+		const char *name;
+	} interp_progs[] = {
+		{ TREC_PROG_UNWIND_PYTHON, "trec_unwind_python" },
+	};
+	for (size_t i = 0; !e && i < sizeof(interp_progs) / sizeof(interp_progs[0]); i++) {
+		struct bpf_program *p = bpf_object__find_program_by_name(s->obj, interp_progs[i].name);
 
-	key = TREC_PROG_UNWIND_PYTHON;
-	if (!e && py)
-		e = bpf_map_update_elem(fd, &key, &(int){bpf_program__fd(py)}, 0);
+		key = interp_progs[i].slot;
+		if (p)
+			e = bpf_map_update_elem(fd, &key, &(int){bpf_program__fd(p)}, 0);
+	}
 	if (e) {
 		e = -errno;
 		snprintf(err, errlen, "cannot fill the unwinder program array: %s", strerror(-e));

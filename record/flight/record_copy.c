@@ -24,6 +24,7 @@ int trec_record_copy(struct trec_writer *w, const struct trec_record *rec)
 	case TREC_REC_SYMTAB:
 	case TREC_REC_PYCODE:
 	case TREC_REC_BLOB:
+	case TREC_REC_INTERP_CODE:
 		return trec_write_blob(w, rec->type, &rec->u.blob);
 	case TREC_REC_JITSYMS:
 		return trec_write_jitsyms(w, &rec->u.jitsyms);

@@ -117,6 +117,7 @@ static bool keep(struct plan *p, const struct trec_record *r, int *err)
 		return (uint64_t)(uintptr_t)trec_u64map_get(&p->last_jit, jit_key(r)) == p->n &&
 		       !gone(p, r);
 	case TREC_REC_BLOB:
+	case TREC_REC_INTERP_CODE: /* its layout is the interpreter's: kept whole */
 		return true;
 	default:
 		return false; /* SAMPLE, PID_EVENT, SYMTAB, SUMMARY */

@@ -8,7 +8,8 @@
  *
  *   kept             META (the first), FILE (each id once), the newest
  *                    MAPPINGS of each pid, PYCODE, the newest JITSYMS of
- *                    each pid and source, BLOB, the newest KSYMS, METRICS
+ *                    each pid and source, BLOB and INTERP_CODE, the newest
+ *                    KSYMS and METRICS
  *   dropped          SAMPLE, PID_EVENT (they belong to their moment), and
  *                    MAPPINGS, PYCODE and JITSYMS of a process whose exit is
  *                    older than the cut (the pid was not reused since)

@@ -58,9 +58,12 @@ struct harness_env {
 	unsigned memory_faults; /* bpf_probe_read_user outside mem */
 };
 
+/* x86-64 names; an arm64 case's pc, sp, x29 are rip, rsp, rbp here and
+ * its x30 is lr (the harness built with -D__TARGET_ARCH_arm64 reads it). */
 struct harness_regs {
 	uint64_t rip, rsp, rbp, rax, r9, r11, r15;
 	uint64_t fs_base; /* the thread pointer: the Python unwinder's TSD */
+	uint64_t lr;
 };
 
 /* Runs the program for one sample of (pid, tid) with these registers.
