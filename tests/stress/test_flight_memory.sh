@@ -4,7 +4,7 @@
 # new ones come, the state keeps only live processes, and SIGUSR2 every
 # 10 s writes a file (--switch-max-files 2 keeps the disk flat too).
 # Watched: trecord's RSS plus its in-memory segments (memfds, which RSS
-# does not count while they are not mapped), every 5 s, through a fork
+# does not count while they are not mapped), every 2 s, through a fork
 # storm that keeps making and ending processes.
 #
 # FLIGHT_SECS (default 60 x STRESS_SCALE: 1 min in make test, 10 in make
@@ -18,7 +18,7 @@ build_workloads
 make_test_dir
 TRECORD_PLAIN=${TRECORD_UNDER_TEST:-$TREC_PLAIN_BUILD/trecord}
 secs=${FLIGHT_SECS:-$((60 * STRESS_SCALE))}
-step=5
+step=2
 
 # mem_kib PID: RSS + the sizes of its memfds.
 mem_kib() {
@@ -32,30 +32,24 @@ mem_kib() {
 	echo $((rss + m / 1024))
 }
 
-"$TRECORD_PLAIN" -a -F 999 --overwrite --window 5 --switch-output=signal --switch-max-files 2 \
-	-o "$dir/fl.tr" >/dev/null 2>"$dir/fl.err" &
+# The command is the storm itself (its children are followed): what the
+# rest of the machine runs does not blur the measure, as it would with -a.
+"$TRECORD_PLAIN" -F 999 --overwrite --window 5 --switch-output=signal --switch-max-files 2 \
+	-o "$dir/fl.tr" -- bash -c "end=\$((SECONDS + $secs)); while [ \$SECONDS -lt \$end ]; do
+		'$WORKLOADS/stress_forks' 500 exec; '$WORKLOADS/busy' 0.5; done >/dev/null 2>&1" \
+	>/dev/null 2>"$dir/fl.err" &
 tpid=$!
 cleanup="kill -INT $tpid 2>/dev/null"
-wait_for_maps "$tpid" 30 || { fail "trecord --overwrite -a started"; exit 1; }
-(
-	end=$((SECONDS + secs))
-	while [ $SECONDS -lt $end ]; do
-		"$WORKLOADS/stress_forks" 500 exec >/dev/null 2>&1
-		"$WORKLOADS/busy" 0.5 >/dev/null 2>&1
-	done
-) &
-spid=$!
+wait_for_maps "$tpid" 30 || { fail "trecord --overwrite started"; exit 1; }
 t0=$SECONDS
 : >"$dir/mem"
-while kill -0 "$spid" 2>/dev/null; do
+while kill -0 "$tpid" 2>/dev/null; do
 	echo "$((SECONDS - t0)) $(mem_kib "$tpid")" >>"$dir/mem"
-	[ $(( (SECONDS - t0) % 10 )) -lt $step ] && kill -USR2 "$tpid"
+	[ $(( (SECONDS - t0) % 10 )) -lt $step ] && kill -USR2 "$tpid" 2>/dev/null
 	sleep "$step"
 done
-wait "$spid"
-kill -INT "$tpid"
 wait_exit "$tpid" 120
-check "trecord --overwrite -a survives ${secs}s (exit $rc: SIGINT)" test "$rc" = 130
+check "trecord --overwrite survives ${secs}s of fork storm (exit $rc)" test "$rc" = 0
 files=$(ls "$dir" | grep -cE '^fl\.tr\.[0-9]{16}')
 check "--switch-max-files 2: two files stay ($files)" test "$files" = 2
 ok=1
@@ -65,7 +59,8 @@ check "the summary counts what left the window" grep -Eq '[1-9][0-9]* older than
 
 python3 - "$dir/mem" <<'PY'
 import statistics, sys
-rows = [tuple(map(int, l.split())) for l in open(sys.argv[1]) if len(l.split()) == 2]
+rows = [tuple(map(int, l.split())) for l in open(sys.argv[1])
+        if len(l.split()) == 2 and int(l.split()[1]) > 0]
 rows = [r for r in rows if r[0] >= 15]          # warm-up: three windows
 if len(rows) < 6:
     print("FAIL: too few memory samples (%d)" % len(rows)); sys.exit(0)
