@@ -22,15 +22,16 @@ meta() { "$TREPORT" --info "$2" | awk -v k="$1" '$1 == k { print $2 }'; }
 # ---- the issue's command line ----------------------------------------------------
 # Two busy processes, one pinned to each of CPUs 0 and 1: -C 0 keeps the first's.
 pinned() { echo "taskset -c 0 $WORKLOADS/busy $1 & taskset -c 1 $WORKLOADS/busy $1; wait"; }
-"$TRECORD" -g -e cpu-clock -c 1000000 -C 0 -o "$T/x.tr" -- sh -c "$(pinned 1)" >/dev/null 2>"$T/err"
+"$TRECORD" -g -e cpu-clock -c 1000000 -C 0 -o "$T/x.tr" -- sh -c "$(pinned "-n 300")" >/dev/null 2>"$T/err"
 check "perf options: -g -e cpu-clock -c 1000000 -C 0 records" [ $? = 0 ]
 check "perf options: ... and reads back" reads_back "$T/x.tr"
 n=$(dump "$T/x.tr" | grep -c '^S ')
 check "perf options: -C 0: every sample on CPU 0 ($(field 5 "$T/x.tr"), $n samples)" \
 	[ "$(field 5 "$T/x.tr")" = "0 " ]
 check "perf options: -c 1000000 ns is 1000 Hz in META" [ "$(meta freq_hz "$T/x.tr")" = 1000 ]
-# -c is the cpu-clock period: 1 ms of CPU each, ~10 times -F 99's samples.
-"$TRECORD" -C 0 -o "$T/f99.tr" -- sh -c "$(pinned 1)" >/dev/null 2>&1
+# -c is the cpu-clock period: 1 ms of CPU each, ~10 times -F 99's samples
+# (a fixed amount of work: the count does not depend on the load).
+"$TRECORD" -C 0 -o "$T/f99.tr" -- sh -c "$(pinned "-n 300")" >/dev/null 2>&1
 n99=$(dump "$T/f99.tr" | grep -c '^S ')
 check "perf options: -c 1000000 samples several times more than -F 99 ($n vs $n99)" \
 	[ "$n" -gt $((n99 * 4)) ] && [ "$n99" -gt 0 ]
