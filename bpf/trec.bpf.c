@@ -178,6 +178,8 @@ int trec_unwind_stop(void *ctx)
  * TREC_PROG_UNWIND_PYTHON; routed to by next_unwinder() through
  * interpreter_offsets, which trecord fills (record/interp/python/python_sync.h). */
 #include "python_prog.h"
+/* Ruby (MRI) 3.1 (issue 14): trec_unwind_ruby, slot TREC_PROG_UNWIND_RUBY. */
+#include "ruby_prog.h"
 
 /*
  * Starts the user part of a trace whose header is filled and whose cursor

@@ -77,6 +77,7 @@ int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 		const char *name;
 	} interp_progs[] = {
 		{ TREC_PROG_UNWIND_PYTHON, "trec_unwind_python" },
+		{ TREC_PROG_UNWIND_RUBY, "trec_unwind_ruby" },
 	};
 	for (size_t i = 0; !e && i < sizeof(interp_progs) / sizeof(interp_progs[0]); i++) {
 		struct bpf_program *p = bpf_object__find_program_by_name(s->obj, interp_progs[i].name);
@@ -229,7 +230,7 @@ void trec_bpf_get_fds(const struct trec_bpf_loader *l, struct trec_bpf_fds *fds)
 		FD(pid_page_to_mapping_info), FD(reported_pids), FD(pid_events),
 		FD(inhibit_events), FD(stack_delta_pages), FD(stack_deltas),
 		FD(unwind_info_array), FD(followed_pids), FD(exec_files), FD(py_procs),
-		FD(interpreter_offsets),
+		FD(interpreter_offsets), FD(ruby_procs),
 	};
 #undef FD
 }

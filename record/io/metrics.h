@@ -42,7 +42,13 @@
 	X(PID_FORK_COPIES, "forked processes synced from their parent's mappings") \
 	X(JIT_FILES_READ, "jit: perf maps and jitdump files read")             \
 	X(JIT_SYMBOLS_WRITTEN, "jit: JIT names written (JITSYMS entries)")      \
-	X(JIT_BAD_INPUT, "jit: malformed perf map lines and jitdump records")
+	X(JIT_BAD_INPUT, "jit: malformed perf map lines and jitdump records") \
+	X(RB_INTERPRETERS, "ruby: mapped files detected as libruby")          \
+	X(RB_UNSUPPORTED, "ruby: libruby files that cannot be unwound")       \
+	X(RB_PIDS, "ruby: processes set up for ruby stacks")                  \
+	X(RB_CODE_WRITTEN, "ruby: iseq descriptions written")                 \
+	X(RB_CODE_UNREADABLE, "ruby: iseqs that could not be read")           \
+	X(RB_CODE_STALE, "ruby: iseqs replaced before they were read")
 
 #define TRECORD_METRIC_BASE 1000
 enum trecord_metric {

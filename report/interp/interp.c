@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include "report/interp/interp.h"
 #include "report/interp/python/python_frames.h"
+#include "report/interp/ruby/ruby_frames.h"
 
 /* One line per interpreter. */
 static const struct rp_interp_ops *const backends[] = {
 	&rp_python_interp,
+	&rp_ruby_interp,
 };
 
 _Static_assert(sizeof(backends) / sizeof(backends[0]) <= RP_INTERP_MAX, "RP_INTERP_MAX");
