@@ -20,13 +20,12 @@
 #define TREC_RB_FRAMES_PER_PROGRAM 12
 
 /* ep[0] of a control frame holds its flags (VM_ENV_DATA_INDEX_FLAGS): a
- * frame magic, and FINISH on the frame a C-level call of rb_vm_exec ran
- * first (its run of frames ends there). */
-#define TREC_RB_MAGIC_MASK 0x7fff0001u
-#define TREC_RB_MAGIC_CFUNC 0x55550001u /* C method: no iseq of its own */
-#define TREC_RB_MAGIC_IFUNC 0x66660001u /* C block */
-#define TREC_RB_MAGIC_DUMMY 0x79990001u /* the thread's bottom frame */
+ * frame magic and flags; FINISH marks the frame a C-level call of rb_vm_exec
+ * ran first (its run of frames ends there). */
 #define TREC_RB_FLAG_FINISH 0x20u
+/* Set on frames that run no iseq (C methods, C blocks, the thread's
+ * bottom frame): MRI's own VM_FRAME_RUBYFRAME_P() test. */
+#define TREC_RB_FLAG_CFRAME 0x80u
 
 /* Body words of the object id (offsets in rb_iseq_constant_body):
  * iseq_encoded, location.pathobj, location.label, location.first_lineno.

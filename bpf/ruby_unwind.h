@@ -126,7 +126,7 @@ static __always_inline int trec_ruby_walk(struct trec_per_cpu_record *rec)
 
 	for (int i = 0; i < TREC_RB_FRAMES_PER_PROGRAM; i++) {
 		__u64 w[TREC_RB_CFP_READ / 8];
-		__u64 iseq, ep, flags = 0, magic;
+		__u64 iseq, ep, pc, flags = 0;
 
 		if (!cfp || cfp + info->cfp_size > rec->ruby_end)
 			return trec_rb_done(rec);
@@ -136,11 +136,10 @@ static __always_inline int trec_ruby_walk(struct trec_per_cpu_record *rec)
 		ep = trec_rb_word(w, info->cfp_ep, TREC_RB_CFP_READ);
 		if (bpf_probe_read_user(&flags, sizeof(flags), (void *)ep))
 			return trec_rb_fail(rec, TREC_ERR_RUBY_BAD_FRAME);
-		magic = flags & TREC_RB_MAGIC_MASK;
-		if (iseq && magic != TREC_RB_MAGIC_CFUNC && magic != TREC_RB_MAGIC_IFUNC &&
-		    magic != TREC_RB_MAGIC_DUMMY) {
-			err = trec_rb_push(rec, info, iseq,
-					   trec_rb_word(w, info->cfp_pc, TREC_RB_CFP_READ));
+		pc = trec_rb_word(w, info->cfp_pc, TREC_RB_CFP_READ);
+		/* As MRI's backtraces: a Ruby frame that has a pc. */
+		if (iseq && pc && !(flags & TREC_RB_FLAG_CFRAME)) {
+			err = trec_rb_push(rec, info, iseq, pc);
 			if (err != TREC_PROG_UNWIND_RUBY)
 				return err;
 		}

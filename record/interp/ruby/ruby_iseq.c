@@ -214,7 +214,8 @@ out:
 }
 
 int trec_rb_read_iseq(trec_rb_read_fn read, void *ctx, uint32_t pid,
-		      const struct trec_rb_offsets *o, uint64_t addr, struct trec_rbcode_owned *out)
+		      const struct trec_rb_offsets *o, uint64_t addr, uint32_t object_id,
+		      struct trec_rbcode_owned *out)
 {
 	const struct trec_rb_layout *l = &o->lay;
 	struct mem m = { read, ctx, l };
@@ -239,6 +240,8 @@ int trec_rb_read_iseq(trec_rb_read_fn read, void *ctx, uint32_t pid,
 	out->c.first_lineno = (first & 1) ? (int32_t)((int64_t)first >> 1) : 0;
 	out->c.rb_major = o->major;
 	out->c.rb_minor = o->minor;
+	if (object_id && out->c.object_id != object_id)
+		return -ESTALE; /* not the iseq the sample saw */
 	if ((err = read_str(&m, word_at(body, l->body_label), &out->label, &out->c.label_len)) ||
 	    (err = read_path(&m, word_at(body, l->body_pathobj), &out->path, &out->c.path_len)) ||
 	    (err = read_lines(&m, body, iseq_size, out))) {

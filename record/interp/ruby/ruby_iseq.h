@@ -27,11 +27,13 @@ struct trec_rbcode_owned {
 };
 
 /*
- * Reads the iseq at addr of pid through read. 0; -ESRCH; -EFAULT
+ * Reads the iseq at addr of pid through read. 0; -ESTALE (object_id is
+ * not 0 and not the id of what is there now); -ESRCH; -EFAULT
  * (unreadable); -EINVAL (a field is not what it should be); -ENOMEM.
  */
 int trec_rb_read_iseq(trec_rb_read_fn read, void *ctx, uint32_t pid,
-		      const struct trec_rb_offsets *o, uint64_t addr, struct trec_rbcode_owned *out);
+		      const struct trec_rb_offsets *o, uint64_t addr, uint32_t object_id,
+		      struct trec_rbcode_owned *out);
 void trec_rbcode_owned_free(struct trec_rbcode_owned *c);
 
 /*

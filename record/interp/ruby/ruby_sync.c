@@ -197,13 +197,9 @@ static int describe(struct trec_rb_sync *s, struct rb_pid *p, uint64_t iseq, uin
 	int err;
 
 	err = trec_rb_read_iseq(read ? read : trec_rb_read_pid, read ? ctx : &pid, p->pid,
-				p->offsets, iseq, &code);
+				p->offsets, iseq, object_id, &code);
 	if (err)
 		return err;
-	if (object_id && code.c.object_id != object_id) {
-		trec_rbcode_owned_free(&code);
-		return -ESTALE; /* not the iseq BPF saw */
-	}
 	err = trec_rbcode_encode(&code.c, &buf, &len);
 	trec_rbcode_owned_free(&code);
 	if (err)
@@ -252,6 +248,9 @@ void trec_rb_sync_trace(struct trec_rb_sync *s, uint32_t pid, const struct trec_
 			s->stats.code_stale++;
 		else
 			s->stats.code_unreadable++;
+		if (ret < 0 && s->verbose)
+			fprintf(stderr, "trecord: pid %u: ruby iseq %#llx not described: %s\n", pid,
+				(unsigned long long)f->file_id, strerror(-ret));
 	}
 	if (p)
 		pthread_mutex_unlock(&s->lock);
