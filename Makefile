@@ -138,7 +138,7 @@ $(B)/treport: $(B)/report/main.o $(B)/libreport.a $(B)/libtrecformat.a
 UNIT_RECORD := test_record_% test_delta_% test_deltas_% test_python_detect test_archive test_jit_perfmap test_jit_jitdump \
 	test_archive_hostile
 UNIT_REPORT := test_report_% test_python_lines test_python_pycode test_jit_report
-UNIT_BOTH := test_archive_store test_archive_write test_python_walk test_gopclntab
+UNIT_BOTH := test_archive_store test_archive_write test_python_walk test_gopclntab test_ruby_code
 unit_libs = $(if $(filter $(UNIT_BOTH),$(1)),$(B)/librecord.a $(B)/libreport.a,$(if \
 	$(filter $(UNIT_RECORD),$(1)),$(B)/librecord.a,$(if \
 	$(filter $(UNIT_REPORT),$(1)),$(B)/libreport.a))) $(B)/libtrecformat.a

@@ -104,6 +104,15 @@ static int find_dtpmod(struct trec_pyelf *e, const char *name, uint64_t *vaddr)
 	return -ENOENT;
 }
 
+int trec_rb_layout_for(struct trec_rb_offsets *o)
+{
+	if (o->major != 3 || o->minor != 1)
+		return -ENOTSUP;
+	o->info = layout_31;
+	o->lay = userspace_31;
+	return 0;
+}
+
 int trec_rb_detect(const char *path, struct trec_rb_offsets *o, char *err, size_t errlen)
 {
 	struct trec_pyelf e;
@@ -133,7 +142,7 @@ int trec_rb_detect(const char *path, struct trec_rb_offsets *o, char *err, size_
 		ret = fail(err, errlen, -ENOTSUP, "%s: ruby %s: only x86-64 is supported", path, ver);
 		goto out;
 	}
-	if (maj != 3 || min != 1) {
+	if (trec_rb_layout_for(o)) {
 		ret = fail(err, errlen, -ENOTSUP, "%s: ruby %s: only 3.1 is supported", path, ver);
 		goto out;
 	}
@@ -148,8 +157,6 @@ int trec_rb_detect(const char *path, struct trec_rb_offsets *o, char *err, size_
 			   "%s: ruby %s: ruby_current_ec is not general-dynamic TLS", path, ver);
 		goto out;
 	}
-	o->info = layout_31;
-	o->lay = userspace_31;
 	ret = 0;
 out:
 	trec_pyelf_close(&e);

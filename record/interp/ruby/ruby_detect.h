@@ -45,6 +45,10 @@ struct trec_rb_offsets {
  */
 int trec_rb_detect(const char *path, struct trec_rb_offsets *o, char *err, size_t errlen);
 
+/* The layout of o->major.o->minor into o->info and o->lay: 0, or
+ * -ENOTSUP for a version without a table. */
+int trec_rb_layout_for(struct trec_rb_offsets *o);
+
 /* ruby_procs value for a process that maps the file with this bias. */
 void trec_rb_proc_info_init(const struct trec_rb_offsets *o, uint64_t bias,
 			    struct trec_rb_proc_info *info);
