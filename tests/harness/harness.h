@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "trec_types.h"
 #include "python_types.h"
+#include "ruby_types.h"
 
 struct fake_sink;
 
@@ -40,6 +41,11 @@ struct harness_py_proc {
 	struct trec_py_proc_info info;
 };
 
+struct harness_rb_proc {
+	uint32_t pid;
+	struct trec_rb_proc_info info;
+};
+
 struct harness_env {
 	/* Inputs: the maps (filled by the delta store and harness_lpm_*). */
 	struct fake_sink *sink;
@@ -48,6 +54,8 @@ struct harness_env {
 	struct harness_py_range py_ranges[HARNESS_MAX_PY];
 	struct harness_py_proc py_procs[HARNESS_MAX_PY];
 	size_t num_py_ranges, num_py_procs;
+	struct harness_rb_proc rb_procs[HARNESS_MAX_PY];
+	size_t num_rb_procs;
 	const struct harness_mem *mem;
 	size_t num_mem;
 	/* Outputs. */

@@ -62,6 +62,12 @@ static void *bpf_map_lookup_elem(void *map, const void *key)
 				return &env->py_procs[i].info;
 		return NULL;
 	}
+	if (map == &ruby_procs) {
+		for (size_t i = 0; i < env->num_rb_procs; i++)
+			if (env->rb_procs[i].pid == idx)
+				return &env->rb_procs[i].info;
+		return NULL;
+	}
 	/* reported_pids, ...: empty here. */
 	return NULL;
 }
@@ -176,6 +182,8 @@ int harness_unwind(struct harness_env *e, const struct harness_regs *r, uint32_t
 		trec_unwind_stop(NULL);
 	else if (slot - 1 == TREC_PROG_UNWIND_PYTHON)
 		trec_unwind_python(NULL);
+	else if (slot - 1 == TREC_PROG_UNWIND_RUBY)
+		trec_unwind_ruby(NULL);
 	return e->traces_sent == 1 ? 0 : -1;
 }
 

@@ -7,6 +7,7 @@
 #include "record/procs/file_id.h"
 #include "harness_case.h"
 #include "harness_python.h"
+#include "harness_ruby.h"
 #include "record/procs/lpm.h"
 #include "record/procs/pid_sync.h"
 #include "record/unwind/unwind_tables.h"
@@ -36,6 +37,7 @@ struct case_maps {
 	struct known_file *files;
 	size_t num_files;
 	struct harness_py *py; /* cases with a core dump only */
+	struct harness_rb *rb; /* likewise */
 };
 
 

@@ -3,8 +3,13 @@
 # a leaf loop. tests/ruby/check_stacks.py reads the "@calls A->B" and
 # "@leaf" markers: the lines each frame may be at.
 # Usage: ruby busy.rb SECONDS [STACKFILE]: with STACKFILE, the leaf writes
-# its own view of the stack (caller_locations) there once and waits.
+# its own view of the stack (caller_locations) there, calls zlib's deflate
+# (where tests/harness/test_unwind_ruby.sh stops it) and waits.
 DEPTH = 24
+# The C methods on the stack: MRI lists them in caller_locations, trec
+# names them by their native frames.
+C_METHODS = %w[sort_by each deflate].freeze
+require "zlib" if ARGV[1]
 
 class Worker
   def initialize(depth, stack_file)
@@ -37,13 +42,24 @@ class Worker
     i
   end
 
-  # The script's own view of its stack, innermost first: "label\tpath\tline".
+  # The script's own view of its stack, innermost first, then deflate on
+  # the same line: "label<TAB>path<TAB>line<TAB>entered from C (0/1)".
   def dump_stack
-    File.write(@stack_file + ".tmp", caller_locations(0).map do |l|
-      "#{l.label}\t#{l.absolute_path || l.path}\t#{l.lineno}\n"
-    end.join)
-    File.rename(@stack_file + ".tmp", @stack_file)
+    File.write(@stack_file, stack_rows(caller_locations(0))); Zlib::Deflate.deflate("trec" * 64) # @leaf dump_stack
     sleep 1 while true # @leaf dump_stack
+  end
+
+  # A frame is entered from C (a C-level call of rb_vm_exec runs it) when
+  # its caller is a C method, or when it is the outermost.
+  def stack_rows(locs)
+    rows = []
+    locs.each_with_index do |l, i|
+      next if C_METHODS.include?(l.label)
+      up = locs[i + 1]
+      entry = up.nil? || C_METHODS.include?(up.label) ? 1 : 0
+      rows << [l.label, l.path, l.lineno, entry].join("\t")
+    end
+    rows.join("\n") + "\n"
   end
 end
 
