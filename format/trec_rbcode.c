@@ -107,7 +107,7 @@ int trec_rbcode_decode(const uint8_t *data, size_t len, struct trec_rbcode *out)
 	memset(out, 0, sizeof(*out));
 	if (take(&c, &out->pid, 4) || take(&c, &out->iseq_addr, 8) ||
 	    take(&c, &out->object_id, 4) || take(&c, &out->first_lineno, 4) ||
-	    take(&c, &out->rb_major, 1) || take(&c, &out->rb_minor, 1) || take(&c, pad, 2) ||
+	    take(&c, &out->rb_major, 1) || take(&c, &out->rb_minor, 1) || take(&c, pad, 2) || pad[0] || pad[1] ||
 	    take_str(&c, &out->label, &out->label_len) || take_str(&c, &out->path, &out->path_len) ||
 	    take(&c, &out->num_lines, 4) || out->num_lines > TREC_RBCODE_MAX_LINES ||
 	    c.left != (size_t)out->num_lines * ROW_LEN)

@@ -124,3 +124,10 @@ build/fuzz-archive-corpus/.stamp: build/fuzz_archive_seeds
 fuzz-long: deps build/fuzz_reader build/fuzz-corpus/.stamp build/fuzz_archive \
 		build/fuzz-archive-corpus/.stamp
 	FUZZ_LONG_RUNS=$(FUZZ_LONG_RUNS) bash tests/fuzz/fuzz_long.sh
+
+# The Ruby INTERP_CODE payload and MRI's position index (issue 14).
+build/fuzz_rbcode: tests/fuzz/fuzz_rbcode.c format/trec_rbcode.c record/interp/ruby/ruby_iseq.c \
+		format/trec_rbcode.h record/interp/ruby/ruby_iseq.h
+	@mkdir -p build
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< format/trec_rbcode.c record/interp/ruby/ruby_iseq.c
+TEST_EXTRA_TARGETS += build/fuzz_rbcode
