@@ -17,7 +17,7 @@
 
 /* Control frames walked per program run before the program tail-calls
  * itself to continue (verifier budget vs. tail-call budget). */
-#define TREC_RB_FRAMES_PER_PROGRAM 12
+#define TREC_RB_FRAMES_PER_PROGRAM 16
 
 /* ep[0] of a control frame holds its flags (VM_ENV_DATA_INDEX_FLAGS): a
  * frame magic and flags; FINISH marks the frame a C-level call of rb_vm_exec
