@@ -200,7 +200,9 @@ static void read_iseq(void)
 		      code.lines[1].pos == 5 && code.lines[2].line == 30,
 	      "iseq: label, path from [path, realpath], first line and line table read (%d)", err);
 	if (!err) {
-		CHECK(trec_rb_read_iseq(read_mem, NULL, 7, &o, ISEQ, code.c.object_id ^ 1, &code) ==
+		struct trec_rbcode_owned again;
+
+		CHECK(trec_rb_read_iseq(read_mem, NULL, 7, &o, ISEQ, code.c.object_id ^ 1, &again) ==
 			      -ESTALE,
 		      "iseq: another object id is stale");
 		trec_rbcode_owned_free(&code);
