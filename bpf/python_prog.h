@@ -11,14 +11,41 @@
 
 #include "python_unwind.h"
 
-SEC("perf_event")
-int trec_unwind_python(void *ctx)
+/*
+ * 3.8-3.10: a Python frame, then the native frames up to the next eval
+ * loop frame (unwind_native_step, from trec.bpf.c), then that eval loop's
+ * Python frame, and so on, all in this one program run: true order at one
+ * tail call per few Python frames. Returns the next program.
+ */
+static __always_inline int trec_py_old_walk(void *ctx, struct trec_per_cpu_record *rec,
+					    const struct trec_py_proc_info *info)
+{
+	int next = TREC_PROG_UNWIND_STOP;
+
+	for (int i = 0; i < TREC_PY_OLD_FRAMES_PER_PROGRAM; i++) {
+		next = trec_py_old_step(rec, info);
+		for (int j = 0; j < TREC_PY_OLD_NATIVE_STEPS && next == TREC_PROG_UNWIND_NATIVE; j++)
+			next = unwind_native_step(ctx, rec);
+		if (next != TREC_PROG_UNWIND_PYTHON)
+			return next;
+	}
+	return next;
+}
+
+TREC_UNWINDER(trec_unwind_python)
 {
 	struct trec_per_cpu_record *rec = get_per_cpu_record();
+	const struct trec_py_proc_info *info;
+	__u32 pid;
 
 	if (!rec)
 		return 0;
-	tail_call(ctx, rec, trec_python_walk(rec));
+	pid = rec->trace.pid;
+	info = bpf_map_lookup_elem(&py_procs, &pid);
+	if (info && info->entry_kind == TREC_PY_ENTRY_EVERY_FRAME)
+		tail_call(ctx, progs, rec, trec_py_old_walk(ctx, rec, info));
+	else
+		tail_call(ctx, progs, rec, trec_python_walk(rec));
 	return 0;
 }
 

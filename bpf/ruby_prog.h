@@ -12,14 +12,13 @@
 
 #include "ruby_unwind.h"
 
-SEC("perf_event")
-int trec_unwind_ruby(void *ctx)
+TREC_UNWINDER(trec_unwind_ruby)
 {
 	struct trec_per_cpu_record *rec = get_per_cpu_record();
 
 	if (!rec)
 		return 0;
-	tail_call(ctx, rec, trec_ruby_walk(rec));
+	tail_call(ctx, progs, rec, trec_ruby_walk(rec));
 	return 0;
 }
 

@@ -8,6 +8,8 @@
  *   trec_unwind_native  up to TREC_NATIVE_FRAMES_PER_PROG frames per call,
  *                       by stack deltas or frame pointer (per mapping)
  *   trec_unwind_stop    ends a trace (for unwinders that hand back)
+ *   trec_offcpu_switch  sched_switch: off-CPU stacks (offcpu_prog.h), through
+ *                       the *_offcpu copies of the unwinders (TREC_UNWINDER)
  *   trec_sched_*        fork/exec/exit/comm -> pid events in the same ring
  *
  * Offline (-DTREC_TESTING_OFFLINE) only the unwinding part is compiled:
@@ -145,8 +147,7 @@ static __always_inline int unwind_native_step(void *ctx, struct trec_per_cpu_rec
 	return next_unwinder(rec, mapped);
 }
 
-SEC("perf_event")
-int trec_unwind_native(void *ctx)
+TREC_UNWINDER(trec_unwind_native)
 {
 	struct trec_per_cpu_record *rec = get_per_cpu_record();
 	int next = TREC_PROG_UNWIND_STOP;
@@ -158,12 +159,11 @@ int trec_unwind_native(void *ctx)
 		if (next != TREC_PROG_UNWIND_NATIVE)
 			break;
 	}
-	tail_call(ctx, rec, next);
+	tail_call(ctx, progs, rec, next);
 	return 0;
 }
 
-SEC("perf_event")
-int trec_unwind_stop(void *ctx)
+TREC_UNWINDER(trec_unwind_stop)
 {
 	struct trec_per_cpu_record *rec = get_per_cpu_record();
 
@@ -178,6 +178,10 @@ int trec_unwind_stop(void *ctx)
  * TREC_PROG_UNWIND_PYTHON; routed to by next_unwinder() through
  * interpreter_offsets, which trecord fills (record/interp/python/python_sync.h). */
 #include "python_prog.h"
+/* PHP 8 (Zend), issue 14: trec_unwind_php, slot TREC_PROG_UNWIND_PHP. */
+#include "php_prog.h"
+/* Perl 5 (issue 14): trec_unwind_perl, slot TREC_PROG_UNWIND_PERL. */
+#include "perl_prog.h"
 /* Ruby (MRI) 3.1 (issue 14): trec_unwind_ruby, slot TREC_PROG_UNWIND_RUBY. */
 #include "ruby_prog.h"
 
@@ -221,7 +225,8 @@ static __always_inline __u32 mappings_pid(__u32 pid)
 	return 0;
 }
 
-static __always_inline int collect_trace(void *ctx, struct trec_per_cpu_record *rec)
+static __always_inline int collect_trace_in(void *ctx, void *progs,
+					    struct trec_per_cpu_record *rec)
 {
 	struct trec_unwind_state *st = &rec->state;
 	__u64 pid_tgid = ((__u64)rec->trace.pid << 32) | rec->trace.tid;
@@ -250,14 +255,22 @@ static __always_inline int collect_trace(void *ctx, struct trec_per_cpu_record *
 		finish_trace(rec);
 		return 0;
 	}
-	tail_call(ctx, rec, next_unwinder(rec, mapped));
+	tail_call(ctx, progs, rec, next_unwinder(rec, mapped));
 	return 0;
+}
+
+/* A cpu-clock sample's trace (and the offline harness's entry). */
+static __always_inline int collect_trace(void *ctx, struct trec_per_cpu_record *rec)
+{
+	return collect_trace_in(ctx, &unwinder_progs, rec);
 }
 
 #ifndef TREC_TESTING_OFFLINE
 
 #if defined(__TARGET_ARCH_x86)
 #include "user_regs_x86.h"
+#elif defined(__TARGET_ARCH_arm64)
+#include "user_regs_arm64.h"
 #endif
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
@@ -275,10 +288,11 @@ static __always_inline int is_followed(__u32 tgid)
  */
 #define TREC_KSTACK_SCRATCH (TREC_MAX_FRAMES - (TREC_KERNEL_STACK_DEPTH * 8 + 23) / 24)
 
-static __always_inline void push_kernel_frames(void *ctx, struct trec_per_cpu_record *rec)
+static __always_inline void push_kernel_frames(void *ctx, struct trec_per_cpu_record *rec,
+					       __u64 skip)
 {
 	__u64 *pcs = (__u64 *)&rec->trace.frames[TREC_KSTACK_SCRATCH];
-	long n = bpf_get_stack(ctx, pcs, TREC_KERNEL_STACK_DEPTH * 8, 0);
+	long n = bpf_get_stack(ctx, pcs, TREC_KERNEL_STACK_DEPTH * 8, skip);
 
 	if (n <= 0)
 		return;
@@ -317,12 +331,12 @@ int trec_sample(struct bpf_perf_event_data *ctx)
 	t->ktime_ns = bpf_ktime_get_ns();
 	bpf_get_current_comm(t->comm, sizeof(t->comm));
 
-	if (!regs_user_mode(TREC_CTX_REG(ctx, cs))) {
+	if (!trec_ctx_user_mode(ctx)) {
 		t->flags |= TREC_TRACE_F_KERNEL_MODE;
 		t->kernel_stack_id = bpf_get_stackid(ctx, &kernel_stackmap, 0);
 		if (t->kernel_stack_id < 0) {
 			increment_metric(TREC_METRIC_KERNEL_STACK_FAILED);
-			push_kernel_frames(ctx, rec);
+			push_kernel_frames(ctx, rec, 0);
 		}
 	}
 
@@ -340,6 +354,9 @@ int trec_sample(struct bpf_perf_event_data *ctx)
 	}
 	return collect_trace(ctx, rec);
 }
+
+/* Off-CPU stacks (issue 13): trec_offcpu_switch on sched_switch. */
+#include "offcpu_prog.h"
 
 /* ---- process tracking ---------------------------------------------------- */
 

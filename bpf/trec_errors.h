@@ -47,7 +47,18 @@
 	X(FP_BELOW_SP, 4017, "frame pointer below the frame's stack pointer")  \
 	X(FP_OUTSIDE_STACK, 4018, "frame pointer too far above the stack")     \
 	X(FP_RECORD_READ, 4019, "frame record (saved fp, return address) not readable") \
-	X(FP_BAD_RETURN_ADDRESS, 4020, "frame record's return address is not user text")
+	X(FP_BAD_RETURN_ADDRESS, 4020, "frame record's return address is not user text") \
+	X(NATIVE_LR_INVALID, 4021, "return address in the link register, which only the leaf has") \
+	X(NATIVE_SP_UNKNOWN, 4022, "sp-based rule after a frame-pointer step (arm64: sp unknown)") \
+	X(PHP_NO_PROC_INFO, 3000, "php: no offsets for this process")        \
+	X(PHP_BAD_GLOBALS, 3001, "php: executor_globals not readable")       \
+	X(PHP_BAD_FRAME, 3002, "php: zend_execute_data not readable")        \
+	X(PHP_BAD_FUNCTION, 3003, "php: zend_function not readable")         \
+	X(PHP_BAD_OPLINE, 3004, "php: opline not readable") \
+	X(PERL_BAD_TSD, 5000, "perl: interpreter of the thread not readable")  \
+	X(PERL_BAD_STACKINFO, 5001, "perl: stackinfo not readable")             \
+	X(PERL_NO_PROC_INFO, 5002, "perl: no offsets for this process")         \
+	X(PERL_BAD_CV, 5003, "perl: sub of a context entry not readable")
 
 enum trec_error {
 #define TREC_X(name, code, desc) TREC_ERR_##name = code,
@@ -102,6 +113,18 @@ enum trec_error {
 	X(FP_RECORD_READ, "frame record read failed")                          \
 	X(FP_BAD_RETURN_ADDRESS, "frame record's return address not user text") \
 	X(NATIVE_FP_FALLBACK, "frames unwound by frame pointer while their file's deltas load") \
+	X(NATIVE_LR_INVALID, "arm64: return address in the link register above the leaf") \
+	X(NATIVE_SP_UNKNOWN, "arm64: sp-based rule right after a frame-pointer step") \
+	X(PHP_FRAMES, "php frames unwound")                                    \
+	X(PHP_ERRORS, "php unwinder errors") \
+	X(OFFCPU_SWITCHES, "off-CPU: followed threads that blocked (stack taken)")  \
+	X(OFFCPU_SENT, "off-CPU: waits written to the ring buffer")            \
+	X(OFFCPU_SHORT, "off-CPU: waits below the threshold, not written")     \
+	X(OFFCPU_PENDING_FULL, "off-CPU: waits lost, offcpu_pending map full") \
+	X(OFFCPU_NO_SWITCH_IN, "off-CPU: waits lost, the thread blocked again with no switch-in seen") \
+	X(PERL_FRAMES, "perl frames unwound")                                  \
+	X(PERL_ERRORS, "perl unwinder errors")                                 \
+	X(PERL_CX_SKIPPED, "perl context entries skipped (half-written top entry)") \
 	X(RUBY_FRAMES, "ruby frames unwound")                                  \
 	X(RUBY_ERRORS, "ruby unwinder errors")
 

@@ -59,6 +59,9 @@ struct trec_frame {
 /* Depth of kernel stacks kept in the stack-id map (value = 8 * depth). */
 #define TREC_KERNEL_STACK_DEPTH 64
 #define TREC_COMM_LEN 16
+/* Off-CPU threads blocked at once whose stacks are kept (-a on a busy host
+ * can exceed it: the excess is counted in OFFCPU_PENDING_FULL). */
+#define TREC_OFFCPU_MAX_PENDING 8192
 
 /* ---- ring buffer messages ---------------------------------------------- */
 
@@ -70,6 +73,8 @@ enum trec_msg_type {
 
 enum trec_trace_flags {
 	TREC_TRACE_F_KERNEL_MODE = 1, /* the sample interrupted kernel code */
+	TREC_TRACE_F_OFFCPU = 2,      /* off-CPU: the thread blocked at ktime_ns
+				       * for offcpu_ns (bpf/offcpu_prog.h) */
 };
 
 /*
@@ -89,6 +94,7 @@ struct trec_trace {
 	__u16 num_frames;
 	__u16 flags; /* enum trec_trace_flags */
 	char comm[TREC_COMM_LEN];
+	__u64 offcpu_ns; /* off-CPU: time blocked; 0 for cpu-clock samples */
 	struct trec_frame frames[TREC_MAX_FRAMES];
 };
 
@@ -257,17 +263,25 @@ enum trec_fp_rule {
 	TREC_FP_UNDEFINED = 2, /* caller's fp unknown; cleared */
 };
 
+/* Where the return address is. x86-64 rules all use 0 (the call pushed
+ * it); arm64's bl leaves it in x30, which a prologue may save. */
+enum trec_ra_rule {
+	TREC_RA_CFA_MINUS_8 = 0, /* x86-64: *(cfa - 8) */
+	TREC_RA_LR = 1,          /* arm64: still in x30 (leaf, prologue, PLT) */
+	TREC_RA_AT_CFA = 2,      /* arm64: *(cfa + ra_param) */
+};
+
 /*
- * An interned unwind rule. On x86-64 the return address is always at
- * cfa - 8 and the caller's sp is cfa.
+ * An interned unwind rule. The caller's sp is always cfa.
  */
 struct trec_unwind_info {
 	__u8 cfa_reg;  /* enum trec_unwind_reg */
 	__u8 fp_rule;  /* enum trec_fp_rule */
 	__u8 flags;    /* enum trec_unwind_flags (+ deref adder in bits 4..6) */
-	__u8 pad;
+	__u8 ra_rule;  /* enum trec_ra_rule */
 	__s32 cfa_param;
 	__s32 fp_param;
+	__s32 ra_param; /* TREC_RA_AT_CFA's offset; 0 otherwise */
 };
 
 #define TREC_MAX_UNWIND_INFOS 16384

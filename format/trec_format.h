@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define TREC_FORMAT_VERSION_MAJOR 1
-#define TREC_FORMAT_VERSION_MINOR 2 /* 1.1: JITSYMS; 1.2: INTERP_CODE */
+#define TREC_FORMAT_VERSION_MINOR 2 /* 1.1: JITSYMS; 1.2: INTERP_CODE, off-CPU samples */
 
 /* ---- records ----------------------------------------------------------- */
 
@@ -47,11 +47,18 @@ struct trec_rec_frame {
 	uint8_t flags;         /* enum trec_frame_flags */
 };
 
+/* SAMPLE flags (the values of bpf/trec_types.h's enum trec_trace_flags). */
+#define TREC_SAMPLE_F_KERNEL_MODE 1
+#define TREC_SAMPLE_F_OFFCPU 2
+
 struct trec_sample {
 	uint64_t time_ns; /* CLOCK_MONOTONIC, same clock as pid events */
 	uint32_t pid, tid, cpu;
 	uint32_t flags;   /* enum trec_trace_flags */
 	uint64_t weight;  /* number of samples this record stands for (>= 1; 0 is written as 1) */
+	/* flags & TREC_SAMPLE_F_OFFCPU: the thread blocked at time_ns for this
+	 * long (event offcpu-time); 0 for cpu-clock samples. Since 1.2. */
+	uint64_t offcpu_ns;
 	char comm[16];    /* NUL-terminated; at most 15 bytes are stored */
 	/* Leaf first (innermost frame at index 0), like perf callchains. */
 	uint32_t num_kernel_frames;

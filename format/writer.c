@@ -18,7 +18,7 @@
 #include "dedup.h"
 #include "records.h"
 
-/* Worst-case SAMPLE payload: six varints. */
+/* Worst-case SAMPLE payload: seven varints (1.2 appended offcpu_ns). */
 #define SAMPLE_PAYLOAD_MAX 60u
 
 struct trec_writer {

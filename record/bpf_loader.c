@@ -29,11 +29,61 @@ static int needs_root(char *err, size_t errlen, int e)
 	return e;
 }
 
+/* The unwinder programs by slot (enum trec_unwinder). Interpreter
+ * unwinders are optional programs of the same object, one line each. */
+static const struct {
+	int slot;
+	const char *name;
+	bool optional;
+} unwinders[] = {
+	{ TREC_PROG_UNWIND_STOP, "trec_unwind_stop", false },
+	{ TREC_PROG_UNWIND_NATIVE, "trec_unwind_native", false },
+	{ TREC_PROG_UNWIND_PYTHON, "trec_unwind_python", true },
+	{ TREC_PROG_UNWIND_PHP, "trec_unwind_php", true },
+	{ TREC_PROG_UNWIND_PERL, "trec_unwind_perl", true },
+	{ TREC_PROG_UNWIND_RUBY, "trec_unwind_ruby", true },
+};
+
+/* Each unwinder exists as NAME (perf_event, unwinder_progs) and
+ * NAME_offcpu (tracing, offcpu_progs): bpf/tracemgmt.h TREC_UNWINDER. */
+static int fill_prog_array(struct bpf_object *obj, int fd, const char *suffix)
+{
+	for (size_t i = 0; i < sizeof(unwinders) / sizeof(unwinders[0]); i++) {
+		char name[64];
+		struct bpf_program *p;
+
+		snprintf(name, sizeof(name), "%s%s", unwinders[i].name, suffix);
+		p = bpf_object__find_program_by_name(obj, name);
+		if (!p && unwinders[i].optional)
+			continue;
+		if (!p)
+			return -ENOENT;
+		if (bpf_map_update_elem(fd, &unwinders[i].slot, &(int){bpf_program__fd(p)}, 0))
+			return -errno;
+	}
+	return 0;
+}
+
+/* Off-CPU programs are only loaded (and verified) with --off-cpu. */
+static void set_offcpu_autoload(struct bpf_object *obj, bool on)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, obj) {
+		const char *n = bpf_program__name(p);
+		size_t len = strlen(n);
+
+		if (!strcmp(n, "trec_offcpu_switch") ||
+		    (len > 7 && !strcmp(n + len - 7, "_offcpu")))
+			bpf_program__set_autoload(p, on);
+	}
+}
+
 int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 		  char *err, size_t errlen)
 {
 	struct trec_bpf *s;
-	int e, key, fd;
+	int e;
 
 	memset(l, 0, sizeof(*l));
 	libbpf_verbose = o->verbose;
@@ -54,6 +104,8 @@ int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 	s->rodata->follow_all = o->follow_all;
 	if (o->report_interval_ns)
 		s->rodata->report_interval_ns = o->report_interval_ns;
+	s->rodata->offcpu_min_ns = o->offcpu_min_ns;
+	set_offcpu_autoload(s->obj, o->off_cpu);
 
 	e = trec_bpf__load(s);
 	if (e) {
@@ -64,30 +116,10 @@ int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 		return e;
 	}
 
-	fd = bpf_map__fd(s->maps.unwinder_progs);
-	key = TREC_PROG_UNWIND_NATIVE;
-	e = bpf_map_update_elem(fd, &key, &(int){bpf_program__fd(s->progs.trec_unwind_native)}, 0);
-	key = TREC_PROG_UNWIND_STOP;
-	if (!e)
-		e = bpf_map_update_elem(fd, &key, &(int){bpf_program__fd(s->progs.trec_unwind_stop)}, 0);
-	/* Interpreter unwinders: optional programs of the same object, one
-	 * line each. */
-	static const struct {
-		__u32 slot;
-		const char *name;
-	} interp_progs[] = {
-		{ TREC_PROG_UNWIND_PYTHON, "trec_unwind_python" },
-		{ TREC_PROG_UNWIND_RUBY, "trec_unwind_ruby" },
-	};
-	for (size_t i = 0; !e && i < sizeof(interp_progs) / sizeof(interp_progs[0]); i++) {
-		struct bpf_program *p = bpf_object__find_program_by_name(s->obj, interp_progs[i].name);
-
-		key = interp_progs[i].slot;
-		if (p)
-			e = bpf_map_update_elem(fd, &key, &(int){bpf_program__fd(p)}, 0);
-	}
+	e = fill_prog_array(s->obj, bpf_map__fd(s->maps.unwinder_progs), "");
+	if (!e && o->off_cpu)
+		e = fill_prog_array(s->obj, bpf_map__fd(s->maps.offcpu_progs), "_offcpu");
 	if (e) {
-		e = -errno;
 		snprintf(err, errlen, "cannot fill the unwinder program array: %s", strerror(-e));
 		return e;
 	}
@@ -106,9 +138,12 @@ int trec_bpf_attach_tracking(struct trec_bpf_loader *l, char *err, size_t errlen
 		{ s->progs.trec_sched_exec, &s->links.trec_sched_exec, false },
 		{ s->progs.trec_sched_exit, &s->links.trec_sched_exit, false },
 		{ s->progs.trec_task_rename, &s->links.trec_task_rename, true },
+		{ s->progs.trec_offcpu_switch, &s->links.trec_offcpu_switch, false },
 	};
 
 	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++) {
+		if (!bpf_program__autoload(tps[i].prog))
+			continue; /* not asked for (--off-cpu) */
 		*tps[i].link = bpf_program__attach(tps[i].prog);
 		if (*tps[i].link)
 			continue;
@@ -230,9 +265,21 @@ void trec_bpf_get_fds(const struct trec_bpf_loader *l, struct trec_bpf_fds *fds)
 		FD(pid_page_to_mapping_info), FD(reported_pids), FD(pid_events),
 		FD(inhibit_events), FD(stack_delta_pages), FD(stack_deltas),
 		FD(unwind_info_array), FD(followed_pids), FD(exec_files), FD(py_procs),
-		FD(interpreter_offsets), FD(ruby_procs),
+		FD(interpreter_offsets), FD(php_procs), FD(perl_procs), FD(ruby_procs),
 	};
 #undef FD
+}
+
+uint64_t trec_bpf_offcpu_pending(const struct trec_bpf_loader *l)
+{
+	int fd = bpf_map__fd(l->skel->maps.offcpu_pending);
+	uint32_t key, next;
+	uint64_t n = 0;
+
+	for (void *prev = NULL; !bpf_map_get_next_key(fd, prev, &next) &&
+				n < TREC_OFFCPU_MAX_PENDING; prev = &key, n++)
+		key = next;
+	return n;
 }
 
 int trec_bpf_sum_percpu(const struct trec_bpf_loader *l, int map_fd, uint64_t *out, size_t n)

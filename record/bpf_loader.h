@@ -27,13 +27,15 @@ struct trec_bpf_opts {
 	bool follow_all;          /* -a: sample every process */
 	uint64_t report_interval_ns;
 	bool verbose;             /* libbpf messages and verifier stats */
+	bool off_cpu;             /* --off-cpu: load the sched_switch programs */
+	uint64_t offcpu_min_ns;   /* shorter waits are not written */
 };
 
 /* Opens, configures and loads the object; fills the prog array. 0 or a
  * negative errno with a message in err. */
 int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 		  char *err, size_t errlen);
-/* Attaches the tracepoints. */
+/* Attaches the tracepoints (and sched_switch with off_cpu). */
 int trec_bpf_attach_tracking(struct trec_bpf_loader *l, char *err, size_t errlen);
 /* Whether the kernel accepts freq_hz (perf_event_max_sample_rate). */
 int trec_bpf_check_freq(unsigned freq_hz, char *err, size_t errlen);
@@ -53,11 +55,16 @@ struct trec_bpf_fds {
 	int pid_page_to_mapping_info, reported_pids, pid_events, inhibit_events;
 	int stack_delta_pages, stack_deltas, unwind_info_array;
 	int followed_pids, exec_files, py_procs, interpreter_offsets;
+	int php_procs;
+	int perl_procs;
 	int ruby_procs;
 };
 
 /* After trec_bpf_load. */
 void trec_bpf_get_fds(const struct trec_bpf_loader *l, struct trec_bpf_fds *fds);
+
+/* --off-cpu: threads whose wait has not ended (traces still parked). */
+uint64_t trec_bpf_offcpu_pending(const struct trec_bpf_loader *l);
 
 /* Sums a per-CPU u64 array map into out[0..n). 0 or a negative errno. */
 int trec_bpf_sum_percpu(const struct trec_bpf_loader *l, int map_fd, uint64_t *out, size_t n);

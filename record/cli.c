@@ -32,6 +32,9 @@ static const char usage[] =
 	"                       the sampled functions: what the recording needs;\n"
 	"                       the default) or full (all DWARF lines and inlines)\n"
 	"  --no-archive         same as --archive=none\n"
+	"  --off-cpu            also record off-CPU time: the stack of each wait\n"
+	"                       (sleep, lock, I/O, pipe) and how long it lasted\n"
+	"  --off-cpu-min USEC   shorter waits are counted, not stored (default 10)\n"
 	"  -q, --quiet          no summary line\n"
 	"  -v, --verbose        log process syncs and BPF program statistics\n"
 	"  -h, --help           this help\n"
@@ -120,6 +123,8 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 		{ "version", no_argument, NULL, 'V' },
 		{ "archive", required_argument, NULL, 'A' },
 		{ "no-archive", no_argument, NULL, 'N' },
+		{ "off-cpu", no_argument, NULL, 'O' },
+		{ "off-cpu-min", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long v;
@@ -130,6 +135,7 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 	o->freq_hz = TREC_DEFAULT_FREQ;
 	o->output = TREC_DEFAULT_OUTPUT;
 	o->archive_level = TREC_ARCHIVE_SAMPLED;
+	o->offcpu_min_us = TREC_DEFAULT_OFFCPU_MIN_US;
 	o->argc = argc;
 	o->argv = argv;
 	opterr = 0;
@@ -177,6 +183,15 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 			break;
 		case 'N':
 			o->archive_level = TREC_ARCHIVE_NONE;
+			break;
+		case 'O':
+			o->off_cpu = true;
+			break;
+		case 'M':
+			if (parse_uint(optarg, TREC_MAX_OFFCPU_MIN_US, &v))
+				return bad(err, "--off-cpu-min must be microseconds from 0 to 60000000, not '%s'",
+					   optarg);
+			o->offcpu_min_us = v;
 			break;
 		case 'v':
 			o->verbose = true;

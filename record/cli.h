@@ -15,6 +15,11 @@
  * timers. */
 #define TREC_DEFAULT_FREQ 99
 #define TREC_MAX_FREQ 50000
+/* --off-cpu: waits shorter than this are counted, not written. 10 us keeps
+ * the futex/pipe hand-offs of busy programs out, and every wait that
+ * adds up to visible time in. */
+#define TREC_DEFAULT_OFFCPU_MIN_US 10
+#define TREC_MAX_OFFCPU_MIN_US 60000000 /* one minute */
 
 struct trec_options {
 	unsigned freq_hz;
@@ -28,6 +33,8 @@ struct trec_options {
 	double duration_s;   /* 0: until the command ends or Ctrl-C */
 	char **cmd;          /* -- cmd args..., or NULL */
 	int archive_level;   /* enum trec_archive_level: --archive, --no-archive */
+	bool off_cpu;        /* --off-cpu: also where threads block, and how long */
+	uint64_t offcpu_min_us; /* --off-cpu-min */
 	int argc;            /* the whole command line, for META */
 	char **argv;
 };

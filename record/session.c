@@ -114,6 +114,8 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 	struct trec_bpf_opts bo = {
 		.follow_all = o->all,
 		.verbose = o->verbose,
+		.off_cpu = o->off_cpu,
+		.offcpu_min_ns = o->offcpu_min_us * 1000,
 	};
 	char msg[512];
 	int err;
@@ -475,6 +477,8 @@ int trec_record(const struct trec_options *opt, int *die_sig)
 	/* names of JIT code the samples hit, before the metrics count them */
 	if (!trec_stop_hurry())
 		trec_jit_finish(s.jit, trec_now_ns());
+	if (opt->off_cpu)
+		trecord_count(&s.cnt, TRECORD_METRIC_OFFCPU_UNFINISHED, trec_bpf_offcpu_pending(&s.bpf));
 	write_metrics(&s, bpf);
 	trec_stop_signals_wait(0);
 	if (trec_stop_hurry() && opt->archive_level != TREC_ARCHIVE_NONE && !opt->quiet)

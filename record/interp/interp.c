@@ -2,6 +2,8 @@
 /* The interpreter backends and the calls that fan out to them; interp.h. */
 #include <stddef.h>
 #include "record/interp/interp.h"
+#include "record/interp/php/php_session.h"
+#include "record/interp/perl/perl_session.h"
 #include "record/interp/python/python_session.h"
 #include "record/interp/ruby/ruby_session.h"
 
@@ -9,6 +11,8 @@
  * could claim: the first one's on_mapping wins. */
 static const struct trec_interp_ops *const backends[] = {
 	&trec_python_interp,
+	&trec_php_interp,
+	&trec_perl_interp,
 	&trec_ruby_interp,
 };
 

@@ -43,6 +43,20 @@
 	X(JIT_FILES_READ, "jit: perf maps and jitdump files read")             \
 	X(JIT_SYMBOLS_WRITTEN, "jit: JIT names written (JITSYMS entries)")      \
 	X(JIT_BAD_INPUT, "jit: malformed perf map lines and jitdump records") \
+	X(PHP_ENGINES, "php: mapped files detected as a Zend engine")          \
+	X(PHP_UNSUPPORTED, "php: Zend engines that cannot be unwound")         \
+	X(PHP_PIDS, "php: processes set up for php stacks")                   \
+	X(PHP_CODE_WRITTEN, "php: function descriptions written")              \
+	X(PHP_CODE_UNREADABLE, "php: functions that could not be read")        \
+	X(PHP_CODE_STALE, "php: functions replaced before they were read") \
+	X(OFFCPU_UNFINISHED, "off-CPU: threads still blocked at the end (no record: no end)") \
+	X(PERL_INTERPRETERS, "perl: mapped files detected as a Perl we can unwind") \
+	X(PERL_UNSUPPORTED, "perl: Perl files that cannot be unwound")        \
+	X(PERL_PIDS, "perl: processes set up for perl stacks")                \
+	X(PERL_PID_FAILURES, "perl: processes whose libc TSD layout is unknown") \
+	X(PERL_CODE_WRITTEN, "perl: frame descriptions written")             \
+	X(PERL_CODE_UNREADABLE, "perl: frame descriptions that could not be read") \
+	X(PERL_CODE_STALE, "perl: statements replaced before they were read") \
 	X(RB_INTERPRETERS, "ruby: mapped files detected as libruby")          \
 	X(RB_UNSUPPORTED, "ruby: libruby files that cannot be unwound")       \
 	X(RB_PIDS, "ruby: processes set up for ruby stacks")                  \

@@ -5,12 +5,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "report/interp/interp.h"
+#include "report/interp/php/php_frames.h"
+#include "report/interp/perl/perl_frames.h"
 #include "report/interp/python/python_frames.h"
 #include "report/interp/ruby/ruby_frames.h"
 
 /* One line per interpreter. */
 static const struct rp_interp_ops *const backends[] = {
 	&rp_python_interp,
+	&rp_php_interp,
+	&rp_perl_interp,
 	&rp_ruby_interp,
 };
 

@@ -180,7 +180,11 @@ static void print_recording(FILE *out, const struct rp_report *r, uint32_t rec)
 		fprintf(out, ", %" PRIu64 " Hz", rr->freq_hz);
 	if (rr->max_ns >= rr->min_ns && rr->samples_read)
 		fprintf(out, ", over %.3f s", (double)(rr->max_ns - rr->min_ns) / 1e9);
-	fprintf(out, "\n  kernel syms: %zu\n", rr->nksyms);
+	fprintf(out, " (cpu-clock)\n");
+	if (rr->offcpu_read || rp_model_meta(m, rec, "offcpu_min_ns"))
+		fprintf(out, "  off-CPU:     %" PRIu64 " waits read, %.6f s blocked (offcpu-time)\n",
+			rr->offcpu_read, (double)rr->offcpu_ns_read / 1e9);
+	fprintf(out, "  kernel syms: %zu\n", rr->nksyms);
 	uint64_t jt, je;
 	rp_jit_counts(m->jit, rec, &jt, &je);
 	if (jt)

@@ -50,6 +50,13 @@ build/fuzz-jit-corpus/.stamp: build/fuzz_make_jit_corpus
 
 TEST_EXTRA_TARGETS += build/fuzz_perfmap build/fuzz_jitdump build/fuzz-jit-corpus/.stamp
 
+# The Perl INTERP_CODE payload decoder (tests/fuzz/test_fuzz_perlcode.sh seeds it).
+build/fuzz_perlcode: tests/fuzz/fuzz_perlcode.c format/trec_perlcode.c format/trec_perlcode.h format/payload_fields.h
+	@mkdir -p build
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_perlcode.c format/trec_perlcode.c
+
+TEST_EXTRA_TARGETS += build/fuzz_perlcode
+
 # New inputs go to build/fuzz-work (kept between runs); crashes to build/.
 fuzz: deps build/fuzz_reader build/fuzz-corpus/.stamp
 	mkdir -p build/fuzz-work
@@ -125,6 +132,11 @@ fuzz-long: deps build/fuzz_reader build/fuzz-corpus/.stamp build/fuzz_archive \
 		build/fuzz-archive-corpus/.stamp
 	FUZZ_LONG_RUNS=$(FUZZ_LONG_RUNS) bash tests/fuzz/fuzz_long.sh
 
+# The PHP INTERP_CODE payload decoder (treport reads it from recordings).
+build/fuzz_phpcode: tests/fuzz/fuzz_phpcode.c format/trec_phpcode.c format/trec_phpcode.h
+	@mkdir -p build
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_phpcode.c format/trec_phpcode.c
+TEST_EXTRA_TARGETS += build/fuzz_phpcode
 # The Ruby INTERP_CODE payload and MRI's position index (issue 14).
 build/fuzz_rbcode: tests/fuzz/fuzz_rbcode.c format/trec_rbcode.c record/interp/ruby/ruby_iseq.c \
 		format/trec_rbcode.h record/interp/ruby/ruby_iseq.h

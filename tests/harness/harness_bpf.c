@@ -16,6 +16,7 @@
 #include <stdint.h>
 static uint64_t sampled_fs_base;
 #define TREC_PY_FSBASE() (sampled_fs_base)
+#define TREC_PERL_FSBASE() (sampled_fs_base)
 #include "trec.bpf.c"
 
 #include <endian.h>
@@ -62,6 +63,18 @@ static void *bpf_map_lookup_elem(void *map, const void *key)
 				return &env->py_procs[i].info;
 		return NULL;
 	}
+	if (map == &php_procs) {
+		for (size_t i = 0; i < env->num_php_procs; i++)
+			if (env->php_procs[i].pid == idx)
+				return &env->php_procs[i].info;
+		return NULL;
+	}
+	if (map == &py_scratch) {
+		static struct trec_py_scratch py_scratch_value;
+		return idx == 0 ? &py_scratch_value : NULL;
+	}
+	if (map == &perl_procs)
+		return env->have_perl && env->perl_pid == idx ? &env->perl_info : NULL;
 	if (map == &ruby_procs) {
 		for (size_t i = 0; i < env->num_rb_procs; i++)
 			if (env->rb_procs[i].pid == idx)
@@ -171,6 +184,10 @@ int harness_unwind(struct harness_env *e, const struct harness_regs *r, uint32_t
 	st->r9 = r->r9;
 	st->r11 = r->r11;
 	st->r15 = r->r15;
+#if defined(__TARGET_ARCH_arm64)
+	st->lr = r->lr; /* the leaf's return address, until it saves it */
+	st->lr_valid = 1;
+#endif
 	sampled_fs_base = r->fs_base;
 
 	int slot = setjmp(tail_call_jmp);
@@ -182,6 +199,10 @@ int harness_unwind(struct harness_env *e, const struct harness_regs *r, uint32_t
 		trec_unwind_stop(NULL);
 	else if (slot - 1 == TREC_PROG_UNWIND_PYTHON)
 		trec_unwind_python(NULL);
+	else if (slot - 1 == TREC_PROG_UNWIND_PHP)
+		trec_unwind_php(NULL);
+	else if (slot - 1 == TREC_PROG_UNWIND_PERL)
+		trec_unwind_perl(NULL);
 	else if (slot - 1 == TREC_PROG_UNWIND_RUBY)
 		trec_unwind_ruby(NULL);
 	return e->traces_sent == 1 ? 0 : -1;

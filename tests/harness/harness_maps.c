@@ -85,11 +85,18 @@ static int ops_exec_mapping(void *ctx, uint32_t pid, uint64_t file_id, const cha
 			    uint64_t bias)
 {
 	struct case_maps *cm = ctx;
-	int r = cm->py ? harness_py_on_mapping(cm->py, pid, file_id, open_path, bias) : 0;
+	int err = cm->php ? harness_php_mapping(cm->php, pid, file_id, open_path, bias) : 0;
 
-	if (!r && cm->rb)
-		r = harness_rb_on_mapping(cm->rb, pid, file_id, open_path, bias);
-	return r < 0 ? r : 0;
+	if (!err && cm->py)
+		err = harness_py_on_mapping(cm->py, pid, file_id, open_path, bias);
+	if (!err && cm->perl)
+		err = harness_perl_on_mapping(cm->perl, pid, file_id, open_path, bias);
+	if (!err && cm->rb) {
+		int r = harness_rb_on_mapping(cm->rb, pid, file_id, open_path, bias);
+
+		err = r < 0 ? r : 0;
+	}
+	return err;
 }
 
 static uint64_t ops_now_ns(void *ctx)
@@ -153,6 +160,10 @@ static int add_case_mapping(struct case_maps *cm, const struct harness_case *c,
 	note_file(cm, f.file_id, m->path);
 	if (cm->py && (err = harness_py_case_mapping(cm->py, c, f.file_id, m->path, bias)))
 		fprintf(stderr, "%s: python: %s\n", m->path, strerror(-err));
+	if (cm->php && (err = harness_php_mapping(cm->php, c->pid, f.file_id, m->path, bias)))
+		fprintf(stderr, "%s: php: %s\n", m->path, strerror(-err));
+	if (cm->perl && (err = harness_perl_case_mapping(cm->perl, c, f.file_id, m->path, bias)))
+		fprintf(stderr, "%s: perl: %s\n", m->path, strerror(-err));
 	if (cm->rb && (err = harness_rb_case_mapping(cm->rb, c->pid, f.file_id, m->path, bias)))
 		fprintf(stderr, "%s: ruby: %s\n", m->path, strerror(-err));
 	if (!trec_delta_store_has(cm->store, f.file_id)) {
@@ -196,6 +207,8 @@ void case_maps_free(struct case_maps *cm)
 	free(cm->files);
 	free(cm->env.lpm);
 	harness_py_free(cm->py);
+	harness_php_free(cm->php);
+	harness_perl_free(cm->perl);
 	harness_rb_free(cm->rb);
 	trec_delta_store_free(cm->store);
 	fake_sink_free(cm->env.sink);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "report/interp/python/python_frames.h"
 #include "report/interp/python/python_lines.h"
+#include "report/interp/python/python_lines_old.h"
 #include "report/util.h"
 #include "format/containers/u64map.h"
 #include "trec_pycode.h"
@@ -102,11 +103,18 @@ int trec_pyframes_lookup(const struct trec_pyframes *s, uint32_t pid,
 		return -ENOENT;
 	out->function = e->code.qualname_len ? e->code.qualname : e->code.name;
 	out->file = e->code.filename;
-	/* Location tables are the 3.11+ format; older ones are not decoded. */
-	out->line = e->code.py_major == 3 && e->code.py_minor >= 11
-			    ? trec_py_line_of(e->code.linetable, e->code.linetable_len,
-					      e->code.firstlineno, lasti)
-			    : -1;
+	/* The line table format follows the version (FORMAT.md §11). */
+	if (e->code.py_major != 3 || e->code.py_minor < 8)
+		out->line = -1;
+	else if (e->code.py_minor >= 11)
+		out->line = trec_py_line_of(e->code.linetable, e->code.linetable_len,
+					    e->code.firstlineno, lasti);
+	else if (e->code.py_minor == 10)
+		out->line = trec_py_line_of_310(e->code.linetable, e->code.linetable_len,
+						e->code.firstlineno, lasti);
+	else
+		out->line = trec_py_line_of_lnotab(e->code.linetable, e->code.linetable_len,
+						   e->code.firstlineno, lasti);
 	return 0;
 }
 
