@@ -84,7 +84,9 @@ int BPF_PROG(trec_offcpu_switch, bool preempt, struct task_struct *prev,
 	/* First: a tail call from the switch-out part does not return. */
 	offcpu_switch_in(next);
 	if (preempt || prev_state == 0 || !prev->mm || (prev->flags & TREC_PF_EXITING) ||
-	    !is_followed(prev->tgid))
+	    !is_followed(prev->tgid) ||
+	    /* -t, -u, -G: prev is still the current task here */
+	    !passes_filters(((__u64)prev->tgid << 32) | (__u32)prev->pid))
 		return 0;
 	return offcpu_switch_out(ctx, prev);
 }

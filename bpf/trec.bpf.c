@@ -35,6 +35,12 @@
 
 /* Set by trecord: follow every process (-a) or only followed_pids. */
 TREC_RODATA(bool, follow_all, true);
+/* perf record's -t, -u, -G: only samples of these threads, this user,
+ * this cgroup (v2 id); 0 / none: no filter. */
+TREC_RODATA(__u32, filter_num_tids, 0);
+TREC_RODATA(__u32, filter_tids[TREC_MAX_FILTER_TIDS], { 0 });
+TREC_RODATA(__u32, filter_uid, TREC_NO_UID);
+TREC_RODATA(__u64, filter_cgroup, 0);
 
 #ifndef TREC_TESTING_OFFLINE
 struct vma_text {
@@ -280,6 +286,20 @@ static __always_inline int is_followed(__u32 tgid)
 	return follow_all || bpf_map_lookup_elem(&followed_pids, &tgid);
 }
 
+static __always_inline int passes_filters(__u64 pid_tgid)
+{
+	if (filter_uid != TREC_NO_UID && (__u32)bpf_get_current_uid_gid() != filter_uid)
+		return 0;
+	if (filter_cgroup && bpf_get_current_cgroup_id() != filter_cgroup)
+		return 0;
+	if (!filter_num_tids)
+		return 1;
+	for (int i = 0; i < TREC_MAX_FILTER_TIDS; i++)
+		if (i < filter_num_tids && filter_tids[i] == (__u32)pid_tgid)
+			return 1;
+	return 0;
+}
+
 /*
  * The fallback when the stack map cannot take a stack (its hash bucket
  * holds another one: -EEXIST as the map fills): the kernel stack goes into
@@ -317,7 +337,7 @@ int trec_sample(struct bpf_perf_event_data *ctx)
 	struct trec_trace *t;
 	int mode;
 
-	if (!is_followed(pid_tgid >> 32))
+	if (!is_followed(pid_tgid >> 32) || !passes_filters(pid_tgid))
 		return 0;
 	rec = get_per_cpu_record();
 	if (!rec)

@@ -58,6 +58,9 @@ struct trec_frame {
 #define TREC_MAX_NON_ERROR_FRAMES (TREC_MAX_FRAMES - 1)
 /* Depth of kernel stacks kept in the stack-id map (value = 8 * depth). */
 #define TREC_KERNEL_STACK_DEPTH 64
+/* perf record's -t: at most this many threads; -u: no user filter. */
+#define TREC_MAX_FILTER_TIDS 16
+#define TREC_NO_UID 0xffffffffu
 #define TREC_COMM_LEN 16
 /* Off-CPU threads blocked at once whose stacks are kept (-a on a busy host
  * can exceed it: the excess is counted in OFFCPU_PENDING_FULL). */

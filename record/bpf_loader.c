@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "record/bpf_loader.h"
+#include "trec_types.h"
 #include "trec.skel.h"
 #include "trec_types.h"
 
@@ -102,6 +103,12 @@ int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 	}
 	l->skel = s;
 	s->rodata->follow_all = o->follow_all;
+	s->rodata->filter_uid = o->uid;
+	s->rodata->filter_cgroup = o->cgroup_id;
+	for (uint32_t i = 0; i < o->num_tids && i < TREC_MAX_FILTER_TIDS; i++)
+		s->rodata->filter_tids[i] = o->tids[i];
+	s->rodata->filter_num_tids = o->num_tids < TREC_MAX_FILTER_TIDS ? o->num_tids
+									: TREC_MAX_FILTER_TIDS;
 	if (o->report_interval_ns)
 		s->rodata->report_interval_ns = o->report_interval_ns;
 	s->rodata->offcpu_min_ns = o->offcpu_min_ns;
@@ -194,6 +201,11 @@ int trec_bpf_attach_sampling(struct trec_bpf_loader *l, unsigned freq_hz,
 		.sample_freq = freq_hz,
 		.freq = 1,
 	};
+
+	if (l->period_ns) {
+		attr.freq = 0;
+		attr.sample_period = l->period_ns;
+	}
 	int e = trec_bpf_check_freq(freq_hz, err, errlen);
 
 	if (e)
@@ -204,8 +216,12 @@ int trec_bpf_attach_sampling(struct trec_bpf_loader *l, unsigned freq_hz,
 		return -ENOMEM;
 	}
 	for (int cpu = 0; cpu < l->num_cpus; cpu++) {
-		int fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		int fd;
 		struct bpf_link *link;
+
+		if (l->cpus && (cpu >= l->cpus_len || !l->cpus[cpu]))
+			continue;
+		fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
 		if (fd < 0) {
 			if (errno == ENODEV)

@@ -21,6 +21,9 @@ struct trec_bpf_loader {
 	struct bpf_link **perf_links;
 	int num_perf_links;
 	int num_cpus;        /* possible CPUs (per-CPU map values) */
+	const uint8_t *cpus; /* -C: sample on cpus[cpu] != 0 only; NULL: all */
+	int cpus_len;        /* entries in cpus */
+	uint64_t period_ns;  /* -c: sample every period_ns of CPU time; 0: freq_hz */
 };
 
 struct trec_bpf_opts {
@@ -29,6 +32,11 @@ struct trec_bpf_opts {
 	bool verbose;             /* libbpf messages and verifier stats */
 	bool off_cpu;             /* --off-cpu: load the sched_switch programs */
 	uint64_t offcpu_min_ns;   /* shorter waits are not written */
+	/* -t, -u, -G (bpf/trec.bpf.c passes_filters); 0 / TREC_NO_UID: none */
+	const uint32_t *tids;
+	uint32_t num_tids;
+	uint32_t uid;
+	uint64_t cgroup_id;
 };
 
 /* Opens, configures and loads the object; fills the prog array. 0 or a

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "record/archive/archive.h"
 #include "record/cli.h"
+#include "record/cli_perf.h"
 #include "record/io/output.h"
 
 static const char usage[] =
@@ -46,10 +47,7 @@ static const char usage[] =
 
 static int bad(FILE *err, const char *fmt, const char *arg)
 {
-	fputs("trecord: ", err);
-	fprintf(err, fmt, arg);
-	fputs(" (see trecord --help)\n", err);
-	return TREC_CLI_ERROR;
+	return trec_cli_bad(err, fmt, arg);
 }
 
 /* The option getopt complained about, as the user wrote it: a long option
@@ -127,9 +125,18 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 		{ "off-cpu-min", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
+	/* trecord's own, then cli_perf.c's */
+	struct option all[sizeof(longopts) / sizeof(longopts[0]) + 32];
+	size_t n = 0;
 	unsigned long v;
 	char *end, optbuf[3], msg[512];
 	int c;
+
+	for (size_t i = 0; longopts[i].name; i++)
+		all[n++] = longopts[i];
+	for (size_t i = 0; trec_cli_perf_longopts[i].name && n + 1 < sizeof(all) / sizeof(all[0]); i++)
+		all[n++] = trec_cli_perf_longopts[i];
+	all[n] = (struct option){ NULL, 0, NULL, 0 };
 
 	memset(o, 0, sizeof(*o));
 	o->freq_hz = TREC_DEFAULT_FREQ;
@@ -138,10 +145,11 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 	o->offcpu_min_us = TREC_DEFAULT_OFFCPU_MIN_US;
 	o->argc = argc;
 	o->argv = argv;
+	trec_cli_perf_init(o);
 	opterr = 0;
 	optind = 1;
 	/* "+": stop at the first non-option, which starts the command. */
-	while ((c = getopt_long(argc, argv, "+:F:p:ao:fd:qvhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:F:p:ao:fd:qvhV" TREC_CLI_PERF_SHORTOPTS, all, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			if (parse_uint(optarg, ULONG_MAX, &v) || v < 1 || v > TREC_MAX_FREQ)
@@ -198,6 +206,7 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 			break;
 		case 'h':
 			fputs(usage, out);
+			fputs(trec_cli_perf_usage, out);
 			return TREC_CLI_EXIT_OK;
 		case 'V':
 			fprintf(out, "trecord %s\n", TREC_VERSION);
@@ -205,11 +214,20 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 		case ':':
 			return bad(err, "option '%s' needs an argument", bad_opt(argv, optopt, optbuf));
 		default:
-			return bad(err, "unknown option '%s'", bad_opt(argv, optopt, optbuf));
+			switch (trec_cli_perf_option(c, optarg, o, err)) {
+			case 1:
+				break;
+			case 0:
+				return bad(err, "unknown option '%s'", bad_opt(argv, optopt, optbuf));
+			default:
+				return TREC_CLI_ERROR;
+			}
 		}
 	}
 	if (optind < argc)
 		o->cmd = argv + optind;
+	if (trec_cli_perf_finish(o, err))
+		return TREC_CLI_ERROR;
 
 	if (o->num_pids && o->cmd)
 		return bad(err, "give either -p or a command, not both%s", "");
@@ -237,5 +255,6 @@ void trec_options_free(struct trec_options *o)
 {
 	free(o->pids);
 	o->pids = NULL;
+	trec_cli_perf_free(o);
 	o->num_pids = 0;
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "record/flight/flight.h"
 
 #define TREC_VERSION "0.1.0"
 #define TREC_DEFAULT_OUTPUT "trec.tr"
@@ -37,6 +38,15 @@ struct trec_options {
 	uint64_t offcpu_min_us; /* --off-cpu-min */
 	int argc;            /* the whole command line, for META */
 	char **argv;
+	struct trec_flight_opts flight; /* --overwrite, --switch-output (cli_perf.c) */
+	/* perf record's spellings (cli_perf.c) */
+	uint32_t *tids;      /* -t */
+	size_t num_tids;
+	uint8_t *cpus;       /* -C: cpus[i] != 0: sample on CPU i; NULL: every CPU */
+	int cpus_len;        /* entries in cpus */
+	uint32_t uid;        /* -u, or TREC_NO_UID */
+	uint64_t cgroup_id;  /* -G: cgroup v2 id */
+	uint64_t period_ns;  /* -c: a sample every period_ns of CPU time; 0: -F */
 };
 
 enum { TREC_CLI_RUN = 0, TREC_CLI_EXIT_OK = 1, TREC_CLI_ERROR = -1 };

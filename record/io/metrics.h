@@ -57,6 +57,9 @@
 	X(PERL_CODE_WRITTEN, "perl: frame descriptions written")             \
 	X(PERL_CODE_UNREADABLE, "perl: frame descriptions that could not be read") \
 	X(PERL_CODE_STALE, "perl: statements replaced before they were read") \
+	X(FLIGHT_SAMPLES_EVICTED, "flight recorder: samples older than the window, dropped") \
+	X(FLIGHT_SAMPLES_CUT, "flight recorder: samples dropped early: window memory cap") \
+	X(FLIGHT_FILES, "flight recorder: switched files written") \
 	X(RB_INTERPRETERS, "ruby: mapped files detected as libruby")          \
 	X(RB_UNSUPPORTED, "ruby: libruby files that cannot be unwound")       \
 	X(RB_PIDS, "ruby: processes set up for ruby stacks")                  \
@@ -87,6 +90,7 @@ static inline void trecord_set(struct trecord_counters *c, enum trecord_metric m
 }
 
 struct trec_output;
+struct trec_writer;
 struct trec_bpf_loader;
 
 /* Sums the BPF counters into bpf[TREC_METRIC_COUNT]. */
@@ -94,5 +98,9 @@ int trec_metrics_read_bpf(const struct trec_bpf_loader *l, int metrics_fd, uint6
 /* Writes one METRICS record with both sets. */
 int trec_metrics_write(struct trec_output *o, const uint64_t *bpf,
 		       const struct trecord_counters *c, uint64_t time_ns);
+
+/* The same, to a writer the caller holds (a switched file). */
+int trec_metrics_write_to(struct trec_writer *w, const uint64_t *bpf,
+			  const struct trecord_counters *c, uint64_t time_ns);
 
 #endif /* TREC_METRICS_H */

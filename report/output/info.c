@@ -111,6 +111,9 @@ static void print_end(FILE *out, const struct trec_summary *s, const char *mode)
 	case TREC_STOP_ERROR:
 		fprintf(out, "; stopped by a write error");
 		break;
+	case TREC_STOP_SWITCH:
+		fprintf(out, "; a switched file (the recording went on)");
+		break;
 	}
 	int st = s->exit_status;
 	if (st == -1 && mode && strncmp(mode, "command", 7))

@@ -28,3 +28,7 @@ python3 tests/bench/bench.py \
 # Off-CPU (issue 13): trecord --off-cpu against offcputime on a pipe ping-pong.
 python3 tests/bench/bench_offcpu.py --trecord "${TRECORD:-$ROOT/build/trecord}" \
 	--treport "${TREPORT:-$ROOT/build/treport}" --runs "${BENCH_RUNS:-5}" --out "$out/offcpu.json"
+# The flight recorder against perf --overwrite (README "Catching the moment").
+python3 tests/bench/bench_flight.py \
+	--trecord "${TRECORD:-$ROOT/build/trecord}" --treport "${TREPORT:-$ROOT/build/treport}" \
+	--workloads "$ROOT/build/workloads" --out-dir "$out" --runs "${BENCH_FLIGHT_RUNS:-3}"
