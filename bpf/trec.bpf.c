@@ -188,6 +188,8 @@ TREC_UNWINDER(trec_unwind_stop)
 #include "php_prog.h"
 /* Perl 5 (issue 14): trec_unwind_perl, slot TREC_PROG_UNWIND_PERL. */
 #include "perl_prog.h"
+/* Ruby (MRI) 3.1 (issue 14): trec_unwind_ruby, slot TREC_PROG_UNWIND_RUBY. */
+#include "ruby_prog.h"
 
 /*
  * Starts the user part of a trace whose header is filled and whose cursor

@@ -22,6 +22,10 @@
 	X(PYTHON_BAD_FRAME, 2001, "python: frame not readable")                 \
 	X(PYTHON_BAD_CODE, 2002, "python: code object not readable")            \
 	X(PYTHON_NO_PROC_INFO, 2003, "python: no offsets for this process")     \
+	X(RUBY_BAD_EC, 6000, "ruby: execution context not readable")            \
+	X(RUBY_BAD_FRAME, 6001, "ruby: control frame not readable")             \
+	X(RUBY_BAD_ISEQ, 6002, "ruby: instruction sequence not readable")       \
+	X(RUBY_NO_PROC_INFO, 6003, "ruby: no offsets for this process")         \
 	X(NATIVE_LOOKUP_TEXT_SECTION, 4000, "pc not in any known mapping")      \
 	X(NATIVE_NO_PAGE_INFO, 4001, "no stack-delta page for this pc")         \
 	X(NATIVE_EXCEEDED_DELTA_LOOKUP_ITERATIONS, 4002,                       \
@@ -120,7 +124,9 @@ enum trec_error {
 	X(OFFCPU_NO_SWITCH_IN, "off-CPU: waits lost, the thread blocked again with no switch-in seen") \
 	X(PERL_FRAMES, "perl frames unwound")                                  \
 	X(PERL_ERRORS, "perl unwinder errors")                                 \
-	X(PERL_CX_SKIPPED, "perl context entries skipped (half-written top entry)")
+	X(PERL_CX_SKIPPED, "perl context entries skipped (half-written top entry)") \
+	X(RUBY_FRAMES, "ruby frames unwound")                                  \
+	X(RUBY_ERRORS, "ruby unwinder errors")
 
 enum trec_metric {
 #define TREC_X(name, desc) TREC_METRIC_##name,

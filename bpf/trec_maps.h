@@ -21,6 +21,7 @@ struct trec_per_cpu_record {
 	__u64 python_frame;   /* python: next frame to walk (pythonUnwindState) */
 	__u64 php_frame;      /* php: next zend_execute_data to walk (phpUnwindState) */
 	struct trec_perl_cursor perl; /* perl: where the walk goes on (perlUnwindState) */
+	__u64 ruby_cfp, ruby_end; /* ruby: next control frame, end of the VM stack */
 	__u32 mappings_pid;   /* whose trie entries resolve pcs: the pid, or
 			       * the parent of a fork not synced yet */
 	__u32 vma_unwinder;   /* the selector for pcs in [vma_start, vma_end) */

@@ -42,6 +42,7 @@ static const struct {
 	{ TREC_PROG_UNWIND_PYTHON, "trec_unwind_python", true },
 	{ TREC_PROG_UNWIND_PHP, "trec_unwind_php", true },
 	{ TREC_PROG_UNWIND_PERL, "trec_unwind_perl", true },
+	{ TREC_PROG_UNWIND_RUBY, "trec_unwind_ruby", true },
 };
 
 /* Each unwinder exists as NAME (perf_event, unwinder_progs) and
@@ -280,7 +281,7 @@ void trec_bpf_get_fds(const struct trec_bpf_loader *l, struct trec_bpf_fds *fds)
 		FD(pid_page_to_mapping_info), FD(reported_pids), FD(pid_events),
 		FD(inhibit_events), FD(stack_delta_pages), FD(stack_deltas),
 		FD(unwind_info_array), FD(followed_pids), FD(exec_files), FD(py_procs),
-		FD(interpreter_offsets), FD(php_procs), FD(perl_procs),
+		FD(interpreter_offsets), FD(php_procs), FD(perl_procs), FD(ruby_procs),
 	};
 #undef FD
 }

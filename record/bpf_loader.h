@@ -65,6 +65,7 @@ struct trec_bpf_fds {
 	int followed_pids, exec_files, py_procs, interpreter_offsets;
 	int php_procs;
 	int perl_procs;
+	int ruby_procs;
 };
 
 /* After trec_bpf_load. */

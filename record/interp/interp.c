@@ -5,6 +5,7 @@
 #include "record/interp/php/php_session.h"
 #include "record/interp/perl/perl_session.h"
 #include "record/interp/python/python_session.h"
+#include "record/interp/ruby/ruby_session.h"
 
 /* One line per interpreter. Order matters only for a file two backends
  * could claim: the first one's on_mapping wins. */
@@ -12,6 +13,7 @@ static const struct trec_interp_ops *const backends[] = {
 	&trec_python_interp,
 	&trec_php_interp,
 	&trec_perl_interp,
+	&trec_ruby_interp,
 };
 
 _Static_assert(sizeof(backends) / sizeof(backends[0]) <= TREC_INTERP_MAX, "TREC_INTERP_MAX");

@@ -59,7 +59,13 @@
 	X(PERL_CODE_STALE, "perl: statements replaced before they were read") \
 	X(FLIGHT_SAMPLES_EVICTED, "flight recorder: samples older than the window, dropped") \
 	X(FLIGHT_SAMPLES_CUT, "flight recorder: samples dropped early: window memory cap") \
-	X(FLIGHT_FILES, "flight recorder: switched files written")
+	X(FLIGHT_FILES, "flight recorder: switched files written") \
+	X(RB_INTERPRETERS, "ruby: mapped files detected as libruby")          \
+	X(RB_UNSUPPORTED, "ruby: libruby files that cannot be unwound")       \
+	X(RB_PIDS, "ruby: processes set up for ruby stacks")                  \
+	X(RB_CODE_WRITTEN, "ruby: iseq descriptions written")                 \
+	X(RB_CODE_UNREADABLE, "ruby: iseqs that could not be read")           \
+	X(RB_CODE_STALE, "ruby: iseqs replaced before they were read")
 
 #define TRECORD_METRIC_BASE 1000
 enum trecord_metric {

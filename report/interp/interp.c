@@ -8,12 +8,14 @@
 #include "report/interp/php/php_frames.h"
 #include "report/interp/perl/perl_frames.h"
 #include "report/interp/python/python_frames.h"
+#include "report/interp/ruby/ruby_frames.h"
 
 /* One line per interpreter. */
 static const struct rp_interp_ops *const backends[] = {
 	&rp_python_interp,
 	&rp_php_interp,
 	&rp_perl_interp,
+	&rp_ruby_interp,
 };
 
 _Static_assert(sizeof(backends) / sizeof(backends[0]) <= RP_INTERP_MAX, "RP_INTERP_MAX");

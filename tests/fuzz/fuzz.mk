@@ -137,3 +137,9 @@ build/fuzz_phpcode: tests/fuzz/fuzz_phpcode.c format/trec_phpcode.c format/trec_
 	@mkdir -p build
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_phpcode.c format/trec_phpcode.c
 TEST_EXTRA_TARGETS += build/fuzz_phpcode
+# The Ruby INTERP_CODE payload and MRI's position index (issue 14).
+build/fuzz_rbcode: tests/fuzz/fuzz_rbcode.c format/trec_rbcode.c record/interp/ruby/ruby_iseq.c \
+		format/trec_rbcode.h record/interp/ruby/ruby_iseq.h
+	@mkdir -p build
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< format/trec_rbcode.c record/interp/ruby/ruby_iseq.c
+TEST_EXTRA_TARGETS += build/fuzz_rbcode

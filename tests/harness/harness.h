@@ -14,6 +14,7 @@
 #include "python_types.h"
 #include "php_types.h"
 #include "perl_types.h"
+#include "ruby_types.h"
 
 struct fake_sink;
 
@@ -48,6 +49,11 @@ struct harness_php_proc {
 	struct trec_php_proc_info info;
 };
 
+struct harness_rb_proc {
+	uint32_t pid;
+	struct trec_rb_proc_info info;
+};
+
 struct harness_env {
 	/* Inputs: the maps (filled by the delta store and harness_lpm_*). */
 	struct fake_sink *sink;
@@ -62,6 +68,8 @@ struct harness_env {
 	struct trec_perl_proc_info perl_info;
 	uint32_t perl_pid;
 	bool have_perl;
+	struct harness_rb_proc rb_procs[HARNESS_MAX_PY];
+	size_t num_rb_procs;
 	const struct harness_mem *mem;
 	size_t num_mem;
 	/* Outputs. */

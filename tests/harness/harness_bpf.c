@@ -75,6 +75,12 @@ static void *bpf_map_lookup_elem(void *map, const void *key)
 	}
 	if (map == &perl_procs)
 		return env->have_perl && env->perl_pid == idx ? &env->perl_info : NULL;
+	if (map == &ruby_procs) {
+		for (size_t i = 0; i < env->num_rb_procs; i++)
+			if (env->rb_procs[i].pid == idx)
+				return &env->rb_procs[i].info;
+		return NULL;
+	}
 	/* reported_pids, ...: empty here. */
 	return NULL;
 }
@@ -197,6 +203,8 @@ int harness_unwind(struct harness_env *e, const struct harness_regs *r, uint32_t
 		trec_unwind_php(NULL);
 	else if (slot - 1 == TREC_PROG_UNWIND_PERL)
 		trec_unwind_perl(NULL);
+	else if (slot - 1 == TREC_PROG_UNWIND_RUBY)
+		trec_unwind_ruby(NULL);
 	return e->traces_sent == 1 ? 0 : -1;
 }
 

@@ -101,6 +101,7 @@ static const char *frame_kind(uint8_t kind)
 	switch (kind) {
 	case TREC_FRAME_NATIVE: return "native";
 	case TREC_FRAME_PYTHON: return "python";
+	case TREC_FRAME_RUBY: return "ruby";
 	case TREC_FRAME_KERNEL: return "kernel";
 	}
 	return "other";
@@ -108,7 +109,17 @@ static const char *frame_kind(uint8_t kind)
 
 static bool is_eval_frame(const struct harness_frame *g)
 {
-	return strcmp(g->name, "_PyEval_EvalFrameDefault") == 0;
+	return strcmp(g->name, "_PyEval_EvalFrameDefault") == 0 ||
+	       strcmp(g->name, "rb_vm_exec") == 0; /* Ruby's */
+}
+
+/* An interpreter frame's function, file and line, by its kind. */
+static int interp_lookup(const struct case_maps *cm, uint32_t pid, const struct trec_frame *f,
+			 struct trec_pyframe_sym *sym)
+{
+	if (f->kind == TREC_FRAME_RUBY)
+		return cm->rb ? harness_rb_lookup(cm->rb, pid, f, sym) : -ENOENT;
+	return harness_py_lookup(cm->py, pid, f, sym);
 }
 
 /*
@@ -125,8 +136,8 @@ static bool python_verdict(const struct case_maps *cm, const struct harness_case
 
 	for (size_t i = 0; i < ng; i++)
 		evals += is_eval_frame(&c->frames[i]);
-	if (!harness_py_found(cm->py))
-		return *why = "no CPython found in the maps", false;
+	if (!harness_py_found(cm->py) && !(cm->rb && harness_rb_found(cm->rb)))
+		return *why = "no CPython or Ruby found in the maps", false;
 	if (npy != c->num_pyframes)
 		return *why = "not as many Python frames as the script's own stack", false;
 	for (size_t i = 0; i < npy; i++) {
@@ -134,7 +145,7 @@ static bool python_verdict(const struct case_maps *cm, const struct harness_case
 		struct trec_pyframe_sym sym;
 		bool last_of_run = i + 1 == npy || py[i + 1].next_native != py[i].next_native;
 
-		if (harness_py_lookup(cm->py, c->pid, py[i].f, &sym))
+		if (interp_lookup(cm, c->pid, py[i].f, &sym))
 			return *why = "a Python frame has no code object description", false;
 		if (strcmp(sym.function, want->qualname) || strcmp(sym.file, want->file) ||
 		    sym.line != want->line)
@@ -163,11 +174,11 @@ static void print_trace(const struct case_maps *cm, const struct harness_case *c
 	for (size_t i = 0; i <= nh; i++) {
 		for (; k < npy && py[k].next_native == i; k++, pos++) {
 			struct trec_pyframe_sym sym;
-			if (harness_py_lookup(cm->py, c->pid, py[k].f, &sym) == 0)
-				printf("  %3zu python %s (%s:%d)\n", pos, sym.function, sym.file,
-				       sym.line);
+			if (interp_lookup(cm, c->pid, py[k].f, &sym) == 0)
+				printf("  %3zu %s %s (%s:%d)\n", pos, frame_kind(py[k].f->kind),
+				       sym.function, sym.file, sym.line);
 			else
-				printf("  %3zu python [code %#llx]\n", pos,
+				printf("  %3zu %s [code %#llx]\n", pos, frame_kind(py[k].f->kind),
 				       (unsigned long long)py[k].f->file_id);
 		}
 		if (i < nh)
@@ -214,7 +225,8 @@ static int run_case(struct harness *h, const char *path)
 	php = calloc(TREC_MAX_FRAMES, sizeof(*php));
 	/* Interpreter frames need the heap: only a core dump has it. */
 	if (c.core && (!(cm.py = harness_py_new(&cm.env)) || !(cm.php = harness_php_new(&cm.env)) ||
-		       !(cm.perl = harness_perl_new(&cm.env))))
+		       !(cm.perl = harness_perl_new(&cm.env)) ||
+		       !(cm.rb = harness_rb_new(&cm.env))))
 		err = -ENOMEM;
 	if (!cm.env.sink || !hf || !py || !php)
 		err = -ENOMEM;
@@ -251,7 +263,7 @@ static int run_case(struct harness *h, const char *path)
 		}
 		if (fr->kind == TREC_FRAME_PERL)
 			continue; /* harness_perl_check's */
-		if (fr->kind == TREC_FRAME_PYTHON) {
+		if (fr->kind == TREC_FRAME_PYTHON || fr->kind == TREC_FRAME_RUBY) {
 			py[npy].f = fr;
 			py[npy++].next_native = nh;
 			continue;
@@ -353,7 +365,10 @@ static int run_case(struct harness *h, const char *path)
 	if (cm.py && !(cm.php && harness_php_found(cm.php)) && !harness_perl_found(cm.perl)) {
 		const char *pywhy = NULL;
 		size_t runs = 0;
-		int undescribed = harness_py_describe(cm.py, c.pid, t, live);
+		int undescribed = harness_py_describe(cm.py, c.pid, t, live) +
+				  harness_rb_describe(cm.rb, c.pid, t, live);
+		/* Ruby cases say so; messages otherwise as for Python. */
+		const char *lang = harness_rb_found(cm.rb) ? "ruby" : "python";
 
 		h->py_cases++;
 		if (undescribed)
@@ -362,12 +377,12 @@ static int run_case(struct harness *h, const char *path)
 			h->py_passed++;
 		h->py_frames += npy;
 		if (!pywhy)
-			printf("PASS: harness %s python: %zu Python frames equal the script's own stack, "
+			printf("PASS: harness %s %s: %zu interpreter frames equal the script's own stack, "
 			       "in %zu runs between native frames (code objects read %s)\n",
-			       name, npy, runs,
+			       name, lang, npy, runs,
 			       live ? "from the live process" : "from the core dump");
 		else
-			printf("FAIL: harness %s python: %s\n", name, pywhy);
+			printf("FAIL: harness %s %s: %s\n", name, lang, pywhy);
 		print_trace(&cm, &c, hf, nh, py, npy);
 		if (pywhy) {
 			printf("  the script's own stack:\n");

@@ -91,6 +91,11 @@ static int ops_exec_mapping(void *ctx, uint32_t pid, uint64_t file_id, const cha
 		err = harness_py_on_mapping(cm->py, pid, file_id, open_path, bias);
 	if (!err && cm->perl)
 		err = harness_perl_on_mapping(cm->perl, pid, file_id, open_path, bias);
+	if (!err && cm->rb) {
+		int r = harness_rb_on_mapping(cm->rb, pid, file_id, open_path, bias);
+
+		err = r < 0 ? r : 0;
+	}
 	return err;
 }
 
@@ -159,6 +164,8 @@ static int add_case_mapping(struct case_maps *cm, const struct harness_case *c,
 		fprintf(stderr, "%s: php: %s\n", m->path, strerror(-err));
 	if (cm->perl && (err = harness_perl_case_mapping(cm->perl, c, f.file_id, m->path, bias)))
 		fprintf(stderr, "%s: perl: %s\n", m->path, strerror(-err));
+	if (cm->rb && (err = harness_rb_case_mapping(cm->rb, c->pid, f.file_id, m->path, bias)))
+		fprintf(stderr, "%s: ruby: %s\n", m->path, strerror(-err));
 	if (!trec_delta_store_has(cm->store, f.file_id)) {
 		struct trec_file_deltas d;
 		err = trec_deltas_extract(m->path, &d);
@@ -202,6 +209,7 @@ void case_maps_free(struct case_maps *cm)
 	harness_py_free(cm->py);
 	harness_php_free(cm->php);
 	harness_perl_free(cm->perl);
+	harness_rb_free(cm->rb);
 	trec_delta_store_free(cm->store);
 	fake_sink_free(cm->env.sink);
 }

@@ -9,6 +9,7 @@
 #include "harness_php.h"
 #include "harness_python.h"
 #include "harness_perl.h"
+#include "harness_ruby.h"
 #include "record/procs/lpm.h"
 #include "record/procs/pid_sync.h"
 #include "record/unwind/unwind_tables.h"
@@ -42,6 +43,7 @@ struct case_maps {
 	struct harness_py *py; /* cases with a core dump only */
 	struct harness_php *php; /* likewise */
 	struct harness_perl *perl; /* the same */
+	struct harness_rb *rb; /* likewise */
 };
 
 
