@@ -178,6 +178,8 @@ static __always_inline void report_pid(void *ctx, __u64 pid_tgid, __u32 reason)
 		bpf_perf_event_output(ctx, &report_events, BPF_F_CURRENT_CPU, &pid, sizeof(pid));
 }
 
+#include "cpu_budget.h"
+
 /* Wake the reader only when this much is pending; it also polls on a timer. */
 #define TREC_RINGBUF_WAKEUP_BYTES (1U << 20)
 
@@ -201,6 +203,7 @@ static __always_inline void send_trace(struct trec_per_cpu_record *rec)
 		increment_metric(TREC_METRIC_TRACES_LOST_RINGBUF);
 	else
 		increment_metric(TREC_METRIC_TRACES_SENT);
+	budget_charge(rec);
 }
 
 /* Ends a trace: abort frame and metric for the error, if any, then send. */

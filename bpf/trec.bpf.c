@@ -292,6 +292,24 @@ static __always_inline void push_kernel_frames(void *ctx, struct trec_per_cpu_re
 	}
 }
 
+/* Past the CPU budget (cpu_budget.h): the leaf alone, resolved if the trie
+ * knows its mapping, then the THROTTLED error frame. */
+static __always_inline int send_throttled(struct trec_per_cpu_record *rec)
+{
+	struct trec_unwind_state *st = &rec->state;
+	__u32 pid = mappings_pid(rec->trace.pid);
+	int mapped = pid ? resolve_text(st, pid, st->pc) : -1;
+
+	st->anon_code = mapped == TREC_UNWIND_ANON_DELTAS;
+	if (mapped < 0)
+		push_absolute_frame(rec, st->pc);
+	else
+		push_native_frame(rec);
+	set_error(st, TREC_ERR_THROTTLED, TREC_METRIC_THROTTLED);
+	finish_trace(rec);
+	return 0;
+}
+
 SEC("perf_event")
 int trec_sample(struct bpf_perf_event_data *ctx)
 {
@@ -336,6 +354,8 @@ int trec_sample(struct bpf_perf_event_data *ctx)
 		finish_trace(rec);
 		return 0;
 	}
+	if (budget_exhausted(rec, t->ktime_ns))
+		return send_throttled(rec);
 	return collect_trace(ctx, rec);
 }
 

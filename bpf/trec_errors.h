@@ -18,6 +18,7 @@
 	X(EMPTY_STACK, 3, "no frames could be collected")                      \
 	X(MAX_TAIL_CALLS, 4, "tail-call budget exhausted")                     \
 	X(NO_PID_INFO, 5, "pid not yet known to trecord")                      \
+	X(THROTTLED, 6, "CPU budget spent: only the leaf frame (--max-cpu)")   \
 	X(PYTHON_BAD_TSD, 2000, "python: thread state not readable")            \
 	X(PYTHON_BAD_FRAME, 2001, "python: frame not readable")                 \
 	X(PYTHON_BAD_CODE, 2002, "python: code object not readable")            \
@@ -97,7 +98,9 @@ enum trec_error {
 	X(FP_OUTSIDE_STACK, "frame pointer too far above the stack")           \
 	X(FP_RECORD_READ, "frame record read failed")                          \
 	X(FP_BAD_RETURN_ADDRESS, "frame record's return address not user text") \
-	X(NATIVE_FP_FALLBACK, "frames unwound by frame pointer while their file's deltas load")
+	X(NATIVE_FP_FALLBACK, "frames unwound by frame pointer while their file's deltas load") \
+	X(THROTTLED, "samples cut to their leaf: the CPU budget was spent (--max-cpu)") \
+	X(SAMPLER_NS, "ns the sampler ran in BPF, entry to send, all CPUs")
 
 enum trec_metric {
 #define TREC_X(name, desc) TREC_METRIC_##name,

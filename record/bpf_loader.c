@@ -54,6 +54,8 @@ int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 	s->rodata->follow_all = o->follow_all;
 	if (o->report_interval_ns)
 		s->rodata->report_interval_ns = o->report_interval_ns;
+	if (o->max_cpu_pct > 0)
+		s->rodata->budget_ns = s->rodata->budget_window_ns * o->max_cpu_pct / 100;
 
 	e = trec_bpf__load(s);
 	if (e) {

@@ -26,6 +26,7 @@ struct trec_bpf_loader {
 struct trec_bpf_opts {
 	bool follow_all;          /* -a: sample every process */
 	uint64_t report_interval_ns;
+	double max_cpu_pct;       /* the sampler's CPU budget; 0: the default */
 	bool verbose;             /* libbpf messages and verifier stats */
 };
 

@@ -26,6 +26,9 @@ static const char usage[] =
 	"                       (trecord -o - -- cmd | ssh host 'cat > x.tr')\n"
 	"  -f, --force          overwrite FILE instead of keeping FILE.old\n"
 	"  -d, --duration SECS  stop after SECS seconds\n"
+	"  --max-cpu PCT        the most of each CPU the in-kernel unwinding may\n"
+	"                       take (default 10, at most 50); past it samples keep\n"
+	"                       only their leaf and kernel stack ([error: THROTTLED])\n"
 	"  --archive=LEVEL      embed the symbols of the files samples hit, so the\n"
 	"                       recording symbolizes anywhere: none, symbols,\n"
 	"                       sampled (all symbols, DWARF lines and inlines of\n"
@@ -120,6 +123,7 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 		{ "version", no_argument, NULL, 'V' },
 		{ "archive", required_argument, NULL, 'A' },
 		{ "no-archive", no_argument, NULL, 'N' },
+		{ "max-cpu", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long v;
@@ -130,6 +134,7 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 	o->freq_hz = TREC_DEFAULT_FREQ;
 	o->output = TREC_DEFAULT_OUTPUT;
 	o->archive_level = TREC_ARCHIVE_SAMPLED;
+	o->max_cpu_pct = TREC_DEFAULT_MAX_CPU;
 	o->argc = argc;
 	o->argv = argv;
 	opterr = 0;
@@ -164,6 +169,14 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 			if (errno || end == optarg || *end || !(o->duration_s > 0) ||
 			    !isfinite(o->duration_s) || o->duration_s > 1e9)
 				return bad(err, "--duration must be a positive number of seconds, not '%s'",
+					   optarg);
+			break;
+		case 'M':
+			errno = 0;
+			o->max_cpu_pct = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->max_cpu_pct >= 0.01) ||
+			    !(o->max_cpu_pct <= TREC_MAX_MAX_CPU))
+				return bad(err, "--max-cpu must be a percentage from 0.01 to 50, not '%s'",
 					   optarg);
 			break;
 		case 'q':

@@ -15,6 +15,10 @@
  * timers. */
 #define TREC_DEFAULT_FREQ 99
 #define TREC_MAX_FREQ 50000
+/* The share of each CPU the sampler's BPF may take (--max-cpu), and the
+ * most a user may allow: the kernel's own perf_cpu_time_max_percent is 25. */
+#define TREC_DEFAULT_MAX_CPU 10.0
+#define TREC_MAX_MAX_CPU 50.0
 
 struct trec_options {
 	unsigned freq_hz;
@@ -26,6 +30,7 @@ struct trec_options {
 	bool quiet;
 	bool verbose;
 	double duration_s;   /* 0: until the command ends or Ctrl-C */
+	double max_cpu_pct;  /* --max-cpu: BPF CPU budget per CPU, percent */
 	char **cmd;          /* -- cmd args..., or NULL */
 	int archive_level;   /* enum trec_archive_level: --archive, --no-archive */
 	int argc;            /* the whole command line, for META */

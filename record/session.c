@@ -114,6 +114,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 	struct trec_bpf_opts bo = {
 		.follow_all = o->all,
 		.verbose = o->verbose,
+		.max_cpu_pct = o->max_cpu_pct,
 	};
 	char msg[512];
 	int err;
@@ -411,6 +412,9 @@ static void print_summary(struct trec_session *s, const uint64_t *bpf,
 		trec_consumer_pids_seen(&s->consumer));
 	if (ev_lost)
 		fprintf(stderr, ", %llu process events lost", (unsigned long long)ev_lost);
+	if (bpf[TREC_METRIC_THROTTLED])
+		fprintf(stderr, ", %llu throttled to their leaf (BPF CPU budget %g%%, see --max-cpu)",
+			(unsigned long long)bpf[TREC_METRIC_THROTTLED], s->opt->max_cpu_pct);
 	if (at->files)
 		fprintf(stderr, ", embedded symbols of %u files (%llu bytes, %.0f ms)", at->files,
 			(unsigned long long)at->bytes, at->build_ns / 1e6);
