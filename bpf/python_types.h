@@ -14,9 +14,10 @@
 #define TREC_PY_FRAME_READ 80
 #define TREC_PY_CODE_READ 96
 
-/* Python frames walked per program run before the program tail-calls
- * itself to continue (verifier budget vs. tail-call budget). */
-#define TREC_PY_FRAMES_PER_PROGRAM 16
+/* Python frames walked per step of the program's loop (bpf/python_prog.h):
+ * each step looks py_procs up once; the verifier checks a step once, but
+ * its instructions grow with this. */
+#define TREC_PY_FRAMES_PER_PROGRAM 4
 
 /* How the frame that ends a run of interpreter frames (one C-level call of
  * _PyEval_EvalFrameDefault) is recognised. */

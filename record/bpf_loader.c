@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "record/bpf_loader.h"
+#include "record/bpf_optional.h"
 #include "trec.skel.h"
 #include "trec_types.h"
 
@@ -36,6 +37,7 @@ int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 	int e, key, fd;
 
 	memset(l, 0, sizeof(*l));
+	l->verbose = o->verbose;
 	libbpf_verbose = o->verbose;
 	libbpf_set_print(print_libbpf);
 	l->num_cpus = libbpf_num_possible_cpus();
@@ -57,6 +59,11 @@ int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 	if (o->max_cpu_pct > 0)
 		s->rodata->budget_ns = s->rodata->budget_window_ns * o->max_cpu_pct / 100;
 
+	l->optional = trec_bpf_optional_defer(s->obj);
+	if (!l->optional) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	e = trec_bpf__load(s);
 	if (e) {
 		if (e == -EPERM || e == -EACCES)
@@ -72,12 +79,7 @@ int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 	key = TREC_PROG_UNWIND_STOP;
 	if (!e)
 		e = bpf_map_update_elem(fd, &key, &(int){bpf_program__fd(s->progs.trec_unwind_stop)}, 0);
-	/* Interpreter unwinders are optional programs of the same object. */
-	struct bpf_program *py = bpf_object__find_program_by_name(s->obj, "trec_unwind_python");
-
-	key = TREC_PROG_UNWIND_PYTHON;
-	if (!e && py)
-		e = bpf_map_update_elem(fd, &key, &(int){bpf_program__fd(py)}, 0);
+	/* Interpreter unwinders come when needed (bpf_optional.h). */
 	if (e) {
 		e = -errno;
 		snprintf(err, errlen, "cannot fill the unwinder program array: %s", strerror(-e));
@@ -209,6 +211,8 @@ void trec_bpf_detach_tracking(struct trec_bpf_loader *l)
 void trec_bpf_destroy(struct trec_bpf_loader *l)
 {
 	trec_bpf_detach_sampling(l);
+	trec_bpf_optional_free(l->optional);
+	l->optional = NULL;
 	if (l->skel)
 		trec_bpf__destroy(l->skel);
 	l->skel = NULL;
@@ -246,13 +250,19 @@ int trec_bpf_sum_percpu(const struct trec_bpf_loader *l, int map_fd, uint64_t *o
 
 void trec_bpf_print_prog_stats(const struct trec_bpf_loader *l, FILE *out)
 {
+	trec_bpf_print_obj_stats(l->skel->obj, out);
+	trec_bpf_optional_print_stats(l->optional, out);
+}
+
+void trec_bpf_print_obj_stats(struct bpf_object *obj, FILE *out)
+{
 	struct bpf_program *p;
 
-	bpf_object__for_each_program(p, l->skel->obj) {
+	bpf_object__for_each_program(p, obj) {
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
 
-		if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+		if (bpf_program__fd(p) < 0 || bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
 			continue;
 		fprintf(out, "trecord: prog %-18s %6u insns verified, %5u xlated",
 			bpf_program__name(p), info.verified_insns, info.xlated_prog_len / 8);

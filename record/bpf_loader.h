@@ -15,12 +15,16 @@
 
 struct trec_bpf;        /* the skeleton */
 struct bpf_link;
+struct bpf_object;
+struct trec_bpf_optional;
 
 struct trec_bpf_loader {
 	struct trec_bpf *skel;
 	struct bpf_link **perf_links;
 	int num_perf_links;
 	int num_cpus;        /* possible CPUs (per-CPU map values) */
+	struct trec_bpf_optional *optional; /* unwinders loaded on need (bpf_optional.h) */
+	bool verbose;
 };
 
 struct trec_bpf_opts {
@@ -64,5 +68,7 @@ int trec_bpf_sum_percpu(const struct trec_bpf_loader *l, int map_fd, uint64_t *o
 
 /* Prints verified instruction counts and run-time stats per program. */
 void trec_bpf_print_prog_stats(const struct trec_bpf_loader *l, FILE *out);
+/* The same for the loaded programs of one object. */
+void trec_bpf_print_obj_stats(struct bpf_object *obj, FILE *out);
 
 #endif /* TREC_BPF_LOADER_H */

@@ -72,9 +72,6 @@ static void *ring_main(void *arg)
 int trec_consumer_init(struct trec_consumer *c, const struct trec_consumer_ctx *x)
 {
 	c->x = *x;
-	/* Without a kallsyms snapshot kernel frames stay unnamed. */
-	if (x->ksyms->num)
-		return trec_ksym_subset_init(&c->ksyms_used, x->ksyms);
 	return 0;
 }
 
@@ -90,6 +87,27 @@ int trec_consumer_start_ring(struct trec_consumer *c)
 }
 
 /* ---- writer ------------------------------------------------------------ */
+
+/*
+ * The kallsyms snapshot, read when the first kernel frame needs a name:
+ * the kernel formatting its 120k lines is a quarter of trecord's start-up
+ * CPU, which recordings without kernel frames never need. Without it
+ * kernel frames stay unnamed.
+ */
+static void need_ksyms(struct trec_consumer *c)
+{
+	int err;
+
+	if (c->ksyms_time_ns)
+		return;
+	err = trec_kallsyms_load(c->x.ksyms);
+	c->ksyms_time_ns = trec_now_ns();
+	if (err && !c->x.quiet)
+		fprintf(stderr, "trecord: warning: no kernel symbols (/proc/kallsyms: %s)\n",
+			err == -EPERM ? "addresses hidden by kptr_restrict" : strerror(-err));
+	if (c->x.ksyms->num && trec_ksym_subset_init(&c->ksyms_used, c->x.ksyms))
+		trec_kallsyms_free(c->x.ksyms); /* out of memory: unnamed, not a crash */
+}
 
 static const struct trec_kstack *kernel_stack(struct trec_consumer *c, int32_t id)
 {
@@ -112,6 +130,7 @@ static const struct trec_kstack *kernel_stack(struct trec_consumer *c, int32_t i
 	if (!k)
 		return NULL;
 	k->num = n;
+	need_ksyms(c);
 	for (uint32_t i = 0; i < n; i++)
 		trec_ksym_subset_add(&c->ksyms_used, c->x.ksyms, ips[i], i > 0);
 	memcpy(k->ips, ips, n * sizeof(k->ips[0]));
@@ -158,6 +177,7 @@ static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t le
 	uint32_t nk = 0;
 
 	while (nk < n && frames[nk].kind == TREC_FRAME_KERNEL) {
+		need_ksyms(c);
 		trec_ksym_subset_add(&c->ksyms_used, c->x.ksyms, frames[nk].addr,
 				     frames[nk].flags & TREC_FRAME_F_RETURN_ADDRESS);
 		nk++;
@@ -324,7 +344,7 @@ static void write_ksyms(struct trec_consumer *c, bool final)
 	if (!list)
 		return;
 	/* Later records replace earlier ones in the report. */
-	rec.time_ns = now > c->x.ksyms_time_ns ? now : c->x.ksyms_time_ns;
+	rec.time_ns = now > c->ksyms_time_ns ? now : c->ksyms_time_ns;
 	rec.syms = list;
 	w = trec_output_lock(c->x.out);
 	if (w)

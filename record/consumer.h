@@ -33,8 +33,8 @@ struct trec_consumer_ctx {
 	struct trec_touched *touched;      /* files samples hit, or NULL */
 	struct trec_py_sync *py;           /* or NULL */
 	struct trec_jit_capture *jit;      /* perf maps, jitdump (record/jit/capture.h) */
-	const struct trec_kallsyms *ksyms; /* the snapshot from the start */
-	uint64_t ksyms_time_ns;            /* when it was taken */
+	struct trec_kallsyms *ksyms;       /* empty; read at the first kernel frame */
+	bool quiet;                        /* no warning when it cannot be read */
 	int ring_fd, stackmap_fd;
 	/* Ring thread: each pid event, before it is queued behind samples. */
 	void (*on_pid_event)(void *arg, const struct trec_pid_event_msg *m);
@@ -55,6 +55,7 @@ struct trec_consumer {
 	uint64_t swept_ns;
 	struct trec_ksym_subset ksyms_used;
 	uint64_t ksyms_written_ns;
+	uint64_t ksyms_time_ns;       /* when the snapshot was read, 0 not yet */
 };
 
 /* Sets the context; nothing runs yet. 0 or -ENOMEM. */

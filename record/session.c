@@ -42,8 +42,7 @@ struct trec_session {
 	struct trecord_counters cnt;
 	struct trec_touched *touched; /* files samples hit (archive_touched.c) */
 	struct trec_jit_capture *jit; /* perf maps, jitdump (record/jit/capture.h) */
-	struct trec_kallsyms ksyms;   /* snapshot from the start */
-	uint64_t ksyms_time_ns;
+	struct trec_kallsyms ksyms;   /* read by the writer when it needs it */
 
 	uint64_t start_ns, stop_ns; /* sampling */
 	struct trec_workload wl;
@@ -69,16 +68,6 @@ static void die_msg(const char *msg)
 }
 
 /* ---- records written once ------------------------------------------------ */
-
-static void load_ksyms(struct trec_session *s)
-{
-	int err = trec_kallsyms_load(&s->ksyms);
-
-	s->ksyms_time_ns = trec_now_ns();
-	if (err && !s->opt->quiet)
-		fprintf(stderr, "trecord: warning: no kernel symbols (/proc/kallsyms: %s)\n",
-			err == -EPERM ? "addresses hidden by kptr_restrict" : strerror(-err));
-}
 
 static int write_jitsyms(void *ctx, const struct trec_jitsyms *j)
 {
@@ -135,6 +124,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 	trec_map_fds_mmap_deltas(&s->fds);
 	err = trec_python_session_start(&s->py, &s->out, s->fd.py_procs,
 					s->fd.interpreter_offsets, o->verbose);
+	s->py.bpf = &s->bpf;
 	if (err) {
 		snprintf(msg, sizeof(msg), "out of memory");
 		goto fail;
@@ -161,7 +151,6 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 			 strerror(-err));
 		goto fail;
 	}
-	load_ksyms(s);
 
 	if (trec_msg_queue_init(&s->queue, QUEUE_MAX_MSGS, QUEUE_MAX_BYTES) ||
 	    trec_consumer_init(&s->consumer, &(struct trec_consumer_ctx){
@@ -172,7 +161,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		    .py = s->py.py,
 		    .jit = s->jit,
 		    .ksyms = &s->ksyms,
-		    .ksyms_time_ns = s->ksyms_time_ns,
+		    .quiet = o->quiet,
 		    .ring_fd = s->fd.trace_events,
 		    .stackmap_fd = s->fd.kernel_stackmap,
 		    .on_pid_event = trec_syncer_on_pid_event,

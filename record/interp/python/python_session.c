@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* Python support bound to a trecord session; see python_session.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <bpf/bpf.h>
+#include "record/bpf_optional.h"
 #include "record/interp/python/python_session.h"
 #include "record/interp/python/python_sync.h"
 #include "record/io/metrics.h"
@@ -10,7 +12,14 @@
 static int set_range(void *ctx, uint64_t file_id, const struct trec_offset_range *r)
 {
 	struct trec_python_session *s = ctx;
+	char msg[256];
 
+	/* No route to a program that is not there: its frames stay native. */
+	if (s->bpf && trec_bpf_need_unwinder(s->bpf, r->program_index, msg, sizeof(msg))) {
+		if (!s->warned++)
+			fprintf(stderr, "trecord: warning: no python stacks: %s\n", msg);
+		return -ENOENT;
+	}
 	return bpf_map_update_elem(s->ranges_fd, &file_id, r, BPF_ANY) ? -errno : 0;
 }
 

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct trec_bpf_loader;
 struct trec_output;
 struct trec_py_sync;
 struct trecord_counters;
@@ -19,6 +20,8 @@ struct trec_python_session {
 	struct trec_py_sync *py; /* NULL until started */
 	struct trec_output *out;
 	int procs_fd, ranges_fd;
+	struct trec_bpf_loader *bpf; /* loads the unwinder before its first range */
+	unsigned warned;             /* its load failed: said once */
 };
 
 /* After the BPF object is loaded. 0 or -ENOMEM. */
