@@ -35,6 +35,8 @@ static const char usage[] =
 	"                       the sampled functions: what the recording needs;\n"
 	"                       the default) or full (all DWARF lines and inlines)\n"
 	"  --no-archive         same as --archive=none\n"
+	"  --no-delta-cache     neither read nor write the stack-delta cache\n"
+	"                       ($TREC_CACHE_DIR, else ~/.cache/trec)\n"
 	"  -q, --quiet          no summary line\n"
 	"  -v, --verbose        log process syncs and BPF program statistics\n"
 	"  -h, --help           this help\n"
@@ -124,6 +126,7 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 		{ "archive", required_argument, NULL, 'A' },
 		{ "no-archive", no_argument, NULL, 'N' },
 		{ "max-cpu", required_argument, NULL, 'M' },
+		{ "no-delta-cache", no_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long v;
@@ -178,6 +181,9 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 			    !(o->max_cpu_pct <= TREC_MAX_MAX_CPU))
 				return bad(err, "--max-cpu must be a percentage from 0.01 to 50, not '%s'",
 					   optarg);
+			break;
+		case 'C':
+			o->no_delta_cache = true;
 			break;
 		case 'q':
 			o->quiet = true;

@@ -31,6 +31,7 @@ struct trec_options {
 	bool verbose;
 	double duration_s;   /* 0: until the command ends or Ctrl-C */
 	double max_cpu_pct;  /* --max-cpu: BPF CPU budget per CPU, percent */
+	bool no_delta_cache; /* --no-delta-cache */
 	char **cmd;          /* -- cmd args..., or NULL */
 	int archive_level;   /* enum trec_archive_level: --archive, --no-archive */
 	int argc;            /* the whole command line, for META */

@@ -25,6 +25,7 @@
 #include "record/session.h"
 #include "record/stop_signals.h"
 #include "record/syncer.h"
+#include "record/unwind/delta_cache.h"
 #include "record/unwind/map_sinks.h"
 #include "record/workload.h"
 
@@ -44,6 +45,7 @@ struct trec_session {
 	struct trec_jit_capture *jit; /* perf maps, jitdump (record/jit/capture.h) */
 	struct trec_kallsyms ksyms;   /* read by the writer when it needs it */
 
+	char delta_cache_dir[4096];   /* "" without the cache */
 	uint64_t start_ns, stop_ns; /* sampling */
 	struct trec_workload wl;
 	bool have_child, child_done;
@@ -209,6 +211,10 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		.inhibit_fd = s->fd.inhibit_events,
 		.exec_files_fd = s->fd.exec_files,
 		.report_events_fd = s->fd.report_events,
+		.delta_cache_dir = !o->no_delta_cache &&
+					   !trec_delta_cache_dir(s->delta_cache_dir,
+								 sizeof(s->delta_cache_dir))
+				   ? s->delta_cache_dir : NULL,
 	});
 	if (!err)
 		err = trec_consumer_start_ring(&s->consumer);

@@ -42,7 +42,9 @@
 	X(PID_FORK_COPIES, "forked processes synced from their parent's mappings") \
 	X(JIT_FILES_READ, "jit: perf maps and jitdump files read")             \
 	X(JIT_SYMBOLS_WRITTEN, "jit: JIT names written (JITSYMS entries)")      \
-	X(JIT_BAD_INPUT, "jit: malformed perf map lines and jitdump records")
+	X(JIT_BAD_INPUT, "jit: malformed perf map lines and jitdump records") \
+	X(DELTA_CACHE_HITS, "files whose stack deltas came from the delta cache") \
+	X(DELTA_CACHE_REJECTED, "damaged delta cache entries ignored")
 
 #define TRECORD_METRIC_BASE 1000
 enum trecord_metric {

@@ -124,3 +124,16 @@ build/fuzz-archive-corpus/.stamp: build/fuzz_archive_seeds
 fuzz-long: deps build/fuzz_reader build/fuzz-corpus/.stamp build/fuzz_archive \
 		build/fuzz-archive-corpus/.stamp
 	FUZZ_LONG_RUNS=$(FUZZ_LONG_RUNS) bash tests/fuzz/fuzz_long.sh
+
+# ---- the stack-delta cache's entries (record/unwind/delta_cache_codec.c) --
+#
+#   build/fuzz_delta_cache     the libFuzzer binary, built by make test-build;
+#                              tests/fuzz/test_fuzz_delta_cache.sh runs it
+#                              briefly on seeds it writes
+
+build/fuzz_delta_cache: tests/fuzz/fuzz_delta_cache.c record/unwind/delta_cache_codec.c \
+		record/unwind/delta_cache.h record/unwind/unwind_tables.h
+	@mkdir -p build
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< record/unwind/delta_cache_codec.c -lz
+
+TEST_EXTRA_TARGETS += build/fuzz_delta_cache
