@@ -45,11 +45,23 @@ static __always_inline int get_stack_delta(struct trec_unwind_state *st, __u16 *
 	__u32 lo, hi, idx;
 	__u16 low = addr & TREC_DELTA_PAGE_MASK;
 
-	page = bpf_map_lookup_elem(&stack_delta_pages, &key);
-	if (!page)
-		return TREC_DELTA_NO_PAGE;
-	lo = page->first_delta;
-	hi = lo + page->num_deltas;
+	/* The same return address again (a recursion): the same delta. */
+	if (st->memo_delta_file && st->memo_delta_file == key.file_id &&
+	    st->memo_delta_addr == addr) {
+		*unwind_info = st->memo_delta_info;
+		return 0;
+	}
+	if (!st->memo_page_file || st->memo_page_file != key.file_id || st->memo_page != key.page) {
+		page = bpf_map_lookup_elem(&stack_delta_pages, &key);
+		if (!page)
+			return TREC_DELTA_NO_PAGE;
+		st->memo_page_file = key.file_id;
+		st->memo_page = key.page;
+		st->memo_page_first = page->first_delta;
+		st->memo_page_num = page->num_deltas;
+	}
+	lo = st->memo_page_first;
+	hi = lo + st->memo_page_num;
 	if (hi < lo || hi > TREC_MAX_STACK_DELTAS)
 		return set_error(st, TREC_ERR_NATIVE_STACK_DELTA_INVALID,
 				 TREC_METRIC_NATIVE_DELTA_INVALID);
@@ -83,6 +95,9 @@ static __always_inline int get_stack_delta(struct trec_unwind_state *st, __u16 *
 		return set_error(st, TREC_ERR_NATIVE_STACK_DELTA_INVALID,
 				 TREC_METRIC_NATIVE_DELTA_INVALID);
 	*unwind_info = d->unwind_info;
+	st->memo_delta_file = key.file_id;
+	st->memo_delta_addr = addr;
+	st->memo_delta_info = d->unwind_info;
 	return 0;
 }
 

@@ -217,6 +217,8 @@ static __always_inline void finish_trace(struct trec_per_cpu_record *rec)
 		push_abort_frame(rec, st->unwind_error);
 	if (st->error_metric >= 0)
 		increment_metric(st->error_metric);
+	if (st->native_frames)
+		add_metric(TREC_METRIC_NATIVE_FRAMES, st->native_frames);
 	send_trace(rec);
 }
 
@@ -252,16 +254,23 @@ static __always_inline int resolve_text(struct trec_unwind_state *st, __u32 pid,
 		.pid_be = __builtin_bswap32(pid),
 		.page_be = __builtin_bswap64(pc),
 	};
-	struct trec_pid_page_value *v = bpf_map_lookup_elem(&pid_page_to_mapping_info, &key);
+	struct trec_pid_page_value *v;
 	__u64 bias;
 
-	if (!v)
-		return -1;
-	bias = v->bias_and_unwinder & TREC_BIAS_MASK;
-	st->text_file_id = v->file_id;
+	/* One pid per trace: the page alone keys the memo. */
+	if ((pc >> 12) + 1 != st->memo_text_page) {
+		v = bpf_map_lookup_elem(&pid_page_to_mapping_info, &key);
+		if (!v)
+			return -1;
+		st->memo_text_page = (pc >> 12) + 1;
+		st->memo_text_file_id = v->file_id;
+		st->memo_text_bias_and_unwinder = v->bias_and_unwinder;
+	}
+	bias = st->memo_text_bias_and_unwinder & TREC_BIAS_MASK;
+	st->text_file_id = st->memo_text_file_id;
 	st->text_bias = bias;
 	st->text_offset = pc - bias;
-	return v->bias_and_unwinder >> TREC_UNWINDER_SHIFT;
+	return st->memo_text_bias_and_unwinder >> TREC_UNWINDER_SHIFT;
 }
 
 /* The pid's "synced" marker {96, pid, 0}. */
@@ -294,9 +303,13 @@ static __always_inline int next_unwinder(struct trec_per_cpu_record *rec, int ma
 		return TREC_PROG_UNWIND_NATIVE;
 	if (mapped > TREC_PROG_UNWIND_NATIVE && mapped < TREC_PROG_COUNT)
 		return mapped;
-	r = bpf_map_lookup_elem(&interpreter_offsets, &st->text_file_id);
-	if (!r)
+	if (st->text_file_id == st->memo_no_interp)
 		return TREC_PROG_UNWIND_NATIVE;
+	r = bpf_map_lookup_elem(&interpreter_offsets, &st->text_file_id);
+	if (!r) {
+		st->memo_no_interp = st->text_file_id;
+		return TREC_PROG_UNWIND_NATIVE;
+	}
 	if (!((off >= r->lower1 && off < r->upper1) || (off >= r->lower2 && off < r->upper2)))
 		return TREC_PROG_UNWIND_NATIVE;
 	prog = r->program_index;

@@ -125,7 +125,7 @@ static __always_inline int unwind_native_step(void *ctx, struct trec_per_cpu_rec
 
 	if (push_native_frame(rec))
 		return TREC_PROG_UNWIND_STOP;
-	increment_metric(TREC_METRIC_NATIVE_FRAMES);
+	st->native_frames++;
 	if (trec_unwind_one_frame(st, &stop) || stop)
 		return TREC_PROG_UNWIND_STOP;
 

@@ -39,6 +39,22 @@ struct trec_unwind_state {
 	 * to bump when the trace is sent. -1 = none. */
 	__s32 error_metric;
 	__u32 unwind_error; /* enum trec_error */
+
+	/* Per-trace memos of map lookups, which the frames of one stack
+	 * repeat (a recursion: every frame; a library: its pages). The maps
+	 * do not change under one trace, and the record is cleared per trace.
+	 *   memo_text_*   the 4 KiB page (+ 1; 0: none) of the last pc the
+	 *                 trie resolved: one mapping holds a whole page
+	 *   memo_delta_*  the last delta found, by (file, lookup address)
+	 *   memo_page_*   the last stack_delta_pages value, by (file, page)
+	 *   memo_no_interp  a file interpreter_offsets does not have */
+	__u64 memo_text_page, memo_text_file_id, memo_text_bias_and_unwinder;
+	__u64 memo_delta_file, memo_delta_addr;
+	__u64 memo_page_file, memo_page;
+	__u32 memo_page_first, memo_page_num;
+	__u64 memo_no_interp;
+	__u16 memo_delta_info;
+	__u16 native_frames; /* NATIVE_FRAMES, added once per trace */
 };
 
 #endif /* TREC_UNWIND_STATE_H */
