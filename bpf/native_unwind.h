@@ -24,6 +24,28 @@ static __always_inline int read_user_u64(__u64 *dst, __u64 addr)
 	return bpf_probe_read_user(dst, sizeof(*dst), (const void *)(unsigned long)addr);
 }
 
+/*
+ * A u64 of the stack being walked, through the window of TREC_STACK_WINDOW
+ * bytes read at once: a probe read costs about as much for a window as for
+ * 8 bytes, and the next frames' slots are usually in it. Where the window
+ * cannot be read (the top of the stack), a plain 8-byte read.
+ */
+static __always_inline int read_stack_u64(struct trec_unwind_state *st, __u64 *dst, __u64 addr)
+{
+	__u64 off = addr - st->win_base;
+
+	if (!st->win_base || off > TREC_STACK_WINDOW - 8 || (off & 7)) {
+		if (bpf_probe_read_user(st->win, sizeof(st->win), (const void *)(unsigned long)addr)) {
+			st->win_base = 0;
+			return read_user_u64(dst, addr);
+		}
+		st->win_base = addr;
+		off = 0;
+	}
+	*dst = st->win[(off >> 3) & (TREC_STACK_WINDOW / 8 - 1)];
+	return 0;
+}
+
 /* get_stack_delta()'s result when the file is known but the page of the
  * pc has no deltas (yet): no error is set, the caller may fall back. */
 #define TREC_DELTA_NO_PAGE 1

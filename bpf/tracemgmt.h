@@ -68,7 +68,8 @@ static __always_inline void trace_reset(struct trec_per_cpu_record *rec)
 	t->kernel_stack_id = -1;
 	t->num_frames = 0;
 	t->flags = 0;
-	__builtin_memset(st, 0, sizeof(*st));
+	/* The stack window's bytes stay: win_base 0 says they are not valid. */
+	__builtin_memset(st, 0, __builtin_offsetof(struct trec_unwind_state, win));
 	st->error_metric = -1;
 	rec->tail_calls = 0;
 	rec->unwinders_done = 0;

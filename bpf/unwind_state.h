@@ -9,6 +9,9 @@
 
 #include "trec_types.h"
 
+/* Bytes of the stack read at once by the native unwinder. */
+#define TREC_STACK_WINDOW 256
+
 struct trec_unwind_state {
 	__u64 pc, sp, fp; /* rip, rsp, rbp on x86-64 */
 	__u64 cfa;
@@ -55,6 +58,13 @@ struct trec_unwind_state {
 	__u64 memo_no_interp;
 	__u16 memo_delta_info;
 	__u16 native_frames; /* NATIVE_FRAMES, added once per trace */
+
+	/* A window of stack memory read at once (native_unwind.h's
+	 * read_stack_u64): a frame's return address and saved rbp, and often
+	 * its callers', come from one read. win_base 0: empty. Last, so a
+	 * trace's reset clears only what precedes it. */
+	__u64 win_base;
+	__u64 win[TREC_STACK_WINDOW / 8];
 };
 
 #endif /* TREC_UNWIND_STATE_H */
