@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "format/containers/u64map.h"
-#include "record/kernel/kallsyms.h"
+#include "record/kernel/ksyms_lazy.h"
 #include "record/procs/exit_fifo.h"
 
 struct ring_buffer;
@@ -53,9 +53,8 @@ struct trec_consumer {
 	uint64_t pids_done;           /* ... and those that ended */
 	struct trec_exit_fifo exited; /* ended, in their grace period */
 	uint64_t swept_ns;
-	struct trec_ksym_subset ksyms_used;
+	struct trec_ksyms_lazy ksyms; /* kernel symbols the stacks use */
 	uint64_t ksyms_written_ns;
-	uint64_t ksyms_time_ns;       /* when the snapshot was read, 0 not yet */
 };
 
 /* Sets the context; nothing runs yet. 0 or -ENOMEM. */
