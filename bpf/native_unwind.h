@@ -148,11 +148,13 @@ static __always_inline struct trec_unwind_info *get_unwind_info(struct trec_unwi
 	return ui;
 }
 
-#if defined(__TARGET_ARCH_x86) || (!defined(__TARGET_ARCH_arm64) && defined(__x86_64__))
 #include "fp_unwind.h"
+#if defined(__TARGET_ARCH_x86) || (!defined(__TARGET_ARCH_arm64) && defined(__x86_64__))
 #include "native_unwind_x86.h"
+#elif defined(__TARGET_ARCH_arm64) || defined(__aarch64__)
+#include "native_unwind_arm64.h"
 #else
-#error "native unwinder: only x86-64 is implemented"
+#error "native unwinder: only x86-64 and arm64 are implemented"
 #endif
 
 #endif /* TREC_NATIVE_UNWIND_H */

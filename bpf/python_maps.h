@@ -16,4 +16,18 @@ struct {
 	__type(value, struct trec_py_proc_info);
 } py_procs SEC(".maps");
 
+/* 3.8-3.10: the frame and code object copies live here, not on the BPF
+ * stack, which the program shares with the inline native unwinder. */
+struct trec_py_scratch {
+	__u64 frame[TREC_PY_OLD_FRAME_READ / 8];
+	__u64 code[TREC_PY_CODE_READ / 8];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct trec_py_scratch);
+} py_scratch SEC(".maps");
+
 #endif /* TREC_PYTHON_MAPS_H */

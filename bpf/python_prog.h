@@ -13,38 +13,54 @@
 #include "python_unwind.h"
 
 /*
- * One step of a mixed stack: a run of interpreter frames, or one native
- * frame (the C between two runs: the eval loop, calls through C). Both
- * in one loop, so a deep chain of Python -> C -> Python calls costs no
- * tail call per transition (a 113-frame import chain used to end in
- * MAX_TAIL_CALLS). The loop ends when another unwinder or the end comes.
+ * One step of a mixed stack: Python frames (3.11+: a run of them; 3.8-3.10:
+ * one), or one native frame (the C between two runs: the eval loop, calls
+ * through C). Both in one bpf_loop, so a deep chain of Python -> C ->
+ * Python calls costs no tail call per transition (a 113-frame import chain
+ * used to end in MAX_TAIL_CALLS), and the verifier checks the step once.
+ * The loop ends when another unwinder or the end comes.
  */
+struct python_loop {
+	struct native_loop n;
+	const struct trec_py_proc_info *info; /* NULL: 3.11+ */
+};
+
 static long python_loop_step(__u64 i, void *arg)
 {
-	struct native_loop *l = arg;
+	struct python_loop *l = arg;
 
-	if (l->next == TREC_PROG_UNWIND_PYTHON)
-		l->next = trec_python_walk(l->rec);
+	if (l->n.next != TREC_PROG_UNWIND_PYTHON)
+		l->n.next = unwind_native_step(l->n.ctx, l->n.rec);
+	else if (l->info)
+		l->n.next = trec_py_old_step(l->n.rec, l->info);
 	else
-		l->next = unwind_native_step(l->ctx, l->rec);
-	return l->next != TREC_PROG_UNWIND_NATIVE && l->next != TREC_PROG_UNWIND_PYTHON;
+		l->n.next = trec_python_walk(l->n.rec);
+	return l->n.next != TREC_PROG_UNWIND_NATIVE && l->n.next != TREC_PROG_UNWIND_PYTHON;
 }
 
 SEC("perf_event")
 int trec_unwind_python(void *ctx)
 {
-	struct native_loop l = {
-		.ctx = ctx,
-		.rec = get_per_cpu_record(),
-		.next = TREC_PROG_UNWIND_PYTHON,
+	struct python_loop l = {
+		.n = {
+			.ctx = ctx,
+			.rec = get_per_cpu_record(),
+			.next = TREC_PROG_UNWIND_PYTHON,
+		},
 	};
+	const struct trec_py_proc_info *info;
+	__u32 pid;
 
-	if (!l.rec)
+	if (!l.n.rec)
 		return 0;
+	pid = l.n.rec->trace.pid;
+	info = bpf_map_lookup_elem(&py_procs, &pid);
+	if (info && info->entry_kind == TREC_PY_ENTRY_EVERY_FRAME)
+		l.info = info;
 	/* Every step but a run's hand-back pushes a frame: twice the frame
 	 * limit always reaches the end. */
 	bpf_loop(2 * TREC_MAX_FRAMES, python_loop_step, &l, 0);
-	tail_call(ctx, l.rec, l.next);
+	tail_call(ctx, l.n.rec, l.n.next);
 	return 0;
 }
 

@@ -9,15 +9,24 @@
 #ifndef TREC_PYTHON_TYPES_H
 #define TREC_PYTHON_TYPES_H
 
-/* Bytes BPF reads per _PyInterpreterFrame, and per PyCodeObject for its
- * object id; every field used must fit, trecord checks. */
+/* Bytes BPF reads per _PyInterpreterFrame, per PyFrameObject (before
+ * 3.11: f_lasti is at 104), and per PyCodeObject for its object id (its
+ * fields span 16..128 before 3.11); every field used must fit, trecord
+ * checks. */
 #define TREC_PY_FRAME_READ 80
-#define TREC_PY_CODE_READ 96
+#define TREC_PY_OLD_FRAME_READ 112
+#define TREC_PY_CODE_READ 112
 
 /* Python frames walked per step of the program's loop (bpf/python_prog.h):
  * each step looks py_procs up once; the verifier checks a step once, but
  * its instructions grow with this. */
 #define TREC_PY_FRAMES_PER_PROGRAM 4
+
+/* Before 3.11 each Python frame has its own C-level eval loop call: the
+ * program's loop (bpf/python_prog.h) pushes one Python frame per step and
+ * walks the native frames up to the next eval loop frame in the steps
+ * after it, all in one program run. */
+/* (kernel 6.18 verifies the whole program in 62k of its 1M instructions) */
 
 /* How the frame that ends a run of interpreter frames (one C-level call of
  * _PyEval_EvalFrameDefault) is recognised. */
@@ -28,6 +37,10 @@ enum trec_py_entry_kind {
 	/* 3.12+: a shim frame with owner == FRAME_OWNED_BY_CSTACK follows the
 	 * run; it has no Python code of its own and is not pushed. */
 	TREC_PY_ENTRY_OWNER_CSTACK = 2,
+	/* 3.8-3.10: a PyFrameObject chain; every frame is run by a C-level
+	 * call of its own, so every frame is a run of one. frame_instr is
+	 * the int f_lasti (bytes in 3.8/3.9, code units in 3.10). */
+	TREC_PY_ENTRY_EVERY_FRAME = 3,
 };
 
 #define TREC_PY_OWNER_CSTACK 3
@@ -62,8 +75,8 @@ struct trec_py_proc_info {
 
 	/* _PyInterpreterFrame */
 	__u16 frame_code;     /* f_code (3.11, 3.12) / f_executable (3.13) */
-	__u16 frame_previous;
-	__u16 frame_instr;    /* prev_instr (3.11, 3.12) / instr_ptr (3.13) */
+	__u16 frame_previous; /* previous / f_back (<3.11) */
+	__u16 frame_instr;    /* prev_instr (3.11, 3.12) / instr_ptr (3.13) / f_lasti (<3.11) */
 	__u16 frame_entry;    /* is_entry or owner, one byte */
 	__u8 entry_kind;      /* enum trec_py_entry_kind */
 	__u8 pad;

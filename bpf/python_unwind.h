@@ -26,6 +26,10 @@
 #ifdef TREC_TESTING_OFFLINE
 /* The offline harness captures no thread pointer (and runs no Python). */
 #define TREC_PY_FSBASE() 0ULL
+#elif defined(__TARGET_ARCH_arm64)
+/* TPIDR_EL0. glibc's arm64 TCB layout differs from x86-64's: the TSD
+ * offsets trecord finds assume x86-64 (unverified on arm64). */
+#define TREC_PY_FSBASE() (bpf_get_current_task_btf()->thread.uw.tp_value)
 #else
 /* The sampled thread's user fs base: glibc's thread pointer. */
 #define TREC_PY_FSBASE() (bpf_get_current_task_btf()->thread.fsbase)
@@ -98,15 +102,27 @@ static __always_inline __u64 trec_py_word(const __u64 *w, __u16 off)
 	return w[i];
 }
 
-/* Object id of the code object at code, or 0 if it cannot be read. The
- * window offsets are 4-aligned (ints) and 8-aligned (pointers), checked by
- * trecord; the clamps keep the verifier's bounds. */
-static __always_inline __u32 trec_py_code_id(const struct trec_py_proc_info *info, __u64 code)
+/* The same for a PyFrameObject copy (3.8-3.10). */
+static __always_inline __u64 trec_py_old_word(const __u64 *w, __u16 off)
 {
-	__u64 w[TREC_PY_CODE_READ / 8], ptrs[TREC_PY_ID_PTRS];
+	__u32 i = off >> 3;
+
+	if (i >= TREC_PY_OLD_FRAME_READ / 8)
+		i = 0;
+	return w[i];
+}
+
+/* Object id of the code object at code, or 0 if it cannot be read; w is
+ * room for TREC_PY_CODE_READ bytes. The window offsets are 4-aligned (ints)
+ * and 8-aligned (pointers), checked by trecord; the clamps keep the
+ * verifier's bounds. */
+static __always_inline __u32 trec_py_code_id_in(const struct trec_py_proc_info *info, __u64 code,
+						__u64 *w)
+{
+	__u64 ptrs[TREC_PY_ID_PTRS];
 	__u32 ints[TREC_PY_ID_INTS];
 
-	if (bpf_probe_read_user(w, sizeof(w), (void *)(code + info->code_window)))
+	if (bpf_probe_read_user(w, TREC_PY_CODE_READ, (void *)(code + info->code_window)))
 		return 0;
 	for (int i = 0; i < TREC_PY_ID_INTS; i++) {
 		__u32 off = info->code_ints[i];
@@ -124,6 +140,13 @@ static __always_inline __u32 trec_py_code_id(const struct trec_py_proc_info *inf
 		ptrs[i] = w[k];
 	}
 	return trec_py_object_id(ints, ptrs);
+}
+
+static __always_inline __u32 trec_py_code_id(const struct trec_py_proc_info *info, __u64 code)
+{
+	__u64 w[TREC_PY_CODE_READ / 8];
+
+	return trec_py_code_id_in(info, code, w);
 }
 
 /*
@@ -191,6 +214,52 @@ static __always_inline int trec_python_walk(struct trec_per_cpu_record *rec)
 	}
 	rec->python_frame = frame;
 	return TREC_PROG_UNWIND_PYTHON;
+}
+
+/*
+ * 3.8-3.10 (TREC_PY_ENTRY_EVERY_FRAME): pushes the PyFrameObject run by the
+ * _PyEval_EvalFrameDefault frame at the native cursor (the innermost frame
+ * of the thread first, then each f_back in turn) and moves rec->python_frame
+ * to its f_back. Returns NATIVE (the native unwinder goes on with that eval
+ * loop frame; Python is marked done after the outermost frame) or STOP.
+ * bpf/python_prog.h loops over this and native steps.
+ */
+static __always_inline int trec_py_old_step(struct trec_per_cpu_record *rec,
+					    const struct trec_py_proc_info *info)
+{
+	__u64 frame = rec->python_frame, code, prev, lasti, *w;
+	__u32 off = info->frame_instr, zero = 0;
+	struct trec_py_scratch *s = bpf_map_lookup_elem(&py_scratch, &zero);
+	int err;
+
+	if (!s)
+		return trec_py_fail(rec, TREC_ERR_PYTHON_BAD_FRAME);
+	w = s->frame;
+
+	if (!frame) {
+		err = trec_py_first_frame(info, &frame);
+		if (err)
+			return trec_py_fail(rec, err);
+		if (!frame)
+			return trec_py_done(rec);
+	}
+	if (bpf_probe_read_user(w, TREC_PY_OLD_FRAME_READ, (void *)frame))
+		return trec_py_fail(rec, TREC_ERR_PYTHON_BAD_FRAME);
+	code = trec_py_old_word(w, info->frame_code);
+	prev = trec_py_old_word(w, info->frame_previous);
+	/* int f_lasti, 4-aligned (checked by trecord); -1 before the first
+	 * instruction, kept as 0xffffffff like the 3.11+ index. */
+	lasti = (__u32)(trec_py_old_word(w, off & ~7u) >> ((off & 4) * 8));
+	if (!code)
+		return trec_py_fail(rec, TREC_ERR_PYTHON_BAD_CODE);
+	if (push_frame(rec, code, lasti << 32 | trec_py_code_id_in(info, code, s->code),
+		       TREC_FRAME_PYTHON, TREC_FRAME_F_PID_SPECIFIC))
+		return TREC_PROG_UNWIND_STOP;
+	increment_metric(TREC_METRIC_PYTHON_FRAMES);
+	if (!prev)
+		return trec_py_done(rec);
+	rec->python_frame = prev;
+	return TREC_PROG_UNWIND_NATIVE;
 }
 
 #endif /* TREC_PYTHON_UNWIND_H */

@@ -74,6 +74,7 @@ static __always_inline void trace_reset(struct trec_per_cpu_record *rec)
 	rec->tail_calls = 0;
 	rec->unwinders_done = 0;
 	rec->python_frame = 0;
+	rec->php_frame = 0;
 }
 
 /*

@@ -193,6 +193,8 @@ int trec_unwind_stop(void *ctx)
  * TREC_PROG_UNWIND_PYTHON; routed to by next_unwinder() through
  * interpreter_offsets, which trecord fills (record/interp/python/python_sync.h). */
 #include "python_prog.h"
+/* PHP 8 (Zend), issue 14: trec_unwind_php, slot TREC_PROG_UNWIND_PHP. */
+#include "php_prog.h"
 
 /*
  * Starts the user part of a trace whose header is filled and whose cursor
@@ -271,6 +273,8 @@ static __always_inline int collect_trace(void *ctx, struct trec_per_cpu_record *
 
 #if defined(__TARGET_ARCH_x86)
 #include "user_regs_x86.h"
+#elif defined(__TARGET_ARCH_arm64)
+#include "user_regs_arm64.h"
 #endif
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
@@ -348,7 +352,7 @@ int trec_sample(struct bpf_perf_event_data *ctx)
 	t->ktime_ns = bpf_ktime_get_ns();
 	bpf_get_current_comm(t->comm, sizeof(t->comm));
 
-	if (!regs_user_mode(TREC_CTX_REG(ctx, cs))) {
+	if (!trec_ctx_user_mode(ctx)) {
 		t->flags |= TREC_TRACE_F_KERNEL_MODE;
 		t->kernel_stack_id = bpf_get_stackid(ctx, &kernel_stackmap, 0);
 		if (t->kernel_stack_id < 0) {

@@ -44,7 +44,14 @@
 	X(FP_BELOW_SP, 4017, "frame pointer below the frame's stack pointer")  \
 	X(FP_OUTSIDE_STACK, 4018, "frame pointer too far above the stack")     \
 	X(FP_RECORD_READ, 4019, "frame record (saved fp, return address) not readable") \
-	X(FP_BAD_RETURN_ADDRESS, 4020, "frame record's return address is not user text")
+	X(FP_BAD_RETURN_ADDRESS, 4020, "frame record's return address is not user text") \
+	X(NATIVE_LR_INVALID, 4021, "return address in the link register, which only the leaf has") \
+	X(NATIVE_SP_UNKNOWN, 4022, "sp-based rule after a frame-pointer step (arm64: sp unknown)") \
+	X(PHP_NO_PROC_INFO, 3000, "php: no offsets for this process")        \
+	X(PHP_BAD_GLOBALS, 3001, "php: executor_globals not readable")       \
+	X(PHP_BAD_FRAME, 3002, "php: zend_execute_data not readable")        \
+	X(PHP_BAD_FUNCTION, 3003, "php: zend_function not readable")         \
+	X(PHP_BAD_OPLINE, 3004, "php: opline not readable")
 
 enum trec_error {
 #define TREC_X(name, code, desc) TREC_ERR_##name = code,
@@ -99,6 +106,10 @@ enum trec_error {
 	X(FP_RECORD_READ, "frame record read failed")                          \
 	X(FP_BAD_RETURN_ADDRESS, "frame record's return address not user text") \
 	X(NATIVE_FP_FALLBACK, "frames unwound by frame pointer while their file's deltas load") \
+	X(NATIVE_LR_INVALID, "arm64: return address in the link register above the leaf") \
+	X(NATIVE_SP_UNKNOWN, "arm64: sp-based rule right after a frame-pointer step") \
+	X(PHP_FRAMES, "php frames unwound")                                    \
+	X(PHP_ERRORS, "php unwinder errors") \
 	X(THROTTLED, "samples cut to their leaf: the CPU budget was spent (--max-cpu)") \
 	X(SAMPLER_NS, "ns the sampler ran in BPF, entry to send, all CPUs")
 

@@ -18,6 +18,7 @@ struct trec_per_cpu_record {
 	__u32 tail_calls;     /* tail calls made for this trace */
 	__u32 unwinders_done; /* bit per enum trec_unwinder */
 	__u64 python_frame;   /* python: next frame to walk (pythonUnwindState) */
+	__u64 php_frame;      /* php: next zend_execute_data to walk (phpUnwindState) */
 	__u32 mappings_pid;   /* whose trie entries resolve pcs: the pid, or
 			       * the parent of a fork not synced yet */
 	__u32 vma_unwinder;   /* the selector for pcs in [vma_start, vma_end) */

@@ -23,8 +23,11 @@
 enum trec_frame_kind {
 	TREC_FRAME_UNKNOWN = 0, /* abort/error frames carry this kind */
 	TREC_FRAME_PYTHON = 1,
+	TREC_FRAME_PHP = 2,
 	TREC_FRAME_NATIVE = 3,
 	TREC_FRAME_KERNEL = 4,
+	TREC_FRAME_RUBY = 6,
+	TREC_FRAME_PERL = 7,
 };
 
 enum trec_frame_flags {
@@ -145,6 +148,9 @@ enum trec_unwinder {
 	TREC_PROG_UNWIND_STOP = 0,
 	TREC_PROG_UNWIND_NATIVE = 1,
 	TREC_PROG_UNWIND_PYTHON = 2,
+	TREC_PROG_UNWIND_PERL = 3,
+	TREC_PROG_UNWIND_RUBY = 4,
+	TREC_PROG_UNWIND_PHP = 5,
 	TREC_PROG_COUNT,
 	/* Not a program: the LPM selector of code trec_unwind_native walks by
 	 * frame pointer instead of stack deltas (JIT code in anonymous
@@ -251,17 +257,25 @@ enum trec_fp_rule {
 	TREC_FP_UNDEFINED = 2, /* caller's fp unknown; cleared */
 };
 
+/* Where the return address is. x86-64 rules all use 0 (the call pushed
+ * it); arm64's bl leaves it in x30, which a prologue may save. */
+enum trec_ra_rule {
+	TREC_RA_CFA_MINUS_8 = 0, /* x86-64: *(cfa - 8) */
+	TREC_RA_LR = 1,          /* arm64: still in x30 (leaf, prologue, PLT) */
+	TREC_RA_AT_CFA = 2,      /* arm64: *(cfa + ra_param) */
+};
+
 /*
- * An interned unwind rule. On x86-64 the return address is always at
- * cfa - 8 and the caller's sp is cfa.
+ * An interned unwind rule. The caller's sp is always cfa.
  */
 struct trec_unwind_info {
 	__u8 cfa_reg;  /* enum trec_unwind_reg */
 	__u8 fp_rule;  /* enum trec_fp_rule */
 	__u8 flags;    /* enum trec_unwind_flags (+ deref adder in bits 4..6) */
-	__u8 pad;
+	__u8 ra_rule;  /* enum trec_ra_rule */
 	__s32 cfa_param;
 	__s32 fp_param;
+	__s32 ra_param; /* TREC_RA_AT_CFA's offset; 0 otherwise */
 };
 
 #define TREC_MAX_UNWIND_INFOS 16384

@@ -13,10 +13,13 @@
 #define TREC_STACK_WINDOW 256
 
 struct trec_unwind_state {
-	__u64 pc, sp, fp; /* rip, rsp, rbp on x86-64 */
+	__u64 pc, sp, fp; /* rip, rsp, rbp on x86-64; pc, sp, x29 on arm64 */
 	__u64 cfa;
 	/* Leaf-only registers some CFA rules need (hand-written asm). */
 	__u64 rax, r9, r11, r15;
+	/* arm64: the link register (x30), where a leaf's return address
+	 * still is; valid at the leaf and after a signal frame only. */
+	__u64 lr;
 
 	/* Resolved by the caller for the current pc (LPM trie lookup). */
 	__u64 text_file_id;
@@ -38,6 +41,7 @@ struct trec_unwind_state {
 	/* This frame's code is anonymous memory unwound by stack deltas
 	 * (TREC_UNWIND_ANON_DELTAS): its frame is a raw pc. */
 	__u8 anon_code;
+	__u8 lr_valid; /* lr holds the frame's return address (arm64) */
 	/* Set by a failing step: the error for the abort frame and the metric
 	 * to bump when the trace is sent. -1 = none. */
 	__s32 error_metric;

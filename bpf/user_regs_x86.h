@@ -15,6 +15,11 @@ static __always_inline int regs_user_mode(__u64 cs)
  * volatile stops clang from narrowing `cs & 3` to a 2-byte load. */
 #define TREC_CTX_REG(ctx, field) (*(volatile __u64 *)&(ctx)->regs.field)
 
+static __always_inline int trec_ctx_user_mode(struct bpf_perf_event_data *ctx)
+{
+	return regs_user_mode(TREC_CTX_REG(ctx, cs));
+}
+
 /*
  * Fills the cursor with the interrupted user context. A sample that hit
  * user code has it in ctx->regs; one that hit the kernel (syscall, fault,

@@ -417,6 +417,7 @@ int trec_dec_record(uint32_t type, const uint8_t *body, const uint8_t *payload, 
 	case TREC_REC_SUMMARY: dec_summary(&c, &rec->u.summary); break;
 	case TREC_REC_SYMTAB:
 	case TREC_REC_PYCODE:
+	case TREC_REC_INTERP_CODE:
 	case TREC_REC_BLOB: dec_blob(&c, &rec->u.blob); break;
 	case TREC_REC_JITSYMS: dec_jitsyms(&c, s, &rec->u.jitsyms); break;
 	default:
@@ -437,6 +438,7 @@ const char *trec_record_type_name(enum trec_record_type t)
 		[TREC_REC_METRICS] = "METRICS",   [TREC_REC_SUMMARY] = "SUMMARY",
 		[TREC_REC_SYMTAB] = "SYMTAB",     [TREC_REC_PYCODE] = "PYCODE",
 		[TREC_REC_BLOB] = "BLOB",         [TREC_REC_JITSYMS] = "JITSYMS",
+		[TREC_REC_INTERP_CODE] = "INTERP_CODE",
 	};
 
 	if ((unsigned)t < sizeof(names) / sizeof(names[0]) && names[t])

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define TREC_FORMAT_VERSION_MAJOR 1
-#define TREC_FORMAT_VERSION_MINOR 1 /* 1.1: JITSYMS */
+#define TREC_FORMAT_VERSION_MINOR 2 /* 1.1: JITSYMS; 1.2: INTERP_CODE */
 
 /* ---- records ----------------------------------------------------------- */
 
@@ -35,6 +35,8 @@ enum trec_record_type {
 	TREC_REC_PYCODE = 10,     /* python code object description (issue 8) */
 	TREC_REC_BLOB = 11,       /* an opaque embedded byte blob keyed by file id */
 	TREC_REC_JITSYMS = 12,    /* names of a pid's JIT code (perf map, jitdump); 1.1 */
+	/* 13: reserved (off-CPU) */
+	TREC_REC_INTERP_CODE = 14, /* an interpreter's code description (blob); 1.2 */
 };
 
 /* A user or kernel frame, as stored. Values as in bpf/trec_types.h. */
@@ -232,7 +234,7 @@ struct trec_record {
 		struct trec_ksyms ksyms;
 		struct trec_metrics metrics;
 		struct trec_summary summary;
-		struct trec_blob blob; /* SYMTAB, PYCODE, BLOB */
+		struct trec_blob blob; /* SYMTAB, PYCODE, BLOB, INTERP_CODE */
 		struct trec_jitsyms jitsyms;
 	} u;
 };
@@ -277,7 +279,7 @@ int trec_write_file(struct trec_writer *w, const struct trec_file_info *f);
 int trec_write_ksyms(struct trec_writer *w, const struct trec_ksyms *k);
 int trec_write_metrics(struct trec_writer *w, const struct trec_metrics *m);
 int trec_write_summary(struct trec_writer *w, const struct trec_summary *s);
-/* type is TREC_REC_SYMTAB, TREC_REC_PYCODE or TREC_REC_BLOB. */
+/* type is TREC_REC_SYMTAB, TREC_REC_PYCODE, TREC_REC_BLOB or TREC_REC_INTERP_CODE. */
 int trec_write_blob(struct trec_writer *w, enum trec_record_type type,
 		    const struct trec_blob *b);
 

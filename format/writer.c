@@ -251,7 +251,8 @@ int trec_write_blob(struct trec_writer *w, enum trec_record_type type,
 		    const struct trec_blob *b)
 {
 	BEGIN(w);
-	if (type != TREC_REC_SYMTAB && type != TREC_REC_PYCODE && type != TREC_REC_BLOB)
+	if (type != TREC_REC_SYMTAB && type != TREC_REC_PYCODE && type != TREC_REC_BLOB &&
+	    type != TREC_REC_INTERP_CODE)
 		return -EINVAL;
 	return put_record(w, type, trec_enc_blob(&w->rec, b));
 }

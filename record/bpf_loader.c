@@ -226,7 +226,7 @@ void trec_bpf_get_fds(const struct trec_bpf_loader *l, struct trec_bpf_fds *fds)
 		FD(pid_page_to_mapping_info), FD(reported_pids), FD(pid_events),
 		FD(inhibit_events), FD(stack_delta_pages), FD(stack_deltas),
 		FD(unwind_info_array), FD(followed_pids), FD(exec_files), FD(py_procs),
-		FD(interpreter_offsets),
+		FD(interpreter_offsets), FD(php_procs),
 	};
 #undef FD
 }

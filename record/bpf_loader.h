@@ -58,6 +58,7 @@ struct trec_bpf_fds {
 	int pid_page_to_mapping_info, reported_pids, pid_events, inhibit_events;
 	int stack_delta_pages, stack_deltas, unwind_info_array;
 	int followed_pids, exec_files, py_procs, interpreter_offsets;
+	int php_procs;
 };
 
 /* After trec_bpf_load. */

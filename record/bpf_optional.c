@@ -18,6 +18,7 @@ static const struct {
 	const char *prog;
 } optional_progs[] = {
 	{ TREC_PROG_UNWIND_PYTHON, "trec_unwind_python" },
+	{ TREC_PROG_UNWIND_PHP, "trec_unwind_php" },
 };
 
 #define NUM_OPTIONAL (sizeof(optional_progs) / sizeof(optional_progs[0]))

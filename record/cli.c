@@ -81,6 +81,18 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *v)
 	return 0;
 }
 
+/* A finite number in [lo, hi], the whole string. */
+static int parse_double(const char *s, double lo, double hi, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(*v) || !(*v >= lo) || !(*v <= hi))
+		return -EINVAL;
+	return 0;
+}
+
 static int parse_pids(const char *arg, struct trec_options *o, FILE *err)
 {
 	char *copy = strdup(arg), *save = NULL, *tok;
@@ -130,7 +142,7 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long v;
-	char *end, optbuf[3], msg[512];
+	char optbuf[3], msg[512];
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -167,18 +179,12 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 			o->force = true;
 			break;
 		case 'd':
-			errno = 0;
-			o->duration_s = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(o->duration_s > 0) ||
-			    !isfinite(o->duration_s) || o->duration_s > 1e9)
+			if (parse_double(optarg, 0, 1e9, &o->duration_s) || o->duration_s == 0)
 				return bad(err, "--duration must be a positive number of seconds, not '%s'",
 					   optarg);
 			break;
 		case 'M':
-			errno = 0;
-			o->max_cpu_pct = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(o->max_cpu_pct >= 0.01) ||
-			    !(o->max_cpu_pct <= TREC_MAX_MAX_CPU))
+			if (parse_double(optarg, 0.01, TREC_MAX_MAX_CPU, &o->max_cpu_pct))
 				return bad(err, "--max-cpu must be a percentage from 0.01 to 50, not '%s'",
 					   optarg);
 			break;

@@ -9,7 +9,7 @@
 #include "record/archive/archive.h"
 #include "record/clock.h"
 #include "record/consumer.h"
-#include "record/interp/python/python_sync.h"
+#include "record/interp/interp.h"
 #include "record/io/metrics.h"
 #include "record/io/msg_queue.h"
 #include "record/io/output.h"
@@ -202,8 +202,8 @@ static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t le
 	w = trec_output_lock(c->x.out);
 	if (w && trec_output_unlock(c->x.out, trec_write_sample(w, &smp)) >= 0)
 		trecord_count(c->x.cnt, TRECORD_METRIC_SAMPLES_WRITTEN, 1);
-	/* Describe the sample's new Python code objects while they are live. */
-	trec_py_sync_trace(c->x.py, t->pid, t->frames, n);
+	/* Describe the sample's new interpreter code objects while they are live. */
+	trec_interps_trace(c->x.interps, t->pid, t->frames, n);
 }
 
 /* ---- per-pid state ends with the process ----------------------------------- */
@@ -220,7 +220,7 @@ static void pid_done(struct trec_consumer *c, uint32_t pid)
 		c->pids_done++;
 	if (c->x.touched)
 		trec_touched_pid_done(c->x.touched, pid);
-	trec_py_sync_remove(c->x.py, pid); /* done at the exit event, unless it was lost */
+	trec_interps_exit(c->x.interps, pid); /* done at the exit event, unless it was lost */
 }
 
 /* Pids whose exit event was lost: gone at two sweeps in a row (the mark
@@ -291,12 +291,12 @@ static void handle_pid_event(struct trec_consumer *c, const uint8_t *data, size_
 	if (w && trec_output_unlock(c->x.out, trec_write_pid_event(w, &ev)) >= 0)
 		trecord_count(c->x.cnt, TRECORD_METRIC_PID_EVENTS_WRITTEN, 1);
 
-	/* Python code objects of the old image are gone; samples after this
-	 * event are of the new one (or none). */
+	/* Interpreter code objects of the old image are gone; samples after
+	 * this event are of the new one (or none). */
 	if (m->type == TREC_PID_EV_EXEC)
-		trec_py_sync_exec(c->x.py, m->pid);
+		trec_interps_exec(c->x.interps, m->pid);
 	else if (m->type == TREC_PID_EV_EXIT)
-		trec_py_sync_remove(c->x.py, m->pid);
+		trec_interps_exit(c->x.interps, m->pid);
 	if (m->type == TREC_PID_EV_EXIT &&
 	    trec_exit_fifo_push(&c->exited, m->pid, trec_now_ns()))
 		pid_done(c, m->pid);

@@ -21,7 +21,7 @@ struct trec_msg_queue;
 struct trec_output;
 struct trec_pid_event_msg;
 struct trec_jit_capture;
-struct trec_py_sync;
+struct trec_interps;
 struct trec_touched;
 struct trecord_counters;
 
@@ -31,7 +31,7 @@ struct trec_consumer_ctx {
 	struct trecord_counters *cnt;
 	struct trec_msg_queue *queue;      /* ring -> writer */
 	struct trec_touched *touched;      /* files samples hit, or NULL */
-	struct trec_py_sync *py;           /* or NULL */
+	struct trec_interps *interps;      /* interpreter backends, or NULL */
 	struct trec_jit_capture *jit;      /* perf maps, jitdump (record/jit/capture.h) */
 	struct trec_kallsyms *ksyms;       /* empty; read at the first kernel frame */
 	bool quiet;                        /* no warning when it cannot be read */

@@ -15,7 +15,7 @@
 #include "record/cli.h"
 #include "record/clock.h"
 #include "record/consumer.h"
-#include "record/interp/python/python_session.h"
+#include "record/interp/interp.h"
 #include "record/io/meta.h"
 #include "record/io/metrics.h"
 #include "record/io/msg_queue.h"
@@ -39,7 +39,7 @@ struct trec_session {
 	struct trec_msg_queue queue;  /* ring -> writer */
 	struct trec_consumer consumer;
 	struct trec_syncer syncer;
-	struct trec_python_session py;
+	struct trec_interps interps;  /* Python and the other interpreters */
 	struct trecord_counters cnt;
 	struct trec_touched *touched; /* files samples hit (archive_touched.c) */
 	struct trec_jit_capture *jit; /* perf maps, jitdump (record/jit/capture.h) */
@@ -124,9 +124,8 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		.infos = s->fd.unwind_info_array,
 	};
 	trec_map_fds_mmap_deltas(&s->fds);
-	err = trec_python_session_start(&s->py, &s->out, s->fd.py_procs,
-					s->fd.interpreter_offsets, o->verbose);
-	s->py.bpf = &s->bpf;
+	err = trec_interps_start(&s->interps, &(struct trec_interp_env){
+		.out = &s->out, .fd = &s->fd, .bpf = &s->bpf, .verbose = o->verbose });
 	if (err) {
 		snprintf(msg, sizeof(msg), "out of memory");
 		goto fail;
@@ -160,7 +159,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		    .cnt = &s->cnt,
 		    .queue = &s->queue,
 		    .touched = s->touched,
-		    .py = s->py.py,
+		    .interps = &s->interps,
 		    .jit = s->jit,
 		    .ksyms = &s->ksyms,
 		    .quiet = o->quiet,
@@ -204,7 +203,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		.out = &s->out,
 		.cnt = &s->cnt,
 		.touched = s->touched,
-		.py = &s->py,
+		.interps = &s->interps,
 		.jit = s->jit,
 		.fds = &s->fds,
 		.pid_events_fd = s->fd.pid_events,
@@ -382,7 +381,7 @@ static void teardown(struct trec_session *s)
 	trec_syncer_free(&s->syncer);
 	trec_jit_capture_free(s->jit);
 	s->jit = NULL;
-	trec_python_session_stop(&s->py);
+	trec_interps_stop(&s->interps);
 	trec_touched_free(s->touched);
 	s->touched = NULL;
 	trec_kallsyms_free(&s->ksyms);

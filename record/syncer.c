@@ -14,9 +14,7 @@
 #include <bpf/libbpf.h>
 #include "record/archive/archive.h"
 #include "record/clock.h"
-#include "record/interp/python/python_session.h"
-#include "record/interp/python/python_sync.h"
-#include "record/interp/python/python_tramp.h"
+#include "record/interp/interp.h"
 #include "record/io/metrics.h"
 #include "record/io/output.h"
 #include "record/jit/capture.h"
@@ -181,7 +179,7 @@ static void publish_stats(struct trec_syncer *s)
 	trecord_set(s->x.cnt, TRECORD_METRIC_DELTA_PAGES_USED, atomic_load(&dl->pages_used));
 	trecord_set(s->x.cnt, TRECORD_METRIC_DELTA_CACHE_HITS, atomic_load(&dl->cache_hits));
 	trecord_set(s->x.cnt, TRECORD_METRIC_DELTA_CACHE_REJECTED, atomic_load(&dl->cache_rejected));
-	trec_python_publish_stats(s->x.py, s->x.cnt);
+	trec_interps_publish_stats(s->x.interps, s->x.cnt);
 }
 
 static void *sync_main(void *arg)
@@ -286,27 +284,25 @@ static int exec_file(void *ctx, const struct trec_exec_file_key *k,
 	return bpf_map_update_elem(s->x.exec_files_fd, k, v, BPF_ANY) ? -errno : 0;
 }
 
-static int python_on_mapping(void *ctx, uint32_t pid, uint64_t file_id, const char *open_path,
-			     uint64_t bias)
+static int interp_mapping(void *ctx, uint32_t pid, uint64_t file_id, const char *open_path,
+			  uint64_t bias)
 {
 	struct trec_syncer *s = ctx;
 
-	return trec_python_on_mapping(s->x.py, pid, file_id, open_path, bias);
+	return trec_interps_mapping(s->x.interps, pid, file_id, open_path, bias);
 }
 
-static uint64_t python_anon_mapping(void *ctx, uint32_t pid, uint64_t start, uint64_t end,
+static uint64_t interp_anon_mapping(void *ctx, uint32_t pid, uint64_t start, uint64_t end,
 				    uint64_t *file_id)
 {
 	struct trec_syncer *s = ctx;
-	struct trec_file_deltas d;
+	struct trec_file_deltas d = { 0 };
+	const char *what = "[interpreter code]";
+	uint64_t block = trec_interps_anon(s->x.interps, pid, start, end, file_id, &d, &what);
 
-	if (!s->x.py || !s->x.py->py ||
-	    trec_py_sync_anon(s->x.py->py, pid, start, end, file_id, &d) != 1)
-		return 0;
-	if (d.num)
-		trec_delta_loader_submit_deltas(&s->deltas, *file_id, &d,
-						"[python perf trampolines]");
-	return TREC_PY_TRAMP_ARENA;
+	if (block && d.num)
+		trec_delta_loader_submit_deltas(&s->deltas, *file_id, &d, what);
+	return block;
 }
 
 static const struct trec_pid_sync_ops sync_ops = {
@@ -317,8 +313,8 @@ static const struct trec_pid_sync_ops sync_ops = {
 	.write_file = write_file,
 	.write_mappings = write_mappings,
 	.write_blob = write_blob,
-	.exec_mapping = python_on_mapping,
-	.anon_exec_mapping = python_anon_mapping,
+	.exec_mapping = interp_mapping,
+	.anon_exec_mapping = interp_anon_mapping,
 	.exec_file = exec_file,
 	.now_ns = now_ns,
 };

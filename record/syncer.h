@@ -21,7 +21,7 @@ struct trec_map_fds;
 struct trec_output;
 struct trec_pid_event_msg;
 struct trec_pid_sync;
-struct trec_python_session;
+struct trec_interps;
 struct trec_touched;
 struct trecord_counters;
 
@@ -46,7 +46,7 @@ struct trec_syncer_ctx {
 	struct trec_output *out;
 	struct trecord_counters *cnt;
 	struct trec_touched *touched;    /* or NULL */
-	struct trec_python_session *py;
+	struct trec_interps *interps;    /* interpreter backends */
 	struct trec_jit_capture *jit;    /* perf maps, jitdump (record/jit/capture.h) */
 	struct trec_map_fds *fds;        /* trie and delta maps */
 	int pid_events_fd, inhibit_fd, exec_files_fd, report_events_fd;

@@ -5,7 +5,7 @@
  * counts, weights, comm strings, mapping ranges, symbol order).
  */
 #include "report/load.h"
-#include "report/interp/python/python_frames.h"
+#include "report/interp/interp.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -191,22 +191,6 @@ static void load_symtab(struct rp_model *m, const struct trec_blob *b)
 		fprintf(stderr, "treport: warning: out of memory keeping embedded symbols\n");
 }
 
-/* Python code object descriptions; a malformed one only leaves the frames
- * that name it unnamed. */
-static void load_pycode(struct rp_recording *rr, const struct trec_blob *b)
-{
-	int err;
-	if (!rr->py)
-		rr->py = trec_pyframes_new();
-	err = rr->py ? trec_pyframes_add(rr->py, b) : -ENOMEM;
-	if (err == -ENOMEM) {
-		fprintf(stderr, "treport: out of memory\n");
-		exit(1);
-	}
-	if (err)
-		rr->bad_pycode++;
-}
-
 static void load_record(struct rp_model *m, uint32_t rec, const struct trec_record *r,
 			const struct rp_options *o)
 {
@@ -226,7 +210,11 @@ static void load_record(struct rp_model *m, uint32_t rec, const struct trec_reco
 		rr->summary = r->u.summary;
 		break;
 	case TREC_REC_SYMTAB: load_symtab(m, &r->u.blob); break;
-	case TREC_REC_PYCODE: load_pycode(rr, &r->u.blob); break;
+	case TREC_REC_PYCODE:
+	case TREC_REC_INTERP_CODE:
+		/* interpreter code; a malformed record leaves its frames unnamed */
+		rp_interp_load(&rr->interp, (uint8_t)r->type, &r->u.blob);
+		break;
 	case TREC_REC_JITSYMS: rp_jit_add(&m->jit, &m->strs, rec, &r->u.jitsyms); break;
 	default:
 		break; /* BLOB: not used yet */
@@ -277,9 +265,7 @@ int rp_load_file(struct rp_model *m, const char *path, const struct rp_options *
 			rc = -1;
 		}
 	}
-	if (rr->bad_pycode)
-		fprintf(stderr, "treport: warning: %s: %" PRIu64 " malformed PYCODE record(s); "
-			"their Python frames stay unnamed\n", path, rr->bad_pycode);
+	rp_interp_warn(&rr->interp, path);
 	/* truncation itself was a reader warning: the file is still reported */
 	if (!rc && !rr->have_summary && !rr->truncated && !rr->failed)
 		fprintf(stderr, "treport: warning: %s: recording is incomplete (no SUMMARY record: "

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The in-memory model of one or more recordings (see model.h). */
 #include "report/model.h"
-#include "report/interp/python/python_frames.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -26,7 +25,7 @@ void rp_model_free(struct rp_model *m)
 		free(r->meta_values);
 		free(r->ksyms);
 		free(r->metrics);
-		trec_pyframes_free(r->py);
+		rp_interp_free(&r->interp);
 	}
 	free(m->recs);
 	trec_archive_store_free(m->archives);

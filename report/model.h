@@ -13,6 +13,7 @@
 
 #include "trec_format.h"
 #include "report/util.h"
+#include "report/interp/interp.h"
 
 struct rp_frame {
 	uint64_t file_id; /* kernel: 0 */
@@ -90,8 +91,7 @@ struct rp_recording {
 	uint64_t pid_events;
 	bool truncated;
 	bool failed; /* stopped with an error (kept only with --force) */
-	struct trec_pyframes *py; /* PYCODE records (report/python_frames.h), or NULL */
-	uint64_t bad_pycode;      /* PYCODE records that were malformed */
+	struct rp_interp_stores interp; /* PYCODE, INTERP_CODE (report/interp/interp.h) */
 };
 
 struct rp_agg {

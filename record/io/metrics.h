@@ -43,6 +43,12 @@
 	X(JIT_FILES_READ, "jit: perf maps and jitdump files read")             \
 	X(JIT_SYMBOLS_WRITTEN, "jit: JIT names written (JITSYMS entries)")      \
 	X(JIT_BAD_INPUT, "jit: malformed perf map lines and jitdump records") \
+	X(PHP_ENGINES, "php: mapped files detected as a Zend engine")          \
+	X(PHP_UNSUPPORTED, "php: Zend engines that cannot be unwound")         \
+	X(PHP_PIDS, "php: processes set up for php stacks")                   \
+	X(PHP_CODE_WRITTEN, "php: function descriptions written")              \
+	X(PHP_CODE_UNREADABLE, "php: functions that could not be read")        \
+	X(PHP_CODE_STALE, "php: functions replaced before they were read") \
 	X(DELTA_CACHE_HITS, "files whose stack deltas came from the delta cache") \
 	X(DELTA_CACHE_REJECTED, "damaged delta cache entries ignored")
 

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include "record/io/metrics.h"
 #include "record/jit/jitdump.h"
 #include "record/jit/perfmap.h"
+#include "record/io/log.h"
 #include "format/containers/u64map.h"
 #include "symbolize_rule.h"
 
@@ -218,21 +218,6 @@ static int check_file(const struct jit_pid *jp, int fd, const char **why)
 	return 0;
 }
 
-static void vlog(const struct trec_jit_capture *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void vlog(const struct trec_jit_capture *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!c->verbose)
-		return;
-	va_start(ap, fmt);
-	fputs("trecord: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
-
 static void warn(const struct trec_jit_capture *c, const char *path, const char *what)
 {
 	if (!c->quiet)
@@ -304,7 +289,7 @@ void trec_jit_on_mappings(struct trec_jit_capture *c, const struct trec_mapping_
 			jp->tmp_fd = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			c->nfds += jp->tmp_fd >= 0;
 		}
-		vlog(c, "pid %u: JIT-like (%s), its perf map is perf-%u.map", jp->pid,
+		trec_vlog(c->verbose, "pid %u: JIT-like (%s), its perf map is perf-%u.map", jp->pid,
 		     !jp->dump_path ? "anonymous code" : anon ? "anonymous code, jitdump" : "jitdump",
 		     jp->nspid);
 	}
@@ -344,7 +329,7 @@ static int open_checked(struct trec_jit_capture *c, const struct jit_pid *jp, in
 
 	if (fd < 0) {
 		if (errno != ENOENT)
-			vlog(c, "%s: %s", shown, strerror(errno));
+			trec_vlog(c->verbose, "%s: %s", shown, strerror(errno));
 		return -1;
 	}
 	if (check_file(jp, fd, &why)) {
@@ -391,7 +376,7 @@ static void read_file(struct trec_jit_capture *c, const struct jit_pid *jp, int 
 		trecord_count(c->cnt, TRECORD_METRIC_JIT_FILES_READ, 1);
 		trecord_count(c->cnt, TRECORD_METRIC_JIT_SYMBOLS_WRITTEN, t.n);
 		trecord_count(c->cnt, TRECORD_METRIC_JIT_BAD_INPUT, t.bad);
-		vlog(c, "pid %u: %s: %u JIT names kept, %u %ss refused", jp->pid, shown, t.n, t.bad,
+		trec_vlog(c->verbose, "pid %u: %s: %u JIT names kept, %u %ss refused", jp->pid, shown, t.n, t.bad,
 		     unit);
 	}
 	trec_jit_table_free(&t);

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "format/containers/vec.h"
+#include "format/dedup.h"
 
 #define BLOCK_BYTES (64u << 10)
 
@@ -43,7 +45,7 @@ void trec_jit_table_free(struct trec_jit_table *t)
 	free(t->entries);
 	free(t->lines);
 	free(t->files);
-	free(t->file_hash);
+	trec_itab_free(&t->file_index);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -83,23 +85,6 @@ static const char *store(struct trec_jit_table *t, const char *s, size_t len)
 	return d;
 }
 
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
-{
-	uint32_t n = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n = n > UINT32_MAX / 2 ? UINT32_MAX : n * 2;
-	q = realloc(*p, (size_t)n * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 int64_t trec_jit_table_add(struct trec_jit_table *t, uint64_t start, uint64_t size,
 			   uint64_t load_ns, uint64_t code_index, const char *name, size_t len)
 {
@@ -112,7 +97,7 @@ int64_t trec_jit_table_add(struct trec_jit_table *t, uint64_t start, uint64_t si
 	}
 	if (len > t->lim.max_name)
 		len = t->lim.max_name;
-	if (grow((void **)&t->entries, &t->cap, t->n + 1, sizeof(*t->entries)) ||
+	if (TREC_GROW(t->entries, t->cap, (size_t)t->n + 1, 64) ||
 	    !(nm = store(t, name, len)))
 		return -ENOMEM;
 	e = &t->entries[t->n];
@@ -136,64 +121,43 @@ int trec_jit_table_add_line(struct trec_jit_table *t, uint64_t addr, uint32_t li
 		t->flags |= TREC_JIT_F_TRUNCATED;
 		return -E2BIG;
 	}
-	if (grow((void **)&t->lines, &t->caplines, t->nlines + 1, sizeof(*t->lines)))
+	if (TREC_GROW(t->lines, t->caplines, (size_t)t->nlines + 1, 64))
 		return -ENOMEM;
 	t->lines[t->nlines++] = (struct trec_jit_line){ addr, line, file };
 	t->entries[t->n - 1].num_lines++;
 	return 0;
 }
 
-static uint32_t hash_str(const char *s, size_t len)
+struct file_key {
+	const struct trec_jit_table *t;
+	const char *name;
+	size_t len;
+};
+
+static bool file_eq(const void *ctx, uint32_t idx)
 {
-	uint32_t h = 2166136261u;
+	const struct file_key *k = ctx;
+	const char *f = k->t->files[idx];
 
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (uint8_t)s[i]) * 16777619u;
-	return h;
-}
-
-static int rehash(struct trec_jit_table *t, uint32_t cap)
-{
-	uint32_t *h = calloc(cap, sizeof(*h));
-
-	if (!h)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < t->nfiles; i++) {
-		uint32_t k = hash_str(t->files[i], strlen(t->files[i])) & (cap - 1);
-
-		while (h[k])
-			k = (k + 1) & (cap - 1);
-		h[k] = i + 1;
-	}
-	free(t->file_hash);
-	t->file_hash = h;
-	t->hash_cap = cap;
-	return 0;
+	return !strncmp(f, k->name, k->len) && !f[k->len];
 }
 
 int64_t trec_jit_table_file(struct trec_jit_table *t, const char *name, size_t len)
 {
-	uint32_t k;
 	const char *s;
+	uint64_t h;
+	uint32_t i;
 
 	if (len > t->lim.max_name)
 		len = t->lim.max_name;
-	/* at most half full, so probes end */
-	if ((uint64_t)(t->nfiles + 1) * 2 > t->hash_cap &&
-	    rehash(t, t->hash_cap ? t->hash_cap * 2 : 64))
-		return -ENOMEM;
-	k = hash_str(name, len) & (t->hash_cap - 1);
-	for (; t->file_hash[k]; k = (k + 1) & (t->hash_cap - 1)) {
-		const char *f = t->files[t->file_hash[k] - 1];
-
-		if (!strncmp(f, name, len) && !f[len])
-			return t->file_hash[k] - 1;
-	}
-	if (grow((void **)&t->files, &t->capfiles, t->nfiles + 1, sizeof(*t->files)) ||
-	    !(s = store(t, name, len)))
+	h = trec_hash(name, len);
+	i = trec_itab_find(&t->file_index, h, file_eq, &(struct file_key){ t, name, len });
+	if (i != TREC_ITAB_NONE)
+		return i;
+	if (TREC_GROW(t->files, t->capfiles, (size_t)t->nfiles + 1, 64) ||
+	    !(s = store(t, name, len)) || trec_itab_insert(&t->file_index, h, t->nfiles))
 		return -ENOMEM;
 	t->files[t->nfiles] = s;
-	t->file_hash[k] = t->nfiles + 1;
 	return t->nfiles++;
 }
 

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "format/containers/index_table.h"
 
 #include "trec_format.h"
 
@@ -40,13 +41,15 @@ bool trec_jit_filter_covers(const struct trec_jit_filter *f, uint64_t start, uin
 
 struct trec_jit_table {
 	struct trec_jit_entry *entries;
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap;
 	struct trec_jit_line *lines;
-	uint32_t nlines, caplines;
+	uint32_t nlines;
+	size_t caplines;
 	const char **files;
-	uint32_t nfiles, capfiles;
-	uint32_t *file_hash; /* open addressing: file index + 1, 0 empty */
-	uint32_t hash_cap;
+	uint32_t nfiles;
+	size_t capfiles;
+	struct trec_itab file_index; /* files by name */
 	char **blocks;       /* string storage */
 	size_t nblocks;
 	char *cur;

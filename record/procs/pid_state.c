@@ -3,7 +3,6 @@
  * forks, the exit grace period and removal; pid_sync's life cycle. */
 #include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,19 +26,6 @@ struct trec_pid_sync *trec_pid_sync_new(const struct trec_pid_sync_ops *ops, voi
 		return NULL;
 	}
 	return s;
-}
-
-void pid_sync_vlog(const struct trec_pid_sync *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!s->verbose)
-		return;
-	va_start(ap, fmt);
-	fputs("trecord: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
 }
 
 /* Writes the entries that are new or changed, then removes the stale

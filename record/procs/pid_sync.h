@@ -39,7 +39,7 @@ struct trec_pid_sync_ops {
 	int (*write_blob)(void *ctx, enum trec_record_type type, const struct trec_blob *b);
 	/* Each executable file mapping, before the pid's marker is written:
 	 * open_path opens the file, bias = start - ELF vaddr (may be NULL;
-	 * interpreter detection, record/interp/python/python_session.h). */
+	 * interpreter detection, record/interp/interp.h). */
 	int (*exec_mapping)(void *ctx, uint32_t pid, uint64_t file_id, const char *open_path,
 			    uint64_t bias);
 	/* An anonymous executable mapping, after the file mappings: when its

@@ -16,6 +16,7 @@
 #include "record/procs/exit_fifo.h"
 #include "record/procs/file_id.h"
 #include "record/procs/lpm.h"
+#include "record/io/log.h"
 #include "record/procs/pid_sync.h"
 #include "record/procs/proc_maps.h"
 
@@ -67,8 +68,7 @@ struct opened {
 	char path[64];
 };
 
-void pid_sync_vlog(const struct trec_pid_sync *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+#define pid_sync_vlog(s, ...) trec_vlog((s)->verbose, __VA_ARGS__)
 
 /* pid_files.c */
 int pid_sync_resolve_file(struct trec_pid_sync *s, uint32_t pid, const struct trec_proc_map *m,

@@ -59,7 +59,8 @@ static uint64_t mix64(uint64_t x)
 
 static uint64_t info_hash(const struct trec_unwind_info *ui)
 {
-	uint64_t a = (uint64_t)ui->cfa_reg | (uint64_t)ui->fp_rule << 8 | (uint64_t)ui->flags << 16;
+	uint64_t a = (uint64_t)ui->cfa_reg | (uint64_t)ui->fp_rule << 8 | (uint64_t)ui->flags << 16 |
+		     (uint64_t)ui->ra_rule << 24 | (uint64_t)(uint32_t)ui->ra_param << 32;
 	uint64_t b = (uint64_t)(uint32_t)ui->cfa_param | (uint64_t)(uint32_t)ui->fp_param << 32;
 	return mix64(a ^ mix64(b));
 }
@@ -67,14 +68,14 @@ static uint64_t info_hash(const struct trec_unwind_info *ui)
 static bool info_eq(const struct trec_unwind_info *a, const struct trec_unwind_info *b)
 {
 	return a->cfa_reg == b->cfa_reg && a->fp_rule == b->fp_rule && a->flags == b->flags &&
-	       a->cfa_param == b->cfa_param && a->fp_param == b->fp_param;
+	       a->cfa_param == b->cfa_param && a->fp_param == b->fp_param &&
+	       a->ra_rule == b->ra_rule && a->ra_param == b->ra_param;
 }
 
 /* The unwind_info index for ui, adding it if new. 0 or negative errno. */
 static int intern(struct trec_delta_store *s, const struct trec_unwind_info *in, uint16_t *idx)
 {
 	struct trec_unwind_info ui = *in;
-	ui.pad = 0;
 	size_t mask = INFO_SLOTS - 1;
 	for (size_t i = info_hash(&ui) & mask;; i = (i + 1) & mask) {
 		uint16_t slot = s->info_slots[i];

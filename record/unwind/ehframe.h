@@ -39,8 +39,28 @@ int trec_rows_paint(const struct trec_rows *hi, const struct trec_rows *lo,
 bool trec_row_same_rule(const struct trec_row *a, const struct trec_row *b);
 
 /* The rule libdw computed for one CFI row, as a trec row (range not set).
- * Returns true if the rule is supported, false if it was made UNSUPPORTED. */
+ * Returns true if the rule is supported, false if it was made UNSUPPORTED.
+ * x86-64 (ehframe_rule.c) and aarch64 (ehframe_rule_arm64.c). */
 bool trec_rule_from_frame(Dwarf_Frame *frame, struct trec_row *row);
+bool trec_rule_from_frame_arm64(Dwarf_Frame *frame, struct trec_row *row);
+/* The ELF is for aarch64 (its CFI, PLT and trampolines are aarch64's). */
+bool trec_elf_is_arm64(Elf *elf);
+/* Expression pieces both rule files read: bregN/bregx -> (register,
+ * offset); "saved at CFA + off" ([call_frame_cfa] [plus_uconst off]). */
+bool trec_op_breg(const Dwarf_Op *op, unsigned *reg, int64_t *off);
+bool trec_op_at_cfa(const Dwarf_Op *ops, size_t n, int64_t *off);
+/*
+ * Pieces of both. trec_rule_start() clears row, then ends it as SIGNAL
+ * (a signal frame's CFI) or STOP (return address undefined): 1, or as
+ * UNSUPPORTED (the return address column is not ra_col): -1; else 0 with
+ * the return address's rule in *ops and *n. trec_rule_fp(): the caller's fp
+ * rule from DWARF register reg (rbp, x29). trec_rule_unsupported() marks
+ * row UNSUPPORTED and returns false.
+ */
+int trec_rule_start(Dwarf_Frame *frame, unsigned ra_col, struct trec_row *row, Dwarf_Op mem[3],
+		    Dwarf_Op **ops, size_t *n);
+void trec_rule_fp(Dwarf_Frame *frame, unsigned reg, struct trec_unwind_info *info);
+bool trec_rule_unsupported(struct trec_row *row);
 
 /* Address ranges of the file's executable PT_LOAD segments. */
 struct trec_exec_ranges {

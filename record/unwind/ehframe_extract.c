@@ -37,6 +37,7 @@ struct extract {
 	struct trec_exec_ranges exec;
 	struct trec_rows src[SRC_COUNT];
 	size_t fdes, unsupported;
+	bool arm64; /* e_machine EM_AARCH64; else x86-64 */
 };
 
 static int exec_ranges(Elf *elf, struct trec_exec_ranges *x)
@@ -84,6 +85,33 @@ static int push_rule(struct trec_rows *r, uint64_t start, uint64_t end, uint16_t
 }
 
 /*
+ * aarch64 PLT stubs (adrp; ldr; add; br) touch neither sp nor x30: the
+ * return address is in LR, cfa = sp. PLT0 first pushes x16 and x30
+ * (stp x16, x30, [sp, #-16]!): cfa = sp + 16 after its first instruction.
+ */
+static int plt_rows_arm64(struct trec_rows *r, uint64_t lo, uint64_t hi, bool plt0)
+{
+	struct trec_row row = { .start = lo, .end = hi };
+	int err = 0;
+
+	row.info.cfa_reg = TREC_REG_SP;
+	row.info.ra_rule = TREC_RA_LR;
+	row.info.fp_rule = TREC_FP_SAME;
+	if (plt0 && hi - lo >= 32) {
+		row.end = lo + 4;
+		err = trec_rows_push(r, &row);
+		row.start = lo + 4;
+		row.end = lo + 32;
+		row.info.cfa_param = 16;
+		err = err ?: trec_rows_push(r, &row);
+		row.start = lo + 32;
+		row.end = hi;
+		row.info.cfa_param = 0;
+	}
+	return err ?: trec_rows_push(r, &row);
+}
+
+/*
  * PLT sections ld left without CFI. The lazy .plt (16-byte entries: jmp,
  * push, jmp) has PLT0 (push; jmp) then entries TREC_CMD_PLT describes;
  * .plt.got/.plt.sec entries only jump, so cfa = rsp + 8 throughout.
@@ -101,7 +129,9 @@ static int plt_rows(struct extract *x)
 			continue;
 		struct trec_rows *r = &x->src[SRC_PLT];
 		int err;
-		if (i == 0 && sh.sh_size >= 16) {
+		if (x->arm64) {
+			err = plt_rows_arm64(r, lo, hi, i == 0);
+		} else if (i == 0 && sh.sh_size >= 16) {
 			err = push_rule(r, lo, lo + 6, 0, TREC_REG_SP, 16, TREC_FP_SAME);
 			err = err ?: push_rule(r, lo + 6, lo + 16, 0, TREC_REG_SP, 24, TREC_FP_SAME);
 			err = err ?: (hi > lo + 16 ? push_rule(r, lo + 16, hi, CMD(TREC_CMD_PLT), 0, 0, 0) : 0);
@@ -116,9 +146,16 @@ static int plt_rows(struct extract *x)
 
 /* mov $15,%rax; syscall: rt_sigreturn, the code signal handlers return to. */
 static const uint8_t sigreturn_code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+/* aarch64: mov x8, #139; svc #0 (the vdso's __kernel_rt_sigreturn, an
+ * SA_RESTORER), at a 4-byte aligned address. */
+static const uint8_t sigreturn_code_arm64[] = { 0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4 };
 
 static int signal_rows(struct extract *x)
 {
+	const uint8_t *code = x->arm64 ? sigreturn_code_arm64 : sigreturn_code;
+	size_t len = x->arm64 ? sizeof(sigreturn_code_arm64) : sizeof(sigreturn_code);
+	uint64_t align = x->arm64 ? 4 : 1;
+
 	for (Elf_Scn *scn = elf_nextscn(x->elf, NULL); scn; scn = elf_nextscn(x->elf, scn)) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
@@ -128,13 +165,13 @@ static int signal_rows(struct extract *x)
 		if (!d || !d->d_buf)
 			continue;
 		const uint8_t *p = d->d_buf, *end = p + d->d_size;
-		while ((p = memmem(p, (size_t)(end - p), sigreturn_code, sizeof(sigreturn_code)))) {
+		while ((p = memmem(p, (size_t)(end - p), code, len))) {
 			uint64_t va = sh.sh_addr + (uint64_t)(p - (const uint8_t *)d->d_buf);
-			int err = push_rule(&x->src[SRC_SIGNAL], va, va + sizeof(sigreturn_code),
-					    CMD(TREC_CMD_SIGNAL), 0, 0, 0);
+			int err = va % align ? 0 : push_rule(&x->src[SRC_SIGNAL], va, va + len,
+							     CMD(TREC_CMD_SIGNAL), 0, 0, 0);
 			if (err)
 				return err;
-			p += sizeof(sigreturn_code);
+			p += va % align ? 1 : len;
 		}
 	}
 	return 0;
@@ -317,13 +354,15 @@ int trec_deltas_extract(const char *path, struct trec_file_deltas *out)
 		err = -ENOEXEC;
 		goto out;
 	}
+	x.arm64 = trec_elf_is_arm64(x.elf);
 	err = exec_ranges(x.elf, &x.exec);
 	err = err ?: cfi_sources(&x);
 	err = err ?: plt_rows(&x);
 	err = err ?: signal_rows(&x);
 	err = err ?: paint_sources(&x);
 	err = err ?: entry_stop_row(&x);
-	err = err ?: fp_gap_rows(&x);
+	/* The frame-pointer evidence is x86-64 code (push %rbp; mov). */
+	err = err ?: (x.arm64 ? 0 : fp_gap_rows(&x));
 	err = err ?: build_entries(&x.src[0], out);
 	out->fdes = x.fdes;
 	out->unsupported_rules = x.unsupported;

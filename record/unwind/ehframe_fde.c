@@ -157,7 +157,7 @@ bool trec_exec_contains(const struct trec_exec_ranges *x, uint64_t lo, uint64_t 
 }
 
 /* Appends the rows of the FDE covering [lo, hi). */
-static int fde_rows(Dwarf_CFI *cfi, uint64_t lo, uint64_t hi, struct trec_rows *out,
+static int fde_rows(Dwarf_CFI *cfi, uint64_t lo, uint64_t hi, bool arm64, struct trec_rows *out,
 		    size_t *unsupported)
 {
 	uint64_t addr = lo;
@@ -170,7 +170,8 @@ static int fde_rows(Dwarf_CFI *cfi, uint64_t lo, uint64_t hi, struct trec_rows *
 			return 0; /* libdw rejected this FDE: leave the rest uncovered */
 		dwarf_frame_info(frame, &start, &end, &signal);
 		struct trec_row row;
-		if (!trec_rule_from_frame(frame, &row))
+		if (!(arm64 ? trec_rule_from_frame_arm64(frame, &row)
+			    : trec_rule_from_frame(frame, &row)))
 			(*unsupported)++;
 		free(frame);
 		if (end <= addr) /* malformed: never loop */
@@ -232,7 +233,7 @@ int trec_cfi_rows(Elf *elf, Dwarf_CFI *cfi, Elf_Scn *scn, bool eh_frame,
 		if (len == 0 || lo + len < lo || !trec_exec_contains(exec, lo, lo + len))
 			continue; /* empty, or a discarded function's leftover FDE */
 		(*fdes)++;
-		int err = fde_rows(cfi, lo, lo + len, out, unsupported);
+		int err = fde_rows(cfi, lo, lo + len, trec_elf_is_arm64(elf), out, unsupported);
 		if (err)
 			return err;
 	}

@@ -17,7 +17,7 @@ enum { X86_RBP = 6, X86_RSP = 7, X86_RIP = 16 };
 #define CMD(c) ((uint16_t)(TREC_UNWIND_COMMAND | (c)))
 
 /* bregN / bregx -> (register, offset); false for anything else. */
-static bool op_breg(const Dwarf_Op *op, unsigned *reg, int64_t *off)
+bool trec_op_breg(const Dwarf_Op *op, unsigned *reg, int64_t *off)
 {
 	if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31) {
 		*reg = op->atom - DW_OP_breg0;
@@ -75,7 +75,7 @@ static bool cfa_rule(const Dwarf_Op *ops, size_t n, struct trec_row *row)
 	unsigned reg;
 	int64_t off;
 
-	if (n == 0 || !op_breg(&ops[0], &reg, &off)) {
+	if (n == 0 || !trec_op_breg(&ops[0], &reg, &off)) {
 		if (is_plt_expr(ops, n)) {
 			row->command = CMD(TREC_CMD_PLT);
 			return true;
@@ -107,7 +107,7 @@ static bool cfa_rule(const Dwarf_Op *ops, size_t n, struct trec_row *row)
 }
 
 /* Register rule "saved at CFA + off": [call_frame_cfa] or [.., plus_uconst off]. */
-static bool at_cfa(const Dwarf_Op *ops, size_t n, int64_t *off)
+bool trec_op_at_cfa(const Dwarf_Op *ops, size_t n, int64_t *off)
 {
 	if (n < 1 || n > 2 || ops[0].atom != DW_OP_call_frame_cfa)
 		return false;
@@ -120,33 +120,65 @@ static bool at_cfa(const Dwarf_Op *ops, size_t n, int64_t *off)
 	return true;
 }
 
+int trec_rule_start(Dwarf_Frame *frame, unsigned ra_col, struct trec_row *row, Dwarf_Op mem[3],
+		    Dwarf_Op **ops, size_t *n)
+{
+	Dwarf_Addr start, end;
+	bool signal = false;
+
+	row->command = 0;
+	memset(&row->info, 0, sizeof(row->info));
+	int ra = dwarf_frame_info(frame, &start, &end, &signal);
+	if (signal) {
+		row->command = CMD(TREC_CMD_SIGNAL);
+		return 1;
+	}
+	if (ra < 0 || (unsigned)ra != ra_col || dwarf_frame_register(frame, ra, mem, ops, n) != 0)
+		return trec_rule_unsupported(row) ? 1 : -1;
+	/* nops 0 with ops == mem: undefined (outermost frame). */
+	if (*n == 0 && *ops == mem) {
+		row->command = CMD(TREC_CMD_STOP);
+		return 1;
+	}
+	return 0;
+}
+
+void trec_rule_fp(Dwarf_Frame *frame, unsigned reg, struct trec_unwind_info *info)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+	int64_t off;
+
+	/* Rules we cannot run become UNDEFINED: the BPF side then clears fp,
+	 * so a later fp-based CFA fails instead of lying. */
+	info->fp_rule = TREC_FP_UNDEFINED;
+	if (dwarf_frame_register(frame, (int)reg, mem, &ops, &n) != 0)
+		return;
+	if (n == 0 && ops == NULL) {
+		info->fp_rule = TREC_FP_SAME;
+	} else if (trec_op_at_cfa(ops, n, &off) && fits_s32(off)) {
+		info->fp_rule = TREC_FP_AT_CFA;
+		info->fp_param = (int32_t)off;
+	}
+}
+
+bool trec_rule_unsupported(struct trec_row *row)
+{
+	row->command = CMD(TREC_CMD_UNSUPPORTED);
+	memset(&row->info, 0, sizeof(row->info));
+	return false;
+}
+
 bool trec_rule_from_frame(Dwarf_Frame *frame, struct trec_row *row)
 {
 	Dwarf_Op mem[3], *ops;
 	size_t n;
-	Dwarf_Addr start, end;
-	bool signal = false;
 	int64_t off;
 
-	row->command = 0;
-	memset(&row->info, 0, sizeof(row->info));
-
-	int ra = dwarf_frame_info(frame, &start, &end, &signal);
-	if (signal) {
-		row->command = CMD(TREC_CMD_SIGNAL);
-		return true;
-	}
-	if (ra != X86_RIP)
-		goto unsupported;
-
-	/* nops 0 with ops == mem: undefined (outermost frame). */
-	if (dwarf_frame_register(frame, ra, mem, &ops, &n) != 0)
-		goto unsupported;
-	if (n == 0 && ops == mem) {
-		row->command = CMD(TREC_CMD_STOP);
-		return true;
-	}
-	if (!at_cfa(ops, n, &off) || off != -8)
+	int r = trec_rule_start(frame, X86_RIP, row, mem, &ops, &n);
+	if (r)
+		return r > 0;
+	if (!trec_op_at_cfa(ops, n, &off) || off != -8)
 		goto unsupported;
 
 	if (dwarf_frame_cfa(frame, &ops, &n) != 0 || !cfa_rule(ops, n, row))
@@ -154,21 +186,9 @@ bool trec_rule_from_frame(Dwarf_Frame *frame, struct trec_row *row)
 	if (row->command)
 		return true; /* PLT */
 
-	/* Caller's rbp. Rules we cannot run become UNDEFINED: the BPF side
-	 * then clears fp, so a later rbp-based CFA fails instead of lying. */
-	row->info.fp_rule = TREC_FP_UNDEFINED;
-	if (dwarf_frame_register(frame, X86_RBP, mem, &ops, &n) == 0) {
-		if (n == 0 && ops == NULL)
-			row->info.fp_rule = TREC_FP_SAME;
-		else if (at_cfa(ops, n, &off) && fits_s32(off)) {
-			row->info.fp_rule = TREC_FP_AT_CFA;
-			row->info.fp_param = (int32_t)off;
-		}
-	}
+	trec_rule_fp(frame, X86_RBP, &row->info); /* the caller's rbp */
 	return true;
 
 unsupported:
-	row->command = CMD(TREC_CMD_UNSUPPORTED);
-	memset(&row->info, 0, sizeof(row->info));
-	return false;
+	return trec_rule_unsupported(row);
 }

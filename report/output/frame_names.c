@@ -9,7 +9,7 @@ const char *rp_fkind_name(unsigned kind)
 {
 	static const char *const names[RP_FK_COUNT] = {
 		[RP_FK_ROOT] = "process", [RP_FK_NATIVE] = "native", [RP_FK_INLINED] = "inlined",
-		[RP_FK_KERNEL] = "kernel", [RP_FK_PYTHON] = "python", [RP_FK_ERROR] = "error",
+		[RP_FK_KERNEL] = "kernel", [RP_FK_INTERP] = "python", [RP_FK_ERROR] = "error",
 	};
 	return kind < RP_FK_COUNT ? names[kind] : "unknown";
 }
@@ -52,7 +52,7 @@ static uint8_t kind_of(const struct rp_sym *sym)
 	switch (sym->kind) {
 	case RP_SYM_KERNEL: return RP_FK_KERNEL;
 	case RP_SYM_ERROR: return RP_FK_ERROR;
-	case RP_SYM_PYTHON: return RP_FK_PYTHON;
+	case RP_SYM_INTERP: return RP_FK_INTERP;
 	default: return RP_FK_NATIVE;
 	}
 }
@@ -83,7 +83,7 @@ static void name_sym(struct rp_namer *n, const struct rp_sym *sym)
 		push(n, name, sym->dso, 0, 0, kind);
 		return;
 	}
-	if (sym->kind == RP_SYM_PYTHON || sym->kind == RP_SYM_ERROR) {
+	if (sym->kind == RP_SYM_INTERP || sym->kind == RP_SYM_ERROR) {
 		push(n, sym->label, sym->dso, l[0].file, l[0].line, kind);
 		return;
 	}

@@ -18,7 +18,7 @@ enum rp_fkind {
 	RP_FK_NATIVE,   /* a function in an ELF file (resolved or not) */
 	RP_FK_INLINED,  /* a function inlined into the frame below it */
 	RP_FK_KERNEL,
-	RP_FK_PYTHON,   /* an interpreted frame */
+	RP_FK_INTERP,   /* an interpreted frame */
 	RP_FK_ERROR,    /* where unwinding stopped, and why */
 	RP_FK_COUNT
 };

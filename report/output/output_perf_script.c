@@ -42,7 +42,7 @@ static void format_frame(struct rp_buf *b, const struct rp_report *r, const stru
 	const struct rp_line *l = rp_sym_lines(r->s, sym);
 	for (uint32_t i = 0; i + 1 < sym->nlines; i++)
 		rp_buf_printf(b, "\t%16" PRIx64 " %s (inlined)\n", sym->addr, rp_str(st, l[i].func));
-	if (sym->kind == RP_SYM_ERROR || sym->kind == RP_SYM_PYTHON)
+	if (sym->kind == RP_SYM_ERROR || sym->kind == RP_SYM_INTERP)
 		rp_buf_printf(b, "\t%16" PRIx64 " %s", (uint64_t)0, rp_str(st, sym->name));
 	else
 		rp_buf_printf(b, "\t%16" PRIx64 " %s+0x%" PRIx64, sym->addr, rp_str(st, sym->name),

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "report/symbols/demangle.h"
-#include "report/interp/python/python_frames.h"
+#include "report/interp/interp.h"
 #include "report/symbols/ksyms.h"
 #include "report/jit/jitsyms.h"
 #include "trec_types.h"
@@ -312,22 +312,24 @@ static void symbolize_jit(struct rp_symbolizer *s, struct rp_sym *sym, uint64_t 
 	add_line(s, sym->name, h.file ? intern_clean(s, h.file) : 0, h.line);
 }
 
-/* Python frames are named from the recording's PYCODE records: the
- * label "function (file.py:line)", one line {function, file, line}. */
-static void symbolize_python(struct rp_symbolizer *s, struct rp_sym *sym, uint32_t rec,
-			     uint32_t pid, const struct rp_frame *f)
+/* Interpreter frames are named from the recording's code records
+ * (report/interp/interp.h): the label "function (file:line)", one line
+ * {function, file, line}. */
+static void symbolize_interp(struct rp_symbolizer *s, struct rp_sym *sym, uint32_t rec,
+			     uint32_t pid, const struct rp_frame *f,
+			     const struct rp_interp_ops *ops, size_t idx)
 {
-	const struct trec_pyframes *py = s->m->recs[rec].py;
+	const void *store = s->m->recs[rec].interp.store[idx];
 	struct trec_rec_frame rf = { f->file_id, f->addr, f->kind, f->flags };
-	struct trec_pyframe_sym ps;
+	struct rp_interp_sym ps;
 	char buf[1024];
 
-	sym->kind = RP_SYM_PYTHON;
+	sym->kind = RP_SYM_INTERP;
 	sym->first_line = (uint32_t)s->nlines;
 	sym->nlines = 1;
-	trec_pyframes_format(py, pid, &rf, buf, sizeof(buf));
+	ops->format(store, pid, &rf, buf, sizeof(buf));
 	sym->name = sym->label = intern_clean(s, buf);
-	if (py && !trec_pyframes_lookup(py, pid, &rf, &ps)) {
+	if (store && !ops->lookup(store, pid, &rf, &ps)) {
 		sym->resolved = true;
 		sym->dso = intern_clean(s, ps.file);
 		add_line(s, intern_clean(s, ps.function), sym->dso, ps.line > 0 ? (uint32_t)ps.line : 0);
@@ -375,7 +377,7 @@ uint32_t rp_symbolize(struct rp_symbolizer *s, uint32_t rec, uint32_t pid, uint6
 					  trec_frame_lookup_addr(f->addr, f->flags));
 		k.rec = (uint32_t)(jit >> 32);
 		k.pid = (uint32_t)jit;
-	} else if (f->kind == TREC_FRAME_PYTHON) {
+	} else if (rp_interp_for_kind(f->kind, NULL)) {
 		/* a code object address means something in one process only */
 		k.a = f->file_id;
 		k.b = f->addr;
@@ -398,6 +400,8 @@ uint32_t rp_symbolize(struct rp_symbolizer *s, uint32_t rec, uint32_t pid, uint6
 	s->keys[id] = k;
 	struct rp_sym sym = { .addr = f->addr, .flags = f->flags, .file_id = f->file_id };
 	uint64_t lookup = trec_frame_lookup_addr(f->addr, f->flags);
+	const struct rp_interp_ops *interp;
+	size_t interp_idx;
 
 	if (is_error) {
 		symbolize_error(s, &sym);
@@ -405,8 +409,8 @@ uint32_t rp_symbolize(struct rp_symbolizer *s, uint32_t rec, uint32_t pid, uint6
 		sym.kind = RP_SYM_KERNEL;
 		sym.file_id = 0;
 		symbolize_kernel(s, &sym, rec, lookup);
-	} else if (f->kind == TREC_FRAME_PYTHON) {
-		symbolize_python(s, &sym, rec, pid, f);
+	} else if ((interp = rp_interp_for_kind(f->kind, &interp_idx))) {
+		symbolize_interp(s, &sym, rec, pid, f, interp, interp_idx);
 	} else if (absolute) {
 		sym.kind = RP_SYM_NATIVE;
 		const struct rp_mapping *mp = rp_model_find_mapping(s->m, rec, pid, time_ns, f->addr);

@@ -14,7 +14,7 @@ enum rp_sym_kind {
 	RP_SYM_NATIVE = 0,
 	RP_SYM_KERNEL,
 	RP_SYM_ERROR,
-	RP_SYM_PYTHON,
+	RP_SYM_INTERP, /* an interpreted frame (report/interp/interp.h) */
 };
 
 struct rp_line {

@@ -32,6 +32,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 sys.path.insert(0, os.path.join(HERE, "..", "runtimes"))
 import bench_costs  # noqa: E402
+import bench_interp  # noqa: E402
 import bench_runtimes  # noqa: E402
 import bpf_owned  # noqa: E402
 import stacks  # noqa: E402
@@ -293,13 +294,15 @@ class Bench:
                 f.write("1")
             for w in WORKLOADS:
                 self.res["bpf"][w] = self.bpf_cost_one(w)
+            for name, cmd in bench_interp.commands(self.a.runtime_secs or 2.5):
+                self.res["bpf"][name] = self.bpf_cost_one(name, cmd)
         finally:
             with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
                 f.write(old)
 
-    def bpf_cost_one(self, w):
-        path = os.path.join(self.out, "%s.bpfstats.tr" % w)
-        cmd = self.record_cmd("trec", self.mid_freq, path, self.workload_cmd(w))
+    def bpf_cost_one(self, w, workload=None):
+        path = os.path.join(self.out, "%s.bpfstats.tr" % w.replace(" ", "_").replace("/", "_"))
+        cmd = self.record_cmd("trec", self.mid_freq, path, workload or self.workload_cmd(w))
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                 text=True)
         last = None

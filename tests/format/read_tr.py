@@ -34,7 +34,7 @@ MAX_FRAMES = 4096
 
 TYPE_NAMES = {1: "META", 2: "SAMPLE", 3: "MAPPINGS", 4: "PID_EVENT", 5: "FILE",
               6: "KSYMS", 7: "METRICS", 8: "SUMMARY", 9: "SYMTAB", 10: "PYCODE",
-              11: "BLOB", 12: "JITSYMS"}
+              11: "BLOB", 12: "JITSYMS", 14: "INTERP_CODE"}
 STACK, THREAD = 32, 33
 U64 = (1 << 64) - 1
 

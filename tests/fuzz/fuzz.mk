@@ -125,6 +125,12 @@ fuzz-long: deps build/fuzz_reader build/fuzz-corpus/.stamp build/fuzz_archive \
 		build/fuzz-archive-corpus/.stamp
 	FUZZ_LONG_RUNS=$(FUZZ_LONG_RUNS) bash tests/fuzz/fuzz_long.sh
 
+# The PHP INTERP_CODE payload decoder (treport reads it from recordings).
+build/fuzz_phpcode: tests/fuzz/fuzz_phpcode.c format/trec_phpcode.c format/trec_phpcode.h
+	@mkdir -p build
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_phpcode.c format/trec_phpcode.c
+TEST_EXTRA_TARGETS += build/fuzz_phpcode
+
 # ---- the stack-delta cache's entries (record/unwind/delta_cache_codec.c) --
 #
 #   build/fuzz_delta_cache     the libFuzzer binary, built by make test-build;

@@ -38,6 +38,7 @@ import subprocess
 import gdb
 
 REGS = ("rip", "rsp", "rbp", "rax", "r9", "r11", "r15", "fs_base")
+SP_REG = "rsp"  # tests/arm64/capture_qemu.py sets both for aarch64
 RED_ZONE = 256
 MAX_STACK = 512 * 1024
 
@@ -114,7 +115,7 @@ def dump_core(pid, path):
 def write_case(path, pid, tid, maps, vdso_path, core):
     frame = gdb.newest_frame()
     regs = {r: int(frame.read_register(r)) & 0xFFFFFFFFFFFFFFFF for r in REGS}
-    rsp = regs["rsp"]
+    rsp = regs[SP_REG]
     inf = gdb.selected_inferior()
     stack = None
     for lo, hi, perms, off, p in maps if not core else ():
@@ -193,9 +194,10 @@ def main():
     gdb.execute("kill", to_string=True)
 
 
-try:
-    main()
-except Exception as e:  # one clear line for the test log, then a non-zero exit
-    print("capture.py: %s" % e)
-    gdb.execute("kill", to_string=True)
-    os._exit(1)
+if __name__ == "__main__":  # not when imported by capture_qemu.py
+    try:
+        main()
+    except Exception as e:  # one clear line for the test log, then a non-zero exit
+        print("capture.py: %s" % e)
+        gdb.execute("kill", to_string=True)
+        os._exit(1)

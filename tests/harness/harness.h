@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "trec_types.h"
 #include "python_types.h"
+#include "php_types.h"
 
 struct fake_sink;
 
@@ -40,6 +41,11 @@ struct harness_py_proc {
 	struct trec_py_proc_info info;
 };
 
+struct harness_php_proc {
+	uint32_t pid;
+	struct trec_php_proc_info info;
+};
+
 struct harness_env {
 	/* Inputs: the maps (filled by the delta store and harness_lpm_*). */
 	struct fake_sink *sink;
@@ -47,7 +53,9 @@ struct harness_env {
 	size_t num_lpm, cap_lpm;
 	struct harness_py_range py_ranges[HARNESS_MAX_PY];
 	struct harness_py_proc py_procs[HARNESS_MAX_PY];
-	size_t num_py_ranges, num_py_procs;
+	size_t num_py_ranges, num_py_procs; /* py_ranges: every interpreter_offsets entry */
+	struct harness_php_proc php_procs[1];
+	size_t num_php_procs;
 	const struct harness_mem *mem;
 	size_t num_mem;
 	/* Outputs. */
@@ -58,9 +66,12 @@ struct harness_env {
 	unsigned memory_faults; /* bpf_probe_read_user outside mem */
 };
 
+/* x86-64 names; an arm64 case's pc, sp, x29 are rip, rsp, rbp here and
+ * its x30 is lr (the harness built with -D__TARGET_ARCH_arm64 reads it). */
 struct harness_regs {
 	uint64_t rip, rsp, rbp, rax, r9, r11, r15;
 	uint64_t fs_base; /* the thread pointer: the Python unwinder's TSD */
+	uint64_t lr;
 };
 
 /* Runs the program for one sample of (pid, tid) with these registers.

@@ -62,6 +62,16 @@ static void *bpf_map_lookup_elem(void *map, const void *key)
 				return &env->py_procs[i].info;
 		return NULL;
 	}
+	if (map == &php_procs) {
+		for (size_t i = 0; i < env->num_php_procs; i++)
+			if (env->php_procs[i].pid == idx)
+				return &env->php_procs[i].info;
+		return NULL;
+	}
+	if (map == &py_scratch) {
+		static struct trec_py_scratch py_scratch_value;
+		return idx == 0 ? &py_scratch_value : NULL;
+	}
 	/* reported_pids, ...: empty here. */
 	return NULL;
 }
@@ -165,6 +175,10 @@ int harness_unwind(struct harness_env *e, const struct harness_regs *r, uint32_t
 	st->r9 = r->r9;
 	st->r11 = r->r11;
 	st->r15 = r->r15;
+#if defined(__TARGET_ARCH_arm64)
+	st->lr = r->lr; /* the leaf's return address, until it saves it */
+	st->lr_valid = 1;
+#endif
 	sampled_fs_base = r->fs_base;
 
 	int slot = setjmp(tail_call_jmp);
@@ -176,6 +190,8 @@ int harness_unwind(struct harness_env *e, const struct harness_regs *r, uint32_t
 		trec_unwind_stop(NULL);
 	else if (slot - 1 == TREC_PROG_UNWIND_PYTHON)
 		trec_unwind_python(NULL);
+	else if (slot - 1 == TREC_PROG_UNWIND_PHP)
+		trec_unwind_php(NULL);
 	return e->traces_sent == 1 ? 0 : -1;
 }
 

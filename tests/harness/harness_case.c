@@ -49,6 +49,9 @@ static int set_reg(struct harness_regs *r, const char *name, uint64_t v)
 		{ "r9", offsetof(struct harness_regs, r9) },   { "r11", offsetof(struct harness_regs, r11) },
 		{ "r15", offsetof(struct harness_regs, r15) },
 		{ "fs_base", offsetof(struct harness_regs, fs_base) },
+		/* arm64 cases (tests/arm64/capture_qemu.py) */
+		{ "pc", offsetof(struct harness_regs, rip) }, { "sp", offsetof(struct harness_regs, rsp) },
+		{ "x29", offsetof(struct harness_regs, rbp) }, { "x30", offsetof(struct harness_regs, lr) },
 	};
 	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
 		if (strcmp(regs[i].name, name) == 0) {

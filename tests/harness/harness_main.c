@@ -24,7 +24,9 @@
  * trecord and treport name them, they must equal the stack the script
  * wrote from its own frame objects, and each run of them must sit right
  * before a _PyEval_EvalFrameDefault frame of gdb's backtrace and end at a
- * frame the script says C code entered.
+ * frame the script says C code entered. PHP frames likewise (before
+ * execute_ex frames; harness_php.c), for a case whose maps have a Zend
+ * engine.
  */
 #include <endian.h>
 #include <errno.h>
@@ -189,6 +191,7 @@ static int run_case(struct harness *h, const char *path)
 	struct case_maps cm = { 0 };
 	struct hframe *hf = NULL;
 	struct pyhframe *py = NULL;
+	struct harness_php_hframe *php = NULL;
 	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	int err = harness_case_read(path, &c);
 	if (err) {
@@ -201,16 +204,18 @@ static int run_case(struct harness *h, const char *path)
 	char proc[64];
 	uint32_t deltas = 0, infos = 0;
 	snprintf(proc, sizeof(proc), "/proc/%u/maps", c.pid);
-	int live = access(proc, R_OK) == 0;
+	/* TREC_HARNESS_CASE_MAPS: the pid is not the process's (qemu-user). */
+	int live = !getenv("TREC_HARNESS_CASE_MAPS") && access(proc, R_OK) == 0;
 	cm.env.sink = fake_sink_new(1 << 20);
 	cm.env.mem = c.mem;
 	cm.env.num_mem = c.num_mem;
 	hf = calloc(TREC_MAX_FRAMES, sizeof(*hf));
 	py = calloc(TREC_MAX_FRAMES, sizeof(*py));
-	/* Python frames need the heap: only a core dump has it. */
-	if (c.core && !(cm.py = harness_py_new(&cm.env)))
+	php = calloc(TREC_MAX_FRAMES, sizeof(*php));
+	/* Python and PHP frames need the heap: only a core dump has it. */
+	if (c.core && (!(cm.py = harness_py_new(&cm.env)) || !(cm.php = harness_php_new(&cm.env))))
 		err = -ENOMEM;
-	if (!cm.env.sink || !hf || !py)
+	if (!cm.env.sink || !hf || !py || !php)
 		err = -ENOMEM;
 	else if (live)
 		err = maps_from_pid_sync(&cm, c.pid, &deltas, &infos);
@@ -230,7 +235,7 @@ static int run_case(struct harness *h, const char *path)
 
 	/* Trace -> runtime pcs. */
 	const struct trec_trace *t = &cm.env.trace;
-	size_t nh = 0, npy = 0;
+	size_t nh = 0, npy = 0, nphp = 0;
 	int herr = 0;
 	uint64_t herr_code = 0;
 	for (unsigned i = 0; i < t->num_frames && i < TREC_MAX_FRAMES; i++) {
@@ -246,6 +251,11 @@ static int run_case(struct harness *h, const char *path)
 		if (fr->kind == TREC_FRAME_PYTHON) {
 			py[npy].f = fr;
 			py[npy++].next_native = nh;
+			continue;
+		}
+		if (fr->kind == TREC_FRAME_PHP) {
+			php[nphp].f = fr;
+			php[nphp++].next_native = nh;
 			continue;
 		}
 		x->pc = fr->addr_or_line;
@@ -323,7 +333,13 @@ static int run_case(struct harness *h, const char *path)
 			printf("      unwinder error: %s\n", error_name(herr_code));
 		printf("      gdb stop: %s\n", c.gdb_outermost ? "outermost" : "other");
 	}
-	if (cm.py) {
+	if (cm.php && harness_php_found(cm.php)) {
+		h->php_cases++;
+		h->php_passed += harness_php_verdict(cm.php, &c, name, php, nphp, ng, live);
+		h->php_frames += nphp;
+	}
+	/* The Python verdict, unless the case is another interpreter's. */
+	if (cm.py && !(cm.php && harness_php_found(cm.php))) {
 		const char *pywhy = NULL;
 		size_t runs = 0;
 		int undescribed = harness_py_describe(cm.py, c.pid, t, live);
@@ -350,6 +366,7 @@ static int run_case(struct harness *h, const char *path)
 		}
 	}
 out:
+	free(php);
 	free(py);
 	free(hf);
 	case_maps_free(&cm);
@@ -435,5 +452,10 @@ int main(int argc, char **argv)
 		printf("harness: %zu/%zu Python cases agree with the scripts' own stacks, %zu Python "
 		       "frames\n",
 		       h.py_passed, h.py_cases, h.py_frames);
-	return h.passed == h.cases && h.py_passed == h.py_cases ? 0 : 1;
+	if (h.php_cases)
+		printf("harness: %zu/%zu PHP cases agree with the scripts' own stacks, %zu PHP frames\n",
+		       h.php_passed, h.php_cases, h.php_frames);
+	return h.passed == h.cases && h.py_passed == h.py_cases && h.php_passed == h.php_cases
+		       ? 0
+		       : 1;
 }

@@ -6,6 +6,7 @@
 #include "record/unwind/delta_loader.h"
 #include "record/procs/file_id.h"
 #include "harness_case.h"
+#include "harness_php.h"
 #include "harness_python.h"
 #include "record/procs/lpm.h"
 #include "record/procs/pid_sync.h"
@@ -25,6 +26,7 @@ struct harness {
 	int verbose;
 	size_t cases, passed, frames_compared, frames_unverified, live_syncs;
 	size_t py_cases, py_passed, py_frames;
+	size_t php_cases, php_passed, php_frames;
 	uint32_t max_deltas, max_infos; /* store usage, over all cases */
 };
 
@@ -36,6 +38,7 @@ struct case_maps {
 	struct known_file *files;
 	size_t num_files;
 	struct harness_py *py; /* cases with a core dump only */
+	struct harness_php *php; /* likewise */
 };
 
 

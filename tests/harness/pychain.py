@@ -10,7 +10,9 @@
 # lines, innermost first. entry is 1 for the frames that C code entered
 # (a C-level call of the eval loop starts there): the callback (from the
 # json encoder), the generator (resumed by gen_iternext: 3.11 always, 3.12
-# and 3.13 for this first, unspecialized FOR_ITER), the module.
+# and 3.13 for this first, unspecialized FOR_ITER), the module; before 3.11
+# every frame (each Python call is a C-level call of the eval loop), and
+# frames are named by co_name (code objects have no qualified name yet).
 #   usage: python3 pychain.py OUT
 import json
 import sys
@@ -19,15 +21,16 @@ import zlib
 OUT = sys.argv[1]
 DEPTH = 3
 ENTERED_FROM_C = {"on_object", "gen", "<module>"}
+EVERY_FRAME_ENTERED = sys.version_info < (3, 11)
 
 
 def reference(value):
     lines = []
     f = sys._getframe(1)
     while f is not None:
-        q = f.f_code.co_qualname
+        q = getattr(f.f_code, "co_qualname", f.f_code.co_name)
         lines.append("%s\t%s\t%d\t%d" % (q, f.f_code.co_filename, f.f_lineno,
-                                         q in ENTERED_FROM_C))
+                                         EVERY_FRAME_ENTERED or q in ENTERED_FROM_C))
         f = f.f_back
     with open(OUT, "w") as out:
         out.write("\n".join(lines) + "\n")

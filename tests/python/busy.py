@@ -8,7 +8,7 @@
 # the generator object is made).
 # Runs for SECONDS of its own CPU time, so that a loaded machine does not
 # shrink the number of samples.
-#   usage: python3 busy.py SECONDS
+#   usage: python3 busy.py SECONDS [DEPTH]
 import json  # @calls <module>->lib
 import sys  # @calls <module>->lib
 import time  # @calls <module>->lib
@@ -16,6 +16,8 @@ import zlib  # @calls <module>->lib
 
 END = time.process_time() + float(sys.argv[1])
 DEPTH = 5
+if len(sys.argv) > 2:
+    DEPTH = int(sys.argv[2])
 BLOB = b"trec" * 256
 
 

@@ -11,12 +11,20 @@
 # _PyEval_EvalFrameDefault frame. Samples whose native unwinding ended at
 # stack deltas or mappings not loaded yet are counted apart (not Python's
 # doing). Prints one PASS/FAIL line and a few offending stacks.
-#   usage: python3 check_stacks.py busy.py perf-script-file min-fraction label
+# DEPTH is the script's recursion depth argument when it was given one;
+# "co_name" says frames are named by their bare code name (CPython before
+# 3.11 has no qualified name on code objects: Worker.run shows as run).
+#   usage: python3 check_stacks.py busy.py perf-script-file min-fraction label [DEPTH [co_name]]
 import re
 import sys
 
 script, path, min_frac, label = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
 base = script.rsplit("/", 1)[-1]
+bare = len(sys.argv) > 6 and sys.argv[6] == "co_name"
+
+
+def named(qualname):
+    return qualname.rsplit(".", 1)[-1] if bare else qualname
 
 calls = {}  # (func, line) -> callee
 leaves = {}  # func -> lines it may be innermost at
@@ -24,16 +32,18 @@ starts = {}  # func -> its first line (a frame not started yet)
 for no, line in enumerate(open(script), 1):
     m = re.search(r"# @calls (\S+)->(\S+)", line)
     if m:
-        calls[(m.group(1), no)] = m.group(2)
-        leaves.setdefault(m.group(1), set()).add(no)
+        calls[(named(m.group(1)), no)] = named(m.group(2))
+        leaves.setdefault(named(m.group(1)), set()).add(no)
     m = re.search(r"# @leaf (\S+)", line)
     if m:
-        leaves.setdefault(m.group(1), set()).add(no)
+        leaves.setdefault(named(m.group(1)), set()).add(no)
     m = re.search(r"# @starts (\S+)", line)
     if m:
-        leaves.setdefault(m.group(1), set()).add(no)
-        starts[m.group(1)] = no
+        leaves.setdefault(named(m.group(1)), set()).add(no)
+        starts[named(m.group(1))] = no
 depth = int(re.search(r"^DEPTH = (\d+)", open(script).read(), re.M).group(1))
+if len(sys.argv) > 5:
+    depth = int(sys.argv[5])
 
 PYFRAME = re.compile(r"^(.+) \((.+):(\d+|\?)\)$")
 
@@ -41,7 +51,7 @@ PYFRAME = re.compile(r"^(.+) \((.+):(\d+|\?)\)$")
 def chain_ok(frames):
     """frames: [(func, file, line, preceded_by_eval)] root first."""
     ours = [f for f in frames if f[1] == base]
-    want = ["<module>", "Worker.run"] + ["recurse"] * (depth + 1) + ["gen", "leaf"]
+    want = ["<module>", named("Worker.run")] + ["recurse"] * (depth + 1) + ["gen", "leaf"]
     names = [f[0] for f in ours]
     if not names or names != want[: len(names)]:
         return False, "script frames out of order"
@@ -56,8 +66,9 @@ def chain_ok(frames):
             return False, "innermost %s at line %d" % (func, line)
     # <module> and a running gen are entered from C: a native eval frame
     # precedes them (a generator being created is a plain Python call)
+    # (before 3.11, co_name mode: every frame is run by a C-level call)
     for f in ours:
-        if f[0] in ("<module>", "gen") and f[2] != starts.get(f[0]) and not f[3]:
+        if (bare or f[0] in ("<module>", "gen")) and f[2] != starts.get(f[0]) and not f[3]:
             return False, "%s not preceded by _PyEval_EvalFrameDefault" % f[0]
     return True, ""
 

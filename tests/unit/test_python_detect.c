@@ -5,7 +5,7 @@
  *  - the pthread TSD layout against this process's own pthread_setspecific
  *    values, read at fs base + offset;
  *  - every offset against the interpreter's DWARF through gdb, for each
- *    CPython 3.11+ on the machine that has debug info (pyenv builds);
+ *    CPython 3.8+ on the machine that has debug info (pyenv builds);
  *  - the .cold range heuristic against the .cold symbol where both exist;
  *  - non-Python and too-old files rejected with the right error.
  */
@@ -115,6 +115,33 @@ static const struct gdb_check checks[] = {
 };
 #define NUM_CHECKS (sizeof(checks) / sizeof(checks[0]))
 
+/* The same for 3.8, 3.9, 3.10 (PyFrameObject chain; no co_qualname: the
+ * detector takes co_name for it). */
+#define OLD3(e) { e, e, e }
+static const struct gdb_check old_checks[] = {
+	{ OLD3("&((PyCodeObject*)0)->co_argcount"), OFF(code_argcount), 0 },
+	{ OLD3("&((PyCodeObject*)0)->co_kwonlyargcount"), OFF(code_kwonlyargcount), 0 },
+	{ OLD3("&((PyCodeObject*)0)->co_flags"), OFF(code_flags), 0 },
+	{ OLD3("&((PyCodeObject*)0)->co_firstlineno"), OFF(code_firstlineno), 0 },
+	{ OLD3("&((PyCodeObject*)0)->co_filename"), OFF(code_filename), 0 },
+	{ OLD3("&((PyCodeObject*)0)->co_name"), OFF(code_name), 0 },
+	{ OLD3("&((PyCodeObject*)0)->co_name"), OFF(code_qualname), 0 },
+	{ { "&((PyCodeObject*)0)->co_lnotab", "&((PyCodeObject*)0)->co_lnotab",
+	    "&((PyCodeObject*)0)->co_linetable" }, OFF(code_linetable), 0 },
+	{ OLD3("sizeof(PyCodeObject)"), OFF(code_adaptive), 0 },
+	{ OLD3("&((PyFrameObject*)0)->f_code"), OFF(frame_code), 0 },
+	{ OLD3("&((PyFrameObject*)0)->f_back"), OFF(frame_previous), 0 },
+	{ OLD3("&((PyFrameObject*)0)->f_lasti"), OFF(frame_instr), 0 },
+	{ OLD3("&((PyThreadState*)0)->frame"), OFF(tstate_frame), 0 },
+	{ OLD3("(char*)&_PyRuntime.gilstate.autoTSSkey - (char*)0"), OFF(tss_vaddr), 1 },
+	{ OLD3("sizeof(PyASCIIObject)"), OFF(str_ascii_data), 0 },
+	{ OLD3("sizeof(PyCompactUnicodeObject)"), OFF(str_compact_data), 0 },
+	{ OLD3("&((PyBytesObject*)0)->ob_sval"), OFF(bytes_data), 0 },
+	{ OLD3("&((PyASCIIObject*)0)->length"), OFF(str_length), 0 },
+	{ OLD3("&((PyVarObject*)0)->ob_size"), OFF(bytes_size), 0 },
+};
+#define NUM_OLD_CHECKS (sizeof(old_checks) / sizeof(old_checks[0]))
+
 static int has_debug_info(const char *path)
 {
 	char cmd[4200];
@@ -126,34 +153,41 @@ static int has_debug_info(const char *path)
 static void against_dwarf(const char *path, const struct trec_py_offsets *o)
 {
 	int v = (int)o->minor - 11, asked = 0, bad = 0;
+	const struct gdb_check *checks_ = checks;
+	size_t num = NUM_CHECKS;
 	char cmd[16384], line[512];
 	size_t at;
 	FILE *p;
 
+	if (v < 0) {
+		v = (int)o->minor - 8;
+		checks_ = old_checks;
+		num = NUM_OLD_CHECKS;
+	}
 	if (v < 0 || v > 2)
 		return;
 	at = (size_t)snprintf(cmd, sizeof(cmd), "gdb -batch -nx");
-	for (unsigned i = 0; i < NUM_CHECKS; i++)
-		if (checks[i].expr[v])
+	for (unsigned i = 0; i < num; i++)
+		if (checks_[i].expr[v])
 			at += (size_t)snprintf(cmd + at, sizeof(cmd) - at, " -ex 'print (long)(%s)'",
-					       checks[i].expr[v]);
+					       checks_[i].expr[v]);
 	snprintf(cmd + at, sizeof(cmd) - at, " '%s' 2>/dev/null", path);
 	p = popen(cmd, "r");
 	if (!p)
 		return;
-	for (unsigned i = 0; i < NUM_CHECKS; i++) {
-		const char *f = (const char *)o + checks[i].field;
+	for (unsigned i = 0; i < num; i++) {
+		const char *f = (const char *)o + checks_[i].field;
 		unsigned long long want, got;
 
-		if (!checks[i].expr[v])
+		if (!checks_[i].expr[v])
 			continue;
 		asked++;
 		if (!fgets(line, sizeof(line), p) || sscanf(line, "$%*d = %llu", &want) != 1) {
-			printf("  gdb gave no value for %s\n", checks[i].expr[v]);
+			printf("  gdb gave no value for %s\n", checks_[i].expr[v]);
 			bad++;
 			continue;
 		}
-		if (checks[i].is_u64) {
+		if (checks_[i].is_u64) {
 			memcpy(&got, f, 8);
 		} else {
 			uint16_t g;
@@ -162,7 +196,7 @@ static void against_dwarf(const char *path, const struct trec_py_offsets *o)
 			got = g;
 		}
 		if (got != want) {
-			printf("  %s: detected %llu, DWARF says %llu\n", checks[i].expr[v], got, want);
+			printf("  %s: detected %llu, DWARF says %llu\n", checks_[i].expr[v], got, want);
 			bad++;
 		}
 	}
@@ -229,7 +263,16 @@ int main(void)
 	for (size_t i = 0; i < g.gl_pathc; i++)
 		test_interpreter(g.gl_pathv[i], g.gl_pathv[i][strlen(g.gl_pathv[i]) - 8] - '0' + 10);
 	globfree(&g);
-	glob("/root/.pyenv/versions/3.10*/lib/libpython3.10.so.1.0", 0, NULL, &g);
+	glob("/root/.pyenv/versions/3.[89].*/lib/libpython3.[89].so.1.0", 0, NULL, &g);
+	glob("/root/.pyenv/versions/3.10.*/lib/libpython3.10.so.1.0", GLOB_APPEND, NULL, &g);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *so = strstr(g.gl_pathv[i], "libpython3.");
+
+		test_interpreter(g.gl_pathv[i], atoi(so + strlen("libpython3.")));
+	}
+	globfree(&g);
+	/* 3.7 and older: no PyCode_NewWithPosOnlyArgs. */
+	glob("/root/.pyenv/versions/3.7.*/lib/libpython3.7m.so.1.0", 0, NULL, &g);
 	if (g.gl_pathc)
 		CHECK(trec_py_detect(g.gl_pathv[0], &o, NULL, 0) == -ENOTSUP, "%s: too old, -ENOTSUP",
 		      g.gl_pathv[0]);

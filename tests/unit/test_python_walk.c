@@ -64,41 +64,7 @@ static long bpf_probe_read_user(void *dst, __u32 size, const void *ptr)
 	return -EFAULT;
 }
 
-/* The walker uses none of these; tracemgmt.h refers to them. */
-static long bpf_map_update_elem(void *map, const void *key, const void *value, __u64 flags)
-{
-	return -EINVAL;
-}
-
-static __attribute__((unused)) long bpf_map_delete_elem(void *map, const void *key)
-{
-	return -EINVAL;
-}
-
-static __u64 bpf_ktime_get_ns(void)
-{
-	return 0;
-}
-
-static long bpf_tail_call(void *ctx, void *prog_array_map, __u32 index)
-{
-	return -EINVAL;
-}
-
-static long bpf_ringbuf_output(void *ringbuf, void *data, __u64 size, __u64 flags)
-{
-	return -EINVAL;
-}
-
-static __u64 bpf_ringbuf_query(void *ringbuf, __u64 flags)
-{
-	return 0;
-}
-
-static long bpf_perf_event_output(void *ctx, void *map, __u64 flags, void *data, __u64 size)
-{
-	return -EINVAL;
-}
+#include "shim_stubs.h" /* the helpers the walker never calls */
 
 #include "record/interp/python/python_codeobj.h"
 #include "record/interp/python/python_detect.h"

@@ -6,13 +6,15 @@
 #include <string.h>
 #include "record/interp/python/python_cold.h"
 #include "record/interp/python/python_detect.h"
+#include "record/interp/python/python_detect_old.h"
 #include "record/interp/python/python_elf.h"
 #include "record/interp/python/python_procmaps.h"
 
 /*
  * What the interpreter's own data cannot tell us, per minor version.
  * Checked against the DWARF of Debian's 3.11.2 (python3.11-dbg) and of
- * pyenv builds of 3.11.7, 3.12.1 and 3.13.0 (gdb ptype /o).
+ * pyenv builds of 3.8.18, 3.9.18, 3.10.13, 3.11.7, 3.12.1 and 3.13.0
+ * (gdb ptype /o).
  */
 struct py_layout {
 	unsigned minor;
@@ -24,6 +26,13 @@ struct py_layout {
 };
 
 static const struct py_layout layouts[] = {
+	/* 3.8-3.10: PyThreadState.frame -> PyFrameObject {f_back 24, f_code
+	 * 32, int f_lasti}; checked against pyenv's 3.8.18, 3.9.18 and
+	 * 3.10.13 (DWARF, gdb ptype /o) and, when loaded, against PyFrame_Type
+	 * (python_detect_old.c). frame_entry is unused (every frame is a run). */
+	{ 8, 0x570, 0xffff, 0, 0x18, 32, 24, 104, 0, TREC_PY_ENTRY_EVERY_FRAME, 48 },
+	{ 9, 0x248, 0xffff, 0, 0x18, 32, 24, 104, 0, TREC_PY_ENTRY_EVERY_FRAME, 48 },
+	{ 10, 0x248, 0xffff, 0, 0x18, 32, 24, 96, 0, TREC_PY_ENTRY_EVERY_FRAME, 48 },
 	{ 11, 0x250, 0x38, 0x08, 0, 32, 48, 56, 68, TREC_PY_ENTRY_IS_ENTRY, 48 },
 	{ 12, 0x608, 0x38, 0x00, 0, 0, 8, 56, 70, TREC_PY_ENTRY_OWNER_CSTACK, 40 },
 	{ 13, 0x870, 0xffff, 0, 0x48, 0, 8, 56, 70, TREC_PY_ENTRY_OWNER_CSTACK, 40 },
@@ -70,21 +79,24 @@ struct member_want {
 	const char *name;
 	int is_int;
 	uint16_t *dst;
+	int optional; /* absent before 3.11 (qualname) or 3.10 (linetable) */
 };
 
 /* Fills the co_* offsets from PyCode_Type's PyMemberDef table. */
 static int code_members(struct trec_pyelf *e, uint64_t code_type, struct trec_py_offsets *o,
 			char *err, size_t errlen)
 {
+	uint16_t lnotab = 0;
 	struct member_want want[] = {
-		{ "co_argcount", 1, &o->code_argcount },
-		{ "co_kwonlyargcount", 1, &o->code_kwonlyargcount },
-		{ "co_flags", 1, &o->code_flags },
-		{ "co_firstlineno", 1, &o->code_firstlineno },
-		{ "co_filename", 0, &o->code_filename },
-		{ "co_name", 0, &o->code_name },
-		{ "co_qualname", 0, &o->code_qualname },
-		{ "co_linetable", 0, &o->code_linetable },
+		{ "co_argcount", 1, &o->code_argcount, 0 },
+		{ "co_kwonlyargcount", 1, &o->code_kwonlyargcount, 0 },
+		{ "co_flags", 1, &o->code_flags, 0 },
+		{ "co_firstlineno", 1, &o->code_firstlineno, 0 },
+		{ "co_filename", 0, &o->code_filename, 0 },
+		{ "co_name", 0, &o->code_name, 0 },
+		{ "co_qualname", 0, &o->code_qualname, 1 },
+		{ "co_linetable", 0, &o->code_linetable, 1 },
+		{ "co_lnotab", 0, &lnotab, 1 },
 	};
 	unsigned found = 0;
 	uint64_t table;
@@ -118,9 +130,18 @@ static int code_members(struct trec_pyelf *e, uint64_t code_type, struct trec_py
 		}
 	}
 	for (unsigned j = 0; j < sizeof(want) / sizeof(want[0]); j++)
-		if (!(found & (1u << j)))
+		if (!(found & (1u << j)) && !want[j].optional)
 			return fail(err, errlen, -ENOTSUP, "PyCode_Type has no member %s",
 				    want[j].name);
+	/* Before 3.11 code objects have no qualified name (the object id and
+	 * the record use co_name twice); 3.8 and 3.9 have co_lnotab. */
+	if (!(found & 1u << 6))
+		o->code_qualname = o->code_name;
+	if (!(found & 1u << 7))
+		o->code_linetable = lnotab;
+	if (!o->code_linetable || ((found & 1u << 6) != 0) != (o->minor >= 11))
+		return fail(err, errlen, -ENOTSUP, "PyCode_Type members unexpected for %u.%u",
+			    o->major, o->minor);
 	return 0;
 }
 
@@ -155,13 +176,25 @@ static int check_bpf_limits(const struct trec_py_offsets *o)
 	const uint16_t frame_ptrs[] = { o->frame_code, o->frame_previous, o->frame_instr };
 	uint16_t ints[TREC_PY_ID_INTS], ptrs[TREC_PY_ID_PTRS], lo;
 
-	for (unsigned i = 0; i < 3; i++)
-		if (frame_ptrs[i] % 8 || frame_ptrs[i] + 8 > TREC_PY_FRAME_READ)
+	if (o->entry_kind == TREC_PY_ENTRY_EVERY_FRAME) {
+		/* pointers f_code, f_back; int f_lasti */
+		for (unsigned i = 0; i < 2; i++)
+			if (frame_ptrs[i] % 8 || frame_ptrs[i] + 8 > TREC_PY_OLD_FRAME_READ)
+				return -ENOTSUP;
+		if (o->frame_instr % 4 || o->frame_instr + 4 > TREC_PY_OLD_FRAME_READ)
 			return -ENOTSUP;
-	if (o->frame_entry >= TREC_PY_FRAME_READ)
-		return -ENOTSUP;
+	} else {
+		for (unsigned i = 0; i < 3; i++)
+			if (frame_ptrs[i] % 8 || frame_ptrs[i] + 8 > TREC_PY_FRAME_READ)
+				return -ENOTSUP;
+		if (o->frame_entry >= TREC_PY_FRAME_READ)
+			return -ENOTSUP;
+	}
 	id_fields(o, ints, ptrs);
 	lo = id_window(ints, ptrs);
+	/* BPF reads the whole window: it must lie inside the object. */
+	if (lo + TREC_PY_CODE_READ > o->code_adaptive)
+		return -ENOTSUP;
 	for (unsigned i = 0; i < TREC_PY_ID_INTS; i++)
 		if (ints[i] % 4 || ints[i] - lo + 4 > TREC_PY_CODE_READ)
 			return -ENOTSUP;
@@ -205,10 +238,14 @@ int trec_py_detect(const char *path, struct trec_py_offsets *o, char *err, size_
 		ret = fail(err, errlen, -ENOTSUP, "%s: CPython on a machine other than x86-64", path);
 		goto out;
 	}
-	/* Py_Version appeared in 3.11, the first version we support. */
-	if (trec_pyelf_symbol(&e, "Py_Version", &version, NULL) ||
-	    trec_pyelf_read(&e, version, &o->version_hex, sizeof(o->version_hex))) {
-		ret = fail(err, errlen, -ENOTSUP, "%s: CPython older than 3.11 (no Py_Version)", path);
+	/* Py_Version appeared in 3.11; older ones by their symbols and data. */
+	if (!trec_pyelf_symbol(&e, "Py_Version", &version, NULL)) {
+		if (trec_pyelf_read(&e, version, &o->version_hex, sizeof(o->version_hex))) {
+			ret = fail(err, errlen, -ENOTSUP, "%s: Py_Version unreadable", path);
+			goto out;
+		}
+	} else if ((ret = trec_py_old_version(&e, &o->version_hex))) {
+		fail(err, errlen, ret, "%s: CPython older than 3.8 or not recognised", path);
 		goto out;
 	}
 	o->major = o->version_hex >> 24;
@@ -218,7 +255,7 @@ int trec_py_detect(const char *path, struct trec_py_offsets *o, char *err, size_
 		if (o->major == 3 && layouts[i].minor == o->minor)
 			l = &layouts[i];
 	if (!l) {
-		ret = fail(err, errlen, -ENOTSUP, "%s: CPython %u.%u.%u is not supported (3.11-3.13 are)",
+		ret = fail(err, errlen, -ENOTSUP, "%s: CPython %u.%u.%u is not supported (3.8-3.13 are)",
 			   path, o->major, o->minor, o->micro);
 		goto out;
 	}
@@ -247,6 +284,8 @@ int trec_py_detect(const char *path, struct trec_py_offsets *o, char *err, size_
 	o->str_type_vaddr = str_type;
 	o->bytes_type_vaddr = bytes_type;
 	ret = code_members(&e, code_type, o, err, errlen);
+	if (!ret && o->entry_kind == TREC_PY_ENTRY_EVERY_FRAME)
+		ret = trec_py_old_check_frame(&e, o, err, errlen);
 	if (ret)
 		goto out;
 	/* PyCode_Type.tp_basicsize is offsetof(co_code_adaptive); PyBytes_Type's

@@ -6,9 +6,11 @@
 #include <string.h>
 #include "report/interp/python/python_frames.h"
 #include "report/interp/python/python_lines.h"
+#include "report/interp/python/python_lines_old.h"
 #include "report/util.h"
 #include "format/containers/u64map.h"
 #include "trec_pycode.h"
+#include "trec_types.h"
 
 struct entry {
 	struct entry *next; /* another description of the same address */
@@ -101,11 +103,18 @@ int trec_pyframes_lookup(const struct trec_pyframes *s, uint32_t pid,
 		return -ENOENT;
 	out->function = e->code.qualname_len ? e->code.qualname : e->code.name;
 	out->file = e->code.filename;
-	/* Location tables are the 3.11+ format; older ones are not decoded. */
-	out->line = e->code.py_major == 3 && e->code.py_minor >= 11
-			    ? trec_py_line_of(e->code.linetable, e->code.linetable_len,
-					      e->code.firstlineno, lasti)
-			    : -1;
+	/* The line table format follows the version (FORMAT.md §11). */
+	if (e->code.py_major != 3 || e->code.py_minor < 8)
+		out->line = -1;
+	else if (e->code.py_minor >= 11)
+		out->line = trec_py_line_of(e->code.linetable, e->code.linetable_len,
+					    e->code.firstlineno, lasti);
+	else if (e->code.py_minor == 10)
+		out->line = trec_py_line_of_310(e->code.linetable, e->code.linetable_len,
+						e->code.firstlineno, lasti);
+	else
+		out->line = trec_py_line_of_lnotab(e->code.linetable, e->code.linetable_len,
+						   e->code.firstlineno, lasti);
 	return 0;
 }
 
@@ -123,3 +132,48 @@ int trec_pyframes_format(const struct trec_pyframes *s, uint32_t pid,
 		return snprintf(buf, len, "%s (%s:?)", sym.function, base);
 	return snprintf(buf, len, "%s (%s:%d)", sym.function, base, sym.line);
 }
+
+/* ---- the interpreter backend ---------------------------------------------- */
+
+static void *py_new_store(void)
+{
+	return trec_pyframes_new();
+}
+
+static void py_free_store(void *store)
+{
+	trec_pyframes_free(store);
+}
+
+static int py_add(void *store, const struct trec_blob *b)
+{
+	return trec_pyframes_add(store, b);
+}
+
+static int py_lookup(const void *store, uint32_t pid, const struct trec_rec_frame *f,
+		     struct rp_interp_sym *out)
+{
+	struct trec_pyframe_sym ps;
+	int err = trec_pyframes_lookup(store, pid, f, &ps);
+
+	if (!err)
+		*out = (struct rp_interp_sym){ ps.function, ps.file, ps.line };
+	return err;
+}
+
+static int py_format(const void *store, uint32_t pid, const struct trec_rec_frame *f, char *buf,
+		     size_t len)
+{
+	return trec_pyframes_format(store, pid, f, buf, len);
+}
+
+const struct rp_interp_ops rp_python_interp = {
+	.name = "python",
+	.frame_kind = TREC_FRAME_PYTHON,
+	.record_type = TREC_REC_PYCODE,
+	.new_store = py_new_store,
+	.free_store = py_free_store,
+	.add = py_add,
+	.lookup = py_lookup,
+	.format = py_format,
+};

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "trec_format.h"
+#include "report/interp/interp.h"
 
 struct trec_pyframes;
 
@@ -38,5 +39,8 @@ int trec_pyframes_lookup(const struct trec_pyframes *s, uint32_t pid,
  * length snprintf would have written. */
 int trec_pyframes_format(const struct trec_pyframes *s, uint32_t pid,
 			 const struct trec_rec_frame *f, char *buf, size_t len);
+
+/* Python as a treport interpreter backend (report/interp/interp.h). */
+extern const struct rp_interp_ops rp_python_interp;
 
 #endif /* TREC_PYTHON_FRAMES_H */

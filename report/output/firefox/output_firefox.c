@@ -69,7 +69,7 @@ static uint8_t category(const struct rp_sym *sym, bool in_file)
 	switch (sym->kind) {
 	case RP_SYM_KERNEL: return CAT_KERNEL;
 	case RP_SYM_ERROR: return CAT_ERROR;
-	case RP_SYM_PYTHON: return CAT_PYTHON;
+	case RP_SYM_INTERP: return CAT_PYTHON;
 	case RP_SYM_NATIVE:
 		/* outside every recorded file: JIT code, unless nothing is known */
 		return in_file || !sym->resolved ? CAT_USER : CAT_JIT;
@@ -105,10 +105,10 @@ static uint32_t push_sym(struct ff *f, uint32_t symid, uint32_t prefix)
 			} else if (sym->kind == RP_SYM_KERNEL) {
 				res = resource(f, 2, sym->dso, rp_str(st, sym->dso), 1);
 			} else if (sym->kind != RP_SYM_ERROR && strcmp(rp_str(st, sym->dso), "[unknown]")) {
-				res = resource(f, sym->kind == RP_SYM_PYTHON ? 3 : 4, sym->dso,
+				res = resource(f, sym->kind == RP_SYM_INTERP ? 3 : 4, sym->dso,
 					       base_name(rp_str(st, sym->dso)), 0);
 			}
-			if (sym->kind == RP_SYM_PYTHON && !sym->resolved) {
+			if (sym->kind == RP_SYM_INTERP && !sym->resolved) {
 				name = ff_str(f, sym->label);
 			} else if (!sym->resolved && (sym->kind == RP_SYM_NATIVE || sym->kind == RP_SYM_KERNEL)) {
 				/* as --folded names it */

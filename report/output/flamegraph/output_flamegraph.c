@@ -54,7 +54,7 @@ static struct rgb kind_color(unsigned kind, const char *name)
 		return (struct rgb){ 200 + (int)(30 * a), 200 + (int)(30 * a), 150 + (int)(30 * b) };
 	case RP_FK_KERNEL: /* blue-violet */
 		return (struct rgb){ 140 + (int)(50 * a), 150 + (int)(45 * b), 215 + (int)(40 * a) };
-	case RP_FK_PYTHON: /* green */
+	case RP_FK_INTERP: /* green */
 		return (struct rgb){ 60 + (int)(60 * a), 180 + (int)(60 * b), 60 + (int)(50 * a) };
 	case RP_FK_ERROR: /* grey */
 		return (struct rgb){ 160 + (int)(50 * a), 160 + (int)(50 * a), 165 + (int)(50 * a) };
@@ -209,7 +209,7 @@ static void write_legend(struct fg *g, double y)
 		return;
 	}
 	/* the user colour also stands for inlined frames */
-	static const unsigned order[] = { RP_FK_NATIVE, RP_FK_KERNEL, RP_FK_PYTHON, RP_FK_ERROR };
+	static const unsigned order[] = { RP_FK_NATIVE, RP_FK_KERNEL, RP_FK_INTERP, RP_FK_ERROR };
 	static const char *const what[] = { "user", "kernel", "interpreter", "error" };
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 		if (g->kinds[order[i]] || (order[i] == RP_FK_NATIVE && g->kinds[RP_FK_INLINED]))

@@ -110,7 +110,7 @@ static void synth_key(struct pd_layout *l, const struct rp_sym *sym, uint32_t *d
 	const char *d = rp_str(st, sym->dso);
 	if (!d[0] || !strcmp(d, "[unknown]"))
 		d = sym->kind == RP_SYM_ERROR ? "[trec-errors]" :
-		    sym->kind == RP_SYM_PYTHON ? "[trec-python]" : "[unknown]";
+		    sym->kind == RP_SYM_INTERP ? "[trec-python]" : "[unknown]";
 	/* A name perf takes for something else would not read the cache: a
 	 * perf map (/tmp/perf-PID.map, read at report time), anonymous or
 	 * no-file memory. Such a name gets a prefix (its basename, which
@@ -126,7 +126,7 @@ static void synth_key(struct pd_layout *l, const struct rp_sym *sym, uint32_t *d
 		}
 	uint32_t dname = rp_strtab_intern(st, d);
 	*dso = dso_of(l, 2, dname, dname);
-	*name = sym->kind == RP_SYM_PYTHON ? sym->label : sym->resolved ? sym->name : 0;
+	*name = sym->kind == RP_SYM_INTERP ? sym->label : sym->resolved ? sym->name : 0;
 }
 
 /* The symbol slot of (dso, name) in its DSO, added when new. */

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * PHP functions read from a live process (or a core dump): for each
+ * zend_function address a sample names, trecord reads its name, class,
+ * file and lines once and writes an INTERP_CODE record (subtype 4).
+ */
+#ifndef TREC_PHP_CODE_H
+#define TREC_PHP_CODE_H
+
+#include <stdint.h>
+#include "record/interp/php/php_detect.h"
+#include "trec_format.h"
+#include "trec_phpcode.h"
+
+/* Reads len bytes at addr of the process: 0, -ESRCH (gone), -EFAULT. */
+typedef int (*trec_php_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
+
+/* Reads through process_vm_readv; ctx points at the pid (an int). */
+int trec_php_read_pid(void *ctx, uint64_t addr, void *buf, size_t len);
+
+/* A description with owned strings. */
+struct trec_phpcode_owned {
+	struct trec_phpcode c; /* points at the buffers below */
+	char *function, *class_name, *file;
+};
+
+/*
+ * Reads the zend_function at addr. 0; -ESRCH; -EFAULT (unreadable);
+ * -EINVAL (not a function we know); -ENOMEM.
+ */
+int trec_php_read_function(trec_php_read_fn read, void *ctx, uint32_t pid,
+			   const struct trec_php_layout *l, uint64_t addr,
+			   struct trec_phpcode_owned *out);
+void trec_phpcode_owned_free(struct trec_phpcode_owned *c);
+
+/* Remembers which (pid, address, object id) have been handled. */
+struct trec_phpcode_cache;
+
+struct trec_phpcode_cache *trec_phpcode_cache_new(void);
+void trec_phpcode_cache_free(struct trec_phpcode_cache *c);
+
+/* Where records go (trecord: the locked output writer). */
+typedef int (*trec_phpcode_write_fn)(void *ctx, enum trec_record_type type,
+				     const struct trec_blob *b);
+
+/*
+ * For a PHP frame (file_id = addr, low 32 bits of addr_or_line = object
+ * id) of pid: reads and writes the record unless done before. 1 written,
+ * 0 handled before, a negative errno when it could not be described;
+ * -ESTALE when the function at addr is not the one the sample saw.
+ */
+int trec_phpcode_cache_note(struct trec_phpcode_cache *c, trec_phpcode_write_fn write,
+			    void *wctx, uint32_t pid, const struct trec_php_layout *l,
+			    uint64_t addr, uint32_t object_id);
+
+/* Forgets a pid (exit, exec): its addresses may be reused. */
+void trec_phpcode_cache_forget_pid(struct trec_phpcode_cache *c, uint32_t pid);
+
+#endif /* TREC_PHP_CODE_H */
