@@ -19,7 +19,8 @@
 DEB_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev libdw-dev \
 	libzstd-dev zlib1g-dev pkg-config libprotobuf-c-dev protobuf-c-compiler libiberty-dev python3-zstandard zstd xz-utils time libc6-dbg \
 	gdb linux-perf golang-go elfutils binutils g++ python3 make libxml2-utils debuginfod \
-	php-cli php-dev
+	php-cli php-dev \
+	libbpf-tools perl
 
 # Only make test-arm64 needs these (the arm64 unwinder by simulation:
 # cross compilers, qemu-user, gdb for a foreign architecture).
@@ -148,7 +149,7 @@ $(B)/treport: $(B)/report/main.o $(B)/libreport.a $(B)/libtrecformat.a
 UNIT_RECORD := test_record_% test_delta_% test_deltas_% test_python_detect test_archive test_jit_perfmap test_jit_jitdump \
 	test_archive_hostile
 UNIT_REPORT := test_report_% test_python_lines test_python_lines_old test_python_pycode test_jit_report
-UNIT_BOTH := test_archive_store test_archive_write test_python_walk test_gopclntab test_php_code
+UNIT_BOTH := test_archive_store test_archive_write test_python_walk test_gopclntab test_php_code test_perl_code
 unit_libs = $(if $(filter $(UNIT_BOTH),$(1)),$(B)/librecord.a $(B)/libreport.a,$(if \
 	$(filter $(UNIT_RECORD),$(1)),$(B)/librecord.a,$(if \
 	$(filter $(UNIT_REPORT),$(1)),$(B)/libreport.a))) $(B)/libtrecformat.a

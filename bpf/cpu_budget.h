@@ -8,6 +8,11 @@
  * kernel stack, ending in a THROTTLED error frame. Overspending carries
  * into the next windows, so one deep walk cannot double the share.
  *
+ * Off-CPU stacks (offcpu_prog.h) draw on the same budget: their ktime_ns
+ * is the switch-out program's entry, and a budget spent cuts them to their
+ * leaf too. Their wait is measured from that same ktime_ns at switch-in,
+ * which charges nothing.
+ *
  * Included by tracemgmt.h (send_trace charges the budget). State lives in
  * the per-CPU record: no lookup beyond the one every sample already does.
  */
@@ -45,7 +50,8 @@ static __always_inline bool budget_exhausted(struct trec_per_cpu_record *rec, __
 	return rec->budget_used_ns >= budget_ns;
 }
 
-/* Charges the trace being sent: from the sampler's entry to now. */
+/* Charges the trace being sent (or parked, off-CPU): from its program's
+ * entry to now. */
 static __always_inline void budget_charge(struct trec_per_cpu_record *rec)
 {
 	__u64 spent = bpf_ktime_get_ns() - rec->trace.ktime_ns;

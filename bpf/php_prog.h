@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The PHP unwinder program, for slot TREC_PROG_UNWIND_PHP of
- * unwinder_progs. bpf/trec.bpf.c includes this after native_unwind.h;
+ * unwinder_progs (and, as trec_unwind_php_offcpu, of offcpu_progs). bpf/trec.bpf.c includes this after native_unwind.h;
  * trecord puts the program's fd in the slot and fills php_procs and
  * interpreter_offsets (record/interp/php/php_session.c).
  */
@@ -10,14 +10,13 @@
 
 #include "php_unwind.h"
 
-SEC("perf_event")
-int trec_unwind_php(void *ctx)
+TREC_UNWINDER(trec_unwind_php)
 {
 	struct trec_per_cpu_record *rec = get_per_cpu_record();
 
 	if (!rec)
 		return 0;
-	tail_call(ctx, rec, trec_php_walk(rec));
+	tail_call(ctx, progs, rec, trec_php_walk(rec));
 	return 0;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The Python unwinder program, for slot TREC_PROG_UNWIND_PYTHON of
- * unwinder_progs. bpf/trec.bpf.c includes this after native_unwind.h (it
+ * unwinder_progs (and, as trec_unwind_python_offcpu, of offcpu_progs).
+ * bpf/trec.bpf.c includes this after native_unwind.h (it
  * uses tracemgmt.h's get_per_cpu_record() and tail_call(), and
  * trec.bpf.c's native step); trecord loads it on first need and puts
  * the program's fd in the slot and fills py_procs and interpreter_offsets
@@ -38,8 +39,7 @@ static long python_loop_step(__u64 i, void *arg)
 	return l->n.next != TREC_PROG_UNWIND_NATIVE && l->n.next != TREC_PROG_UNWIND_PYTHON;
 }
 
-SEC("perf_event")
-int trec_unwind_python(void *ctx)
+TREC_UNWINDER(trec_unwind_python)
 {
 	struct python_loop l = {
 		.n = {
@@ -60,7 +60,7 @@ int trec_unwind_python(void *ctx)
 	/* Every step but a run's hand-back pushes a frame: twice the frame
 	 * limit always reaches the end. */
 	bpf_loop(2 * TREC_MAX_FRAMES, python_loop_step, &l, 0);
-	tail_call(ctx, l.n.rec, l.n.next);
+	tail_call(ctx, progs, l.n.rec, l.n.next);
 	return 0;
 }
 

@@ -68,6 +68,7 @@ static __always_inline void trace_reset(struct trec_per_cpu_record *rec)
 	t->kernel_stack_id = -1;
 	t->num_frames = 0;
 	t->flags = 0;
+	t->offcpu_ns = 0;
 	/* The stack window's bytes stay: win_base 0 says they are not valid. */
 	__builtin_memset(st, 0, __builtin_offsetof(struct trec_unwind_state, win));
 	st->error_metric = -1;
@@ -75,6 +76,7 @@ static __always_inline void trace_reset(struct trec_per_cpu_record *rec)
 	rec->unwinders_done = 0;
 	rec->python_frame = 0;
 	rec->php_frame = 0;
+	rec->perl.si = 0;
 }
 
 /*
@@ -185,10 +187,10 @@ static __always_inline void report_pid(void *ctx, __u64 pid_tgid, __u32 reason)
 /* Wake the reader only when this much is pending; it also polls on a timer. */
 #define TREC_RINGBUF_WAKEUP_BYTES (1U << 20)
 
-/* Sends the used part of the trace: header + num_frames frames. */
-static __always_inline void send_trace(struct trec_per_cpu_record *rec)
+/* Sends the used part of a trace: header + num_frames frames. 0 if sent. */
+static __always_inline int output_trace(struct trec_trace *t)
 {
-	__u64 n = rec->trace.num_frames;
+	__u64 n = t->num_frames;
 	__u64 flags = BPF_RB_NO_WAKEUP;
 
 	/* Re-derive the bound: the verifier forgets it across stores. */
@@ -200,12 +202,35 @@ static __always_inline void send_trace(struct trec_per_cpu_record *rec)
 		n = TREC_MAX_FRAMES;
 	if (bpf_ringbuf_query(&trace_events, BPF_RB_AVAIL_DATA) >= TREC_RINGBUF_WAKEUP_BYTES)
 		flags = BPF_RB_FORCE_WAKEUP;
-	if (bpf_ringbuf_output(&trace_events, &rec->trace,
-			       TREC_TRACE_HEADER_SIZE + n * sizeof(struct trec_frame), flags))
+	if (bpf_ringbuf_output(&trace_events, t, TREC_TRACE_HEADER_SIZE +
+			       n * sizeof(struct trec_frame), flags)) {
 		increment_metric(TREC_METRIC_TRACES_LOST_RINGBUF);
-	else
-		increment_metric(TREC_METRIC_TRACES_SENT);
+		return -1;
+	}
+	increment_metric(TREC_METRIC_TRACES_SENT);
+	return 0;
+}
+
+/* A finished trace goes to userspace, or, taken as a thread blocked, waits
+ * in offcpu_pending until the thread runs again and its duration is known. */
+static __always_inline void send_trace(struct trec_per_cpu_record *rec)
+{
+	__u32 tid = rec->trace.tid;
+
+	/* Both kinds of trace began at their program's entry (ktime_ns): the
+	 * BPF time they took counts against this CPU's budget. */
 	budget_charge(rec);
+	if (!(rec->trace.flags & TREC_TRACE_F_OFFCPU)) {
+		output_trace(&rec->trace);
+		return;
+	}
+	if (!bpf_map_update_elem(&offcpu_pending, &tid, &rec->trace, BPF_NOEXIST))
+		return;
+	/* Still parked: its end was never seen. The new wait replaces it. */
+	if (bpf_map_lookup_elem(&offcpu_pending, &tid))
+		increment_metric(TREC_METRIC_OFFCPU_NO_SWITCH_IN);
+	if (bpf_map_update_elem(&offcpu_pending, &tid, &rec->trace, BPF_ANY))
+		increment_metric(TREC_METRIC_OFFCPU_PENDING_FULL);
 }
 
 /* Ends a trace: abort frame and metric for the error, if any, then send. */
@@ -225,11 +250,13 @@ static __always_inline void finish_trace(struct trec_per_cpu_record *rec)
 }
 
 /*
- * Continues with program `next`. Past the budget the trace is ended with
+ * Continues with program `next` of progs (unwinder_progs, or offcpu_progs
+ * in the off-CPU copies). Past the budget the trace is ended with
  * MAX_TAIL_CALLS; if the tail call itself fails, also ended here, so a
  * partial stack is always sent.
  */
-static __always_inline void tail_call(void *ctx, struct trec_per_cpu_record *rec, int next)
+static __always_inline void tail_call(void *ctx, void *progs, struct trec_per_cpu_record *rec,
+				      int next)
 {
 	if (next != TREC_PROG_UNWIND_STOP) {
 		if (rec->tail_calls >= TREC_MAX_TAIL_CALLS) {
@@ -237,12 +264,40 @@ static __always_inline void tail_call(void *ctx, struct trec_per_cpu_record *rec
 			next = TREC_PROG_UNWIND_STOP;
 		} else {
 			rec->tail_calls++;
-			bpf_tail_call(ctx, &unwinder_progs, next);
+			bpf_tail_call(ctx, progs, next);
 			increment_metric(TREC_METRIC_TAIL_CALL_FAILED);
 		}
 	}
 	finish_trace(rec);
 }
+
+/*
+ * Defines an unwinder program twice from one body: `name`, a perf_event
+ * program for unwinder_progs (cpu-clock samples), and `name`_offcpu, a
+ * tracing program for offcpu_progs (stacks taken in sched_switch; a prog
+ * array only takes programs of its first user's type). The body sees ctx
+ * and progs, the array its tail calls go through:
+ *
+ *	TREC_UNWINDER(trec_unwind_foo)
+ *	{
+ *		...
+ *		tail_call(ctx, progs, rec, next);
+ *		return 0;
+ *	}
+ *
+ * record/bpf_loader.c puts both in the slot of the same enum trec_unwinder.
+ */
+#define TREC_UNWINDER(name)                                                   \
+	static __always_inline int name##_body(void *ctx, void *progs);        \
+	SEC("perf_event") int name(void *ctx)                                 \
+	{                                                                     \
+		return name##_body(ctx, &unwinder_progs);                      \
+	}                                                                     \
+	SEC("tp_btf/sched_switch") int name##_offcpu(void *ctx)               \
+	{                                                                     \
+		return name##_body(ctx, &offcpu_progs);                        \
+	}                                                                     \
+	static __always_inline int name##_body(void *ctx, void *progs)
 
 /*
  * Resolves pc through the LPM trie: file id, bias and ELF vaddr into the

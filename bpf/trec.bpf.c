@@ -8,6 +8,8 @@
  *   trec_unwind_native  up to TREC_NATIVE_FRAMES_PER_PROG frames per call,
  *                       by stack deltas or frame pointer (per mapping)
  *   trec_unwind_stop    ends a trace (for unwinders that hand back)
+ *   trec_offcpu_switch  sched_switch: off-CPU stacks (offcpu_prog.h), through
+ *                       the *_offcpu copies of the unwinders (TREC_UNWINDER)
  *   trec_sched_*        fork/exec/exit/comm -> pid events in the same ring
  *
  * Offline (-DTREC_TESTING_OFFLINE) only the unwinding part is compiled:
@@ -34,6 +36,12 @@
 
 /* Set by trecord: follow every process (-a) or only followed_pids. */
 TREC_RODATA(bool, follow_all, true);
+/* perf record's -t, -u, -G: only samples of these threads, this user,
+ * this cgroup (v2 id); 0 / none: no filter. */
+TREC_RODATA(__u32, filter_num_tids, 0);
+TREC_RODATA(__u32, filter_tids[TREC_MAX_FILTER_TIDS], { 0 });
+TREC_RODATA(__u32, filter_uid, TREC_NO_UID);
+TREC_RODATA(__u64, filter_cgroup, 0);
 
 #ifndef TREC_TESTING_OFFLINE
 struct vma_text {
@@ -161,8 +169,7 @@ static long native_loop_step(__u64 i, void *arg)
 	return l->next != TREC_PROG_UNWIND_NATIVE;
 }
 
-SEC("perf_event")
-int trec_unwind_native(void *ctx)
+TREC_UNWINDER(trec_unwind_native)
 {
 	struct native_loop l = {
 		.ctx = ctx,
@@ -173,12 +180,11 @@ int trec_unwind_native(void *ctx)
 	if (!l.rec)
 		return 0;
 	bpf_loop(TREC_NATIVE_FRAMES_PER_PROG, native_loop_step, &l, 0);
-	tail_call(ctx, l.rec, l.next);
+	tail_call(ctx, progs, l.rec, l.next);
 	return 0;
 }
 
-SEC("perf_event")
-int trec_unwind_stop(void *ctx)
+TREC_UNWINDER(trec_unwind_stop)
 {
 	struct trec_per_cpu_record *rec = get_per_cpu_record();
 
@@ -195,6 +201,8 @@ int trec_unwind_stop(void *ctx)
 #include "python_prog.h"
 /* PHP 8 (Zend), issue 14: trec_unwind_php, slot TREC_PROG_UNWIND_PHP. */
 #include "php_prog.h"
+/* Perl 5 (issue 14): trec_unwind_perl, slot TREC_PROG_UNWIND_PERL. */
+#include "perl_prog.h"
 
 /*
  * Starts the user part of a trace whose header is filled and whose cursor
@@ -236,7 +244,8 @@ static __always_inline __u32 mappings_pid(__u32 pid)
 	return 0;
 }
 
-static __always_inline int collect_trace(void *ctx, struct trec_per_cpu_record *rec)
+static __always_inline int collect_trace_in(void *ctx, void *progs,
+					    struct trec_per_cpu_record *rec)
 {
 	struct trec_unwind_state *st = &rec->state;
 	__u64 pid_tgid = ((__u64)rec->trace.pid << 32) | rec->trace.tid;
@@ -265,8 +274,14 @@ static __always_inline int collect_trace(void *ctx, struct trec_per_cpu_record *
 		finish_trace(rec);
 		return 0;
 	}
-	tail_call(ctx, rec, next_unwinder(rec, mapped));
+	tail_call(ctx, progs, rec, next_unwinder(rec, mapped));
 	return 0;
+}
+
+/* A cpu-clock sample's trace (and the offline harness's entry). */
+static __always_inline int collect_trace(void *ctx, struct trec_per_cpu_record *rec)
+{
+	return collect_trace_in(ctx, &unwinder_progs, rec);
 }
 
 #ifndef TREC_TESTING_OFFLINE
@@ -284,6 +299,20 @@ static __always_inline int is_followed(__u32 tgid)
 	return follow_all || bpf_map_lookup_elem(&followed_pids, &tgid);
 }
 
+static __always_inline int passes_filters(__u64 pid_tgid)
+{
+	if (filter_uid != TREC_NO_UID && (__u32)bpf_get_current_uid_gid() != filter_uid)
+		return 0;
+	if (filter_cgroup && bpf_get_current_cgroup_id() != filter_cgroup)
+		return 0;
+	if (!filter_num_tids)
+		return 1;
+	for (int i = 0; i < TREC_MAX_FILTER_TIDS; i++)
+		if (i < filter_num_tids && filter_tids[i] == (__u32)pid_tgid)
+			return 1;
+	return 0;
+}
+
 /*
  * The fallback when the stack map cannot take a stack (its hash bucket
  * holds another one: -EEXIST as the map fills): the kernel stack goes into
@@ -292,10 +321,11 @@ static __always_inline int is_followed(__u32 tgid)
  */
 #define TREC_KSTACK_SCRATCH (TREC_MAX_FRAMES - (TREC_KERNEL_STACK_DEPTH * 8 + 23) / 24)
 
-static __always_inline void push_kernel_frames(void *ctx, struct trec_per_cpu_record *rec)
+static __always_inline void push_kernel_frames(void *ctx, struct trec_per_cpu_record *rec,
+					       __u64 skip)
 {
 	__u64 *pcs = (__u64 *)&rec->trace.frames[TREC_KSTACK_SCRATCH];
-	long n = bpf_get_stack(ctx, pcs, TREC_KERNEL_STACK_DEPTH * 8, 0);
+	long n = bpf_get_stack(ctx, pcs, TREC_KERNEL_STACK_DEPTH * 8, skip);
 
 	if (n <= 0)
 		return;
@@ -338,7 +368,7 @@ int trec_sample(struct bpf_perf_event_data *ctx)
 	struct trec_trace *t;
 	int mode;
 
-	if (!is_followed(pid_tgid >> 32))
+	if (!is_followed(pid_tgid >> 32) || !passes_filters(pid_tgid))
 		return 0;
 	rec = get_per_cpu_record();
 	if (!rec)
@@ -357,7 +387,7 @@ int trec_sample(struct bpf_perf_event_data *ctx)
 		t->kernel_stack_id = bpf_get_stackid(ctx, &kernel_stackmap, 0);
 		if (t->kernel_stack_id < 0) {
 			increment_metric(TREC_METRIC_KERNEL_STACK_FAILED);
-			push_kernel_frames(ctx, rec);
+			push_kernel_frames(ctx, rec, 0);
 		}
 	}
 
@@ -377,6 +407,9 @@ int trec_sample(struct bpf_perf_event_data *ctx)
 		return send_throttled(rec);
 	return collect_trace(ctx, rec);
 }
+
+/* Off-CPU stacks (issue 13): trec_offcpu_switch on sched_switch. */
+#include "offcpu_prog.h"
 
 /* ---- process tracking ---------------------------------------------------- */
 

@@ -51,7 +51,11 @@
 	X(PHP_BAD_GLOBALS, 3001, "php: executor_globals not readable")       \
 	X(PHP_BAD_FRAME, 3002, "php: zend_execute_data not readable")        \
 	X(PHP_BAD_FUNCTION, 3003, "php: zend_function not readable")         \
-	X(PHP_BAD_OPLINE, 3004, "php: opline not readable")
+	X(PHP_BAD_OPLINE, 3004, "php: opline not readable") \
+	X(PERL_BAD_TSD, 5000, "perl: interpreter of the thread not readable")  \
+	X(PERL_BAD_STACKINFO, 5001, "perl: stackinfo not readable")             \
+	X(PERL_NO_PROC_INFO, 5002, "perl: no offsets for this process")         \
+	X(PERL_BAD_CV, 5003, "perl: sub of a context entry not readable")
 
 enum trec_error {
 #define TREC_X(name, code, desc) TREC_ERR_##name = code,
@@ -110,8 +114,16 @@ enum trec_error {
 	X(NATIVE_SP_UNKNOWN, "arm64: sp-based rule right after a frame-pointer step") \
 	X(PHP_FRAMES, "php frames unwound")                                    \
 	X(PHP_ERRORS, "php unwinder errors") \
+	X(OFFCPU_SWITCHES, "off-CPU: followed threads that blocked (stack taken)")  \
+	X(OFFCPU_SENT, "off-CPU: waits written to the ring buffer")            \
+	X(OFFCPU_SHORT, "off-CPU: waits below the threshold, not written")     \
+	X(OFFCPU_PENDING_FULL, "off-CPU: waits lost, offcpu_pending map full") \
+	X(OFFCPU_NO_SWITCH_IN, "off-CPU: waits lost, the thread blocked again with no switch-in seen") \
+	X(PERL_FRAMES, "perl frames unwound")                                  \
+	X(PERL_ERRORS, "perl unwinder errors")                                 \
+	X(PERL_CX_SKIPPED, "perl context entries skipped (half-written top entry)") \
 	X(THROTTLED, "samples cut to their leaf: the CPU budget was spent (--max-cpu)") \
-	X(SAMPLER_NS, "ns the sampler ran in BPF, entry to send, all CPUs")
+	X(SAMPLER_NS, "ns in BPF, entry to send (samples, off-CPU stacks), all CPUs")
 
 enum trec_metric {
 #define TREC_X(name, desc) TREC_METRIC_##name,

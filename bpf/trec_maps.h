@@ -10,6 +10,7 @@
 
 #include "trec_types.h"
 #include "unwind_state.h"
+#include "perl_types.h"
 
 /* The per-CPU scratch record: the trace being built and the cursor. */
 struct trec_per_cpu_record {
@@ -19,6 +20,7 @@ struct trec_per_cpu_record {
 	__u32 unwinders_done; /* bit per enum trec_unwinder */
 	__u64 python_frame;   /* python: next frame to walk (pythonUnwindState) */
 	__u64 php_frame;      /* php: next zend_execute_data to walk (phpUnwindState) */
+	struct trec_perl_cursor perl; /* perl: where the walk goes on (perlUnwindState) */
 	__u32 mappings_pid;   /* whose trie entries resolve pcs: the pid, or
 			       * the parent of a fork not synced yet */
 	__u32 vma_unwinder;   /* the selector for pcs in [vma_start, vma_end) */
@@ -169,5 +171,25 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } unwinder_progs SEC(".maps");
+
+/* The same programs compiled as tracing programs, for off-CPU stacks taken
+ * in sched_switch (a prog array holds one program type): see
+ * TREC_UNWINDER in tracemgmt.h. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, TREC_PROG_COUNT);
+	__type(key, __u32);
+	__type(value, __u32);
+} offcpu_progs SEC(".maps");
+
+/* Off-CPU: tid -> the trace taken when it blocked, until it runs again
+ * (bpf/offcpu_prog.h). Allocated on use: only blocked threads take room. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TREC_OFFCPU_MAX_PENDING);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct trec_trace);
+} offcpu_pending SEC(".maps");
 
 #endif /* TREC_MAPS_H */

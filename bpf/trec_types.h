@@ -58,7 +58,13 @@ struct trec_frame {
 #define TREC_MAX_NON_ERROR_FRAMES (TREC_MAX_FRAMES - 1)
 /* Depth of kernel stacks kept in the stack-id map (value = 8 * depth). */
 #define TREC_KERNEL_STACK_DEPTH 64
+/* perf record's -t: at most this many threads; -u: no user filter. */
+#define TREC_MAX_FILTER_TIDS 16
+#define TREC_NO_UID 0xffffffffu
 #define TREC_COMM_LEN 16
+/* Off-CPU threads blocked at once whose stacks are kept (-a on a busy host
+ * can exceed it: the excess is counted in OFFCPU_PENDING_FULL). */
+#define TREC_OFFCPU_MAX_PENDING 8192
 
 /* ---- ring buffer messages ---------------------------------------------- */
 
@@ -70,6 +76,8 @@ enum trec_msg_type {
 
 enum trec_trace_flags {
 	TREC_TRACE_F_KERNEL_MODE = 1, /* the sample interrupted kernel code */
+	TREC_TRACE_F_OFFCPU = 2,      /* off-CPU: the thread blocked at ktime_ns
+				       * for offcpu_ns (bpf/offcpu_prog.h) */
 };
 
 /*
@@ -89,6 +97,7 @@ struct trec_trace {
 	__u16 num_frames;
 	__u16 flags; /* enum trec_trace_flags */
 	char comm[TREC_COMM_LEN];
+	__u64 offcpu_ns; /* off-CPU: time blocked; 0 for cpu-clock samples */
 	struct trec_frame frames[TREC_MAX_FRAMES];
 };
 

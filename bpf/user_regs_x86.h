@@ -21,6 +21,27 @@ static __always_inline int trec_ctx_user_mode(struct bpf_perf_event_data *ctx)
 }
 
 /*
+ * Fills the cursor with the user context saved at the top of task's kernel
+ * stack (on syscall entry, fault or interrupt). 0, or -1 if there is none.
+ */
+static __always_inline int get_task_user_regs(struct task_struct *task,
+					      struct trec_unwind_state *st)
+{
+	struct pt_regs *ur = (struct pt_regs *)bpf_task_pt_regs(task);
+
+	if (!ur || !regs_user_mode(ur->cs))
+		return -1;
+	st->pc = ur->ip;
+	st->sp = ur->sp;
+	st->fp = ur->bp;
+	st->rax = ur->ax;
+	st->r9 = ur->r9;
+	st->r11 = ur->r11;
+	st->r15 = ur->r15;
+	return 0;
+}
+
+/*
  * Fills the cursor with the interrupted user context. A sample that hit
  * user code has it in ctx->regs; one that hit the kernel (syscall, fault,
  * interrupt) finds it saved at the top of the task's kernel stack.
@@ -31,8 +52,6 @@ static __always_inline int get_user_regs(struct bpf_perf_event_data *ctx,
 					 struct task_struct *task,
 					 struct trec_unwind_state *st)
 {
-	struct pt_regs *ur;
-
 	if (regs_user_mode(TREC_CTX_REG(ctx, cs))) {
 		st->pc = TREC_CTX_REG(ctx, ip);
 		st->sp = TREC_CTX_REG(ctx, sp);
@@ -43,17 +62,7 @@ static __always_inline int get_user_regs(struct bpf_perf_event_data *ctx,
 		st->r15 = TREC_CTX_REG(ctx, r15);
 		return 0;
 	}
-	ur = (struct pt_regs *)bpf_task_pt_regs(task);
-	if (!ur || !regs_user_mode(ur->cs))
-		return -1;
-	st->pc = ur->ip;
-	st->sp = ur->sp;
-	st->fp = ur->bp;
-	st->rax = ur->ax;
-	st->r9 = ur->r9;
-	st->r11 = ur->r11;
-	st->r15 = ur->r15;
-	return 1;
+	return get_task_user_regs(task, st) ? -1 : 1;
 }
 
 #endif /* TREC_USER_REGS_X86_H */

@@ -338,6 +338,8 @@ static void dec_sample(struct trec_cur *c, const uint8_t *body, struct trec_chun
 	out->cpu = trec_cur_varint32(c);
 	out->flags = trec_cur_varint32(c);
 	out->weight = trec_cur_varint(c);
+	/* 1.2 appended offcpu_ns; a 1.0/1.1 payload ends before it. */
+	out->offcpu_ns = c->p < c->end ? trec_cur_varint(c) : 0;
 	if (c->bad)
 		return;
 

@@ -252,5 +252,6 @@ void trec_enc_sample(struct trec_buf *b, const struct trec_sample *s, uint64_t p
 {
 	/* Samples of different CPUs arrive slightly out of order: signed delta. */
 	trec_buf_zigzag(b, (int64_t)(s->time_ns - prev_time));
-	TREC_BUF_VARINTS(b, thread_idx, stack_idx, s->cpu, s->flags, s->weight ? s->weight : 1);
+	TREC_BUF_VARINTS(b, thread_idx, stack_idx, s->cpu, s->flags, s->weight ? s->weight : 1,
+			 s->offcpu_ns);
 }

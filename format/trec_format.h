@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define TREC_FORMAT_VERSION_MAJOR 1
-#define TREC_FORMAT_VERSION_MINOR 2 /* 1.1: JITSYMS; 1.2: INTERP_CODE */
+#define TREC_FORMAT_VERSION_MINOR 2 /* 1.1: JITSYMS; 1.2: INTERP_CODE, off-CPU samples, SUMMARY stop cause 6 */
 
 /* ---- records ----------------------------------------------------------- */
 
@@ -47,11 +47,18 @@ struct trec_rec_frame {
 	uint8_t flags;         /* enum trec_frame_flags */
 };
 
+/* SAMPLE flags (the values of bpf/trec_types.h's enum trec_trace_flags). */
+#define TREC_SAMPLE_F_KERNEL_MODE 1
+#define TREC_SAMPLE_F_OFFCPU 2
+
 struct trec_sample {
 	uint64_t time_ns; /* CLOCK_MONOTONIC, same clock as pid events */
 	uint32_t pid, tid, cpu;
 	uint32_t flags;   /* enum trec_trace_flags */
 	uint64_t weight;  /* number of samples this record stands for (>= 1; 0 is written as 1) */
+	/* flags & TREC_SAMPLE_F_OFFCPU: the thread blocked at time_ns for this
+	 * long (event offcpu-time); 0 for cpu-clock samples. Since 1.2. */
+	uint64_t offcpu_ns;
 	char comm[16];    /* NUL-terminated; at most 15 bytes are stored */
 	/* Leaf first (innermost frame at index 0), like perf callchains. */
 	uint32_t num_kernel_frames;
@@ -165,6 +172,7 @@ enum trec_stop_cause {
 	TREC_STOP_DURATION = 3, /* --duration */
 	TREC_STOP_PIDS = 4,     /* every -p process exited */
 	TREC_STOP_ERROR = 5,    /* a write error */
+	TREC_STOP_SWITCH = 6,   /* a switched file (--switch-output, SIGUSR2): recording went on; 1.2 */
 };
 #define TREC_SUMMARY_FLAGS(cause, sig) ((uint32_t)(cause) | ((uint32_t)(sig) & 0xffu) << 8)
 #define TREC_SUMMARY_CAUSE(flags) ((flags) & 0xfu)
@@ -296,6 +304,14 @@ int trec_write_jitsyms(struct trec_writer *w, const struct trec_jitsyms *j);
 int trec_writer_flush(struct trec_writer *w);
 /* Bytes written to the file so far (header + complete chunks). */
 uint64_t trec_writer_bytes(const struct trec_writer *w);
+/* Appends n bytes of whole chunks of another recording (chunk headers and
+ * bodies, as a writer wrote them), renumbering their sequence: how trecord
+ * assembles a switched file from chunks kept in memory. Flushes first.
+ * 0, -EBADMSG (p is not whole chunks; nothing latched) or a write error. */
+int trec_writer_copy_chunks(struct trec_writer *w, const uint8_t *p, size_t n);
+/* SAMPLE records this writer took (not those copied as chunks), and the
+ * oldest of their times (first_time may be NULL). */
+uint64_t trec_writer_samples(const struct trec_writer *w, uint64_t *first_time);
 /* Flushes, fsyncs and closes; frees w in every case. */
 int trec_writer_close(struct trec_writer *w);
 

@@ -18,7 +18,7 @@
 #include "dedup.h"
 #include "records.h"
 
-/* Worst-case SAMPLE payload: six varints. */
+/* Worst-case SAMPLE payload: seven varints (1.2 appended offcpu_ns). */
 #define SAMPLE_PAYLOAD_MAX 60u
 
 struct trec_writer {
@@ -29,6 +29,8 @@ struct trec_writer {
 	int level;
 	struct trec_buf chunk; /* uncompressed body being built */
 	uint32_t nrec, seq;
+	uint64_t samples;      /* SAMPLE records taken */
+	uint64_t first_time;   /* the oldest of their times */
 	uint64_t prev_time;    /* of the last SAMPLE in this chunk */
 	struct trec_dedup stacks, threads;
 	struct trec_buf rec, stk, thr; /* payload scratch */
@@ -315,7 +317,43 @@ int trec_write_sample(struct trec_writer *w, const struct trec_sample *s)
 	trec_enc_sample(&w->rec, s, w->prev_time, (uint32_t)ti, (uint32_t)si);
 	append_record(w, TREC_REC_SAMPLE, &w->rec);
 	w->prev_time = s->time_ns;
+	if (!w->samples++ || s->time_ns < w->first_time)
+		w->first_time = s->time_ns;
 	return finish(w);
+}
+
+/* A chunk of another file, copied as is but for its sequence number (and
+ * so its header CRC): its body decodes on its own (FORMAT.md §3). */
+int trec_writer_copy_chunks(struct trec_writer *w, const uint8_t *p, size_t n)
+{
+	struct trec_chunk_hdr ch;
+	uint8_t hdr[TREC_CHUNK_HDR_SIZE];
+	int err = trec_writer_flush(w);
+
+	while (!err && n) {
+		if (n < TREC_CHUNK_HDR_SIZE || trec_chunk_hdr_decode(p, &ch) ||
+		    ch.clen > n - TREC_CHUNK_HDR_SIZE)
+			return -EBADMSG; /* not ours to latch: the source is bad */
+		ch.seq = w->seq;
+		trec_chunk_hdr_encode(&ch, hdr);
+		err = write_full(w->fd, hdr, sizeof(hdr));
+		if (!err)
+			err = write_full(w->fd, p + TREC_CHUNK_HDR_SIZE, ch.clen);
+		if (err)
+			return w->err = err;
+		w->bytes += TREC_CHUNK_HDR_SIZE + ch.clen;
+		w->seq++;
+		p += TREC_CHUNK_HDR_SIZE + ch.clen;
+		n -= TREC_CHUNK_HDR_SIZE + ch.clen;
+	}
+	return err;
+}
+
+uint64_t trec_writer_samples(const struct trec_writer *w, uint64_t *first_time)
+{
+	if (first_time)
+		*first_time = w->first_time;
+	return w->samples;
 }
 
 int trec_writer_close(struct trec_writer *w)

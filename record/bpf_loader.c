@@ -30,11 +30,55 @@ static int needs_root(char *err, size_t errlen, int e)
 	return e;
 }
 
+/* The unwinder programs loaded with the object, by slot (enum
+ * trec_unwinder). Interpreter unwinders come on first need: their rows
+ * are in bpf_optional.c. */
+static const struct {
+	int slot;
+	const char *name;
+} unwinders[] = {
+	{ TREC_PROG_UNWIND_STOP, "trec_unwind_stop" },
+	{ TREC_PROG_UNWIND_NATIVE, "trec_unwind_native" },
+};
+
+/* Each unwinder exists as NAME (perf_event, unwinder_progs) and
+ * NAME_offcpu (tracing, offcpu_progs): bpf/tracemgmt.h TREC_UNWINDER. */
+static int fill_prog_array(struct bpf_object *obj, int fd, const char *suffix)
+{
+	for (size_t i = 0; i < sizeof(unwinders) / sizeof(unwinders[0]); i++) {
+		char name[64];
+		struct bpf_program *p;
+
+		snprintf(name, sizeof(name), "%s%s", unwinders[i].name, suffix);
+		p = bpf_object__find_program_by_name(obj, name);
+		if (!p)
+			return -ENOENT;
+		if (bpf_map_update_elem(fd, &unwinders[i].slot, &(int){bpf_program__fd(p)}, 0))
+			return -errno;
+	}
+	return 0;
+}
+
+/* Off-CPU programs are only loaded (and verified) with --off-cpu. */
+static void set_offcpu_autoload(struct bpf_object *obj, bool on)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, obj) {
+		const char *n = bpf_program__name(p);
+		size_t len = strlen(n);
+
+		if (!strcmp(n, "trec_offcpu_switch") ||
+		    (len > 7 && !strcmp(n + len - 7, "_offcpu")))
+			bpf_program__set_autoload(p, on);
+	}
+}
+
 int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 		  char *err, size_t errlen)
 {
 	struct trec_bpf *s;
-	int e, key, fd;
+	int e;
 
 	memset(l, 0, sizeof(*l));
 	l->verbose = o->verbose;
@@ -54,12 +98,21 @@ int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 	}
 	l->skel = s;
 	s->rodata->follow_all = o->follow_all;
+	s->rodata->filter_uid = o->uid;
+	s->rodata->filter_cgroup = o->cgroup_id;
+	for (uint32_t i = 0; i < o->num_tids && i < TREC_MAX_FILTER_TIDS; i++)
+		s->rodata->filter_tids[i] = o->tids[i];
+	s->rodata->filter_num_tids = o->num_tids < TREC_MAX_FILTER_TIDS ? o->num_tids
+									: TREC_MAX_FILTER_TIDS;
 	if (o->report_interval_ns)
 		s->rodata->report_interval_ns = o->report_interval_ns;
 	if (o->max_cpu_pct > 0)
 		s->rodata->budget_ns = s->rodata->budget_window_ns * o->max_cpu_pct / 100;
+	s->rodata->offcpu_min_ns = o->offcpu_min_ns;
+	set_offcpu_autoload(s->obj, o->off_cpu);
 
-	l->optional = trec_bpf_optional_defer(s->obj);
+	/* After set_offcpu_autoload: the optional twins stay out either way. */
+	l->optional = trec_bpf_optional_defer(s->obj, o->off_cpu);
 	if (!l->optional) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -73,15 +126,11 @@ int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 		return e;
 	}
 
-	fd = bpf_map__fd(s->maps.unwinder_progs);
-	key = TREC_PROG_UNWIND_NATIVE;
-	e = bpf_map_update_elem(fd, &key, &(int){bpf_program__fd(s->progs.trec_unwind_native)}, 0);
-	key = TREC_PROG_UNWIND_STOP;
-	if (!e)
-		e = bpf_map_update_elem(fd, &key, &(int){bpf_program__fd(s->progs.trec_unwind_stop)}, 0);
 	/* Interpreter unwinders come when needed (bpf_optional.h). */
+	e = fill_prog_array(s->obj, bpf_map__fd(s->maps.unwinder_progs), "");
+	if (!e && o->off_cpu)
+		e = fill_prog_array(s->obj, bpf_map__fd(s->maps.offcpu_progs), "_offcpu");
 	if (e) {
-		e = -errno;
 		snprintf(err, errlen, "cannot fill the unwinder program array: %s", strerror(-e));
 		return e;
 	}
@@ -100,9 +149,12 @@ int trec_bpf_attach_tracking(struct trec_bpf_loader *l, char *err, size_t errlen
 		{ s->progs.trec_sched_exec, &s->links.trec_sched_exec, false },
 		{ s->progs.trec_sched_exit, &s->links.trec_sched_exit, false },
 		{ s->progs.trec_task_rename, &s->links.trec_task_rename, true },
+		{ s->progs.trec_offcpu_switch, &s->links.trec_offcpu_switch, false },
 	};
 
 	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++) {
+		if (!bpf_program__autoload(tps[i].prog))
+			continue; /* not asked for (--off-cpu) */
 		*tps[i].link = bpf_program__attach(tps[i].prog);
 		if (*tps[i].link)
 			continue;
@@ -153,6 +205,11 @@ int trec_bpf_attach_sampling(struct trec_bpf_loader *l, unsigned freq_hz,
 		.sample_freq = freq_hz,
 		.freq = 1,
 	};
+
+	if (l->period_ns) {
+		attr.freq = 0;
+		attr.sample_period = l->period_ns;
+	}
 	int e = trec_bpf_check_freq(freq_hz, err, errlen);
 
 	if (e)
@@ -163,8 +220,12 @@ int trec_bpf_attach_sampling(struct trec_bpf_loader *l, unsigned freq_hz,
 		return -ENOMEM;
 	}
 	for (int cpu = 0; cpu < l->num_cpus; cpu++) {
-		int fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		int fd;
 		struct bpf_link *link;
+
+		if (l->cpus && (cpu >= l->cpus_len || !l->cpus[cpu]))
+			continue;
+		fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
 		if (fd < 0) {
 			if (errno == ENODEV)
@@ -226,9 +287,21 @@ void trec_bpf_get_fds(const struct trec_bpf_loader *l, struct trec_bpf_fds *fds)
 		FD(pid_page_to_mapping_info), FD(reported_pids), FD(pid_events),
 		FD(inhibit_events), FD(stack_delta_pages), FD(stack_deltas),
 		FD(unwind_info_array), FD(followed_pids), FD(exec_files), FD(py_procs),
-		FD(interpreter_offsets), FD(php_procs),
+		FD(interpreter_offsets), FD(php_procs), FD(perl_procs),
 	};
 #undef FD
+}
+
+uint64_t trec_bpf_offcpu_pending(const struct trec_bpf_loader *l)
+{
+	int fd = bpf_map__fd(l->skel->maps.offcpu_pending);
+	uint32_t key, next;
+	uint64_t n = 0;
+
+	for (void *prev = NULL; !bpf_map_get_next_key(fd, prev, &next) &&
+				n < TREC_OFFCPU_MAX_PENDING; prev = &key, n++)
+		key = next;
+	return n;
 }
 
 int trec_bpf_sum_percpu(const struct trec_bpf_loader *l, int map_fd, uint64_t *out, size_t n)

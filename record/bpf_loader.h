@@ -25,6 +25,9 @@ struct trec_bpf_loader {
 	int num_cpus;        /* possible CPUs (per-CPU map values) */
 	struct trec_bpf_optional *optional; /* unwinders loaded on need (bpf_optional.h) */
 	bool verbose;
+	const uint8_t *cpus; /* -C: sample on cpus[cpu] != 0 only; NULL: all */
+	int cpus_len;        /* entries in cpus */
+	uint64_t period_ns;  /* -c: sample every period_ns of CPU time; 0: freq_hz */
 };
 
 struct trec_bpf_opts {
@@ -32,13 +35,20 @@ struct trec_bpf_opts {
 	uint64_t report_interval_ns;
 	double max_cpu_pct;       /* the sampler's CPU budget; 0: the default */
 	bool verbose;             /* libbpf messages and verifier stats */
+	bool off_cpu;             /* --off-cpu: load the sched_switch programs */
+	uint64_t offcpu_min_ns;   /* shorter waits are not written */
+	/* -t, -u, -G (bpf/trec.bpf.c passes_filters); 0 / TREC_NO_UID: none */
+	const uint32_t *tids;
+	uint32_t num_tids;
+	uint32_t uid;
+	uint64_t cgroup_id;
 };
 
 /* Opens, configures and loads the object; fills the prog array. 0 or a
  * negative errno with a message in err. */
 int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 		  char *err, size_t errlen);
-/* Attaches the tracepoints. */
+/* Attaches the tracepoints (and sched_switch with off_cpu). */
 int trec_bpf_attach_tracking(struct trec_bpf_loader *l, char *err, size_t errlen);
 /* Whether the kernel accepts freq_hz (perf_event_max_sample_rate). */
 int trec_bpf_check_freq(unsigned freq_hz, char *err, size_t errlen);
@@ -59,10 +69,14 @@ struct trec_bpf_fds {
 	int stack_delta_pages, stack_deltas, unwind_info_array;
 	int followed_pids, exec_files, py_procs, interpreter_offsets;
 	int php_procs;
+	int perl_procs;
 };
 
 /* After trec_bpf_load. */
 void trec_bpf_get_fds(const struct trec_bpf_loader *l, struct trec_bpf_fds *fds);
+
+/* --off-cpu: threads whose wait has not ended (traces still parked). */
+uint64_t trec_bpf_offcpu_pending(const struct trec_bpf_loader *l);
 
 /* Sums a per-CPU u64 array map into out[0..n). 0 or a negative errno. */
 int trec_bpf_sum_percpu(const struct trec_bpf_loader *l, int map_fd, uint64_t *out, size_t n);

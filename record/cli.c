@@ -8,6 +8,7 @@
 #include <string.h>
 #include "record/archive/archive.h"
 #include "record/cli.h"
+#include "record/cli_perf.h"
 #include "record/io/output.h"
 
 static const char usage[] =
@@ -37,6 +38,9 @@ static const char usage[] =
 	"  --no-archive         same as --archive=none\n"
 	"  --no-delta-cache     neither read nor write the stack-delta cache\n"
 	"                       ($TREC_CACHE_DIR, else ~/.cache/trec)\n"
+	"  --off-cpu            also record off-CPU time: the stack of each wait\n"
+	"                       (sleep, lock, I/O, pipe) and how long it lasted\n"
+	"  --off-cpu-min USEC   shorter waits are counted, not stored (default 10)\n"
 	"  -q, --quiet          no summary line\n"
 	"  -v, --verbose        log process syncs and BPF program statistics\n"
 	"  -h, --help           this help\n"
@@ -48,10 +52,7 @@ static const char usage[] =
 
 static int bad(FILE *err, const char *fmt, const char *arg)
 {
-	fputs("trecord: ", err);
-	fprintf(err, fmt, arg);
-	fputs(" (see trecord --help)\n", err);
-	return TREC_CLI_ERROR;
+	return trec_cli_bad(err, fmt, arg);
 }
 
 /* The option getopt complained about, as the user wrote it: a long option
@@ -122,6 +123,9 @@ static int parse_pids(const char *arg, struct trec_options *o, FILE *err)
 	return rc;
 }
 
+/* Long-only options: above any short letter, below cli_perf.c's 0x200. */
+enum { OPT_MAX_CPU = 0x100, OPT_NO_DELTA_CACHE };
+
 int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out, FILE *err)
 {
 	static const struct option longopts[] = {
@@ -137,25 +141,38 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 		{ "version", no_argument, NULL, 'V' },
 		{ "archive", required_argument, NULL, 'A' },
 		{ "no-archive", no_argument, NULL, 'N' },
-		{ "max-cpu", required_argument, NULL, 'M' },
-		{ "no-delta-cache", no_argument, NULL, 'C' },
+		{ "max-cpu", required_argument, NULL, OPT_MAX_CPU },
+		{ "no-delta-cache", no_argument, NULL, OPT_NO_DELTA_CACHE },
+		{ "off-cpu", no_argument, NULL, 'O' },
+		{ "off-cpu-min", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
+	/* trecord's own, then cli_perf.c's */
+	struct option all[sizeof(longopts) / sizeof(longopts[0]) + 32];
+	size_t n = 0;
 	unsigned long v;
 	char optbuf[3], msg[512];
 	int c;
+
+	for (size_t i = 0; longopts[i].name; i++)
+		all[n++] = longopts[i];
+	for (size_t i = 0; trec_cli_perf_longopts[i].name && n + 1 < sizeof(all) / sizeof(all[0]); i++)
+		all[n++] = trec_cli_perf_longopts[i];
+	all[n] = (struct option){ NULL, 0, NULL, 0 };
 
 	memset(o, 0, sizeof(*o));
 	o->freq_hz = TREC_DEFAULT_FREQ;
 	o->output = TREC_DEFAULT_OUTPUT;
 	o->archive_level = TREC_ARCHIVE_SAMPLED;
 	o->max_cpu_pct = TREC_DEFAULT_MAX_CPU;
+	o->offcpu_min_us = TREC_DEFAULT_OFFCPU_MIN_US;
 	o->argc = argc;
 	o->argv = argv;
+	trec_cli_perf_init(o);
 	opterr = 0;
 	optind = 1;
 	/* "+": stop at the first non-option, which starts the command. */
-	while ((c = getopt_long(argc, argv, "+:F:p:ao:fd:qvhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:F:p:ao:fd:qvhV" TREC_CLI_PERF_SHORTOPTS, all, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			if (parse_uint(optarg, ULONG_MAX, &v) || v < 1 || v > TREC_MAX_FREQ)
@@ -183,12 +200,12 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 				return bad(err, "--duration must be a positive number of seconds, not '%s'",
 					   optarg);
 			break;
-		case 'M':
+		case OPT_MAX_CPU:
 			if (parse_double(optarg, 0.01, TREC_MAX_MAX_CPU, &o->max_cpu_pct))
 				return bad(err, "--max-cpu must be a percentage from 0.01 to 50, not '%s'",
 					   optarg);
 			break;
-		case 'C':
+		case OPT_NO_DELTA_CACHE:
 			o->no_delta_cache = true;
 			break;
 		case 'q':
@@ -203,11 +220,21 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 		case 'N':
 			o->archive_level = TREC_ARCHIVE_NONE;
 			break;
+		case 'O':
+			o->off_cpu = true;
+			break;
+		case 'M':
+			if (parse_uint(optarg, TREC_MAX_OFFCPU_MIN_US, &v))
+				return bad(err, "--off-cpu-min must be microseconds from 0 to 60000000, not '%s'",
+					   optarg);
+			o->offcpu_min_us = v;
+			break;
 		case 'v':
 			o->verbose = true;
 			break;
 		case 'h':
 			fputs(usage, out);
+			fputs(trec_cli_perf_usage, out);
 			return TREC_CLI_EXIT_OK;
 		case 'V':
 			fprintf(out, "trecord %s\n", TREC_VERSION);
@@ -215,11 +242,20 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 		case ':':
 			return bad(err, "option '%s' needs an argument", bad_opt(argv, optopt, optbuf));
 		default:
-			return bad(err, "unknown option '%s'", bad_opt(argv, optopt, optbuf));
+			switch (trec_cli_perf_option(c, optarg, o, err)) {
+			case 1:
+				break;
+			case 0:
+				return bad(err, "unknown option '%s'", bad_opt(argv, optopt, optbuf));
+			default:
+				return TREC_CLI_ERROR;
+			}
 		}
 	}
 	if (optind < argc)
 		o->cmd = argv + optind;
+	if (trec_cli_perf_finish(o, err))
+		return TREC_CLI_ERROR;
 
 	if (o->num_pids && o->cmd)
 		return bad(err, "give either -p or a command, not both%s", "");
@@ -247,5 +283,6 @@ void trec_options_free(struct trec_options *o)
 {
 	free(o->pids);
 	o->pids = NULL;
+	trec_cli_perf_free(o);
 	o->num_pids = 0;
 }

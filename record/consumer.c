@@ -176,6 +176,7 @@ static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t le
 	smp.cpu = t->cpu;
 	smp.flags = t->flags;
 	smp.weight = 1;
+	smp.offcpu_ns = t->offcpu_ns;
 	copy_comm(smp.comm, t->comm);
 	smp.num_user_frames = n - nk;
 	smp.user_frames = frames + nk;

@@ -15,6 +15,7 @@
 #include "record/cli.h"
 #include "record/clock.h"
 #include "record/consumer.h"
+#include "record/flight/flight.h"
 #include "record/interp/interp.h"
 #include "record/io/meta.h"
 #include "record/io/metrics.h"
@@ -36,6 +37,7 @@ struct trec_session {
 	struct trec_bpf_fds fd;
 	struct trec_map_fds fds;      /* the trie and delta maps (map_sinks.h) */
 	struct trec_output out;
+	struct trec_flight *flight;   /* --overwrite, --switch-output, or NULL */
 	struct trec_msg_queue queue;  /* ring -> writer */
 	struct trec_consumer consumer;
 	struct trec_syncer syncer;
@@ -92,6 +94,23 @@ static void write_metrics(struct trec_session *s, uint64_t *bpf)
 
 /* ---- setup ----------------------------------------------------------------- */
 
+static int open_output(struct trec_session *s, char *msg, size_t msglen)
+{
+	const struct trec_options *o = s->opt;
+
+	if (!trec_flight_wanted(&o->flight))
+		return trec_output_open(&s->out, o->output, o->force, msg, msglen);
+	return trec_flight_open(&s->flight, &o->flight, &(struct trec_flight_ctx){
+		.path = o->output,
+		.archive_level = o->archive_level,
+		.quiet = o->quiet,
+		.cnt = &s->cnt,
+		.bpf = &s->bpf,
+		.metrics_fd = s->fd.metrics,
+		.syncer = &s->syncer,
+	}, &s->out, msg, msglen);
+}
+
 static int follow(struct trec_session *s, uint32_t pid)
 {
 	uint8_t one = 1;
@@ -106,6 +125,12 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		.follow_all = o->all,
 		.verbose = o->verbose,
 		.max_cpu_pct = o->max_cpu_pct,
+		.off_cpu = o->off_cpu,
+		.offcpu_min_ns = o->offcpu_min_us * 1000,
+		.tids = o->tids,
+		.num_tids = (uint32_t)o->num_tids,
+		.uid = o->uid,
+		.cgroup_id = o->cgroup_id,
 	};
 	char msg[512];
 	int err;
@@ -116,6 +141,9 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 	if (err)
 		goto fail;
 	trec_bpf_get_fds(&s->bpf, &s->fd);
+	s->bpf.cpus = o->cpus;
+	s->bpf.cpus_len = o->cpus_len;
+	s->bpf.period_ns = o->period_ns;
 	s->fds = (struct trec_map_fds){
 		.lpm = s->fd.pid_page_to_mapping_info,
 		.reported = s->fd.reported_pids,
@@ -137,7 +165,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		snprintf(msg, sizeof(msg), "out of memory");
 		goto fail;
 	}
-	err = trec_output_open(&s->out, o->output, o->force, msg, sizeof(msg));
+	err = open_output(s, msg, sizeof(msg));
 	if (err)
 		goto fail;
 	s->jit = trec_jit_capture_new(write_jitsyms, s, &s->cnt, o->verbose, o->quiet);
@@ -314,6 +342,8 @@ static enum trec_stop_cause record_loop(struct trec_session *s)
 			return TREC_STOP_PIDS;
 		if (trec_output_error(&s->out))
 			return TREC_STOP_ERROR;
+		if (s->flight && trec_flight_tick(s->flight, now, trec_switch_requests()))
+			return TREC_STOP_ERROR;
 		if (now >= next_flush) {
 			struct trec_writer *w = trec_output_lock(&s->out);
 
@@ -382,6 +412,8 @@ static void teardown(struct trec_session *s)
 	trec_jit_capture_free(s->jit);
 	s->jit = NULL;
 	trec_interps_stop(&s->interps);
+	trec_flight_free(s->flight);
+	s->flight = NULL;
 	trec_touched_free(s->touched);
 	s->touched = NULL;
 	trec_kallsyms_free(&s->ksyms);
@@ -412,6 +444,10 @@ static void print_summary(struct trec_session *s, const uint64_t *bpf,
 	if (at->files)
 		fprintf(stderr, ", embedded symbols of %u files (%llu bytes, %.0f ms)", at->files,
 			(unsigned long long)at->bytes, at->build_ns / 1e6);
+	if (s->flight) {
+		trec_flight_print_summary(s->flight, stderr);
+		return;
+	}
 	fprintf(stderr, ", wrote %s (%llu bytes) ]\n", trec_output_name(&s->out),
 		(unsigned long long)s->out.bytes);
 }
@@ -446,6 +482,8 @@ int trec_record(const struct trec_options *opt, int *die_sig)
 	bool loader_done;
 
 	*die_sig = 0;
+	if (trec_flight_wanted(&opt->flight) && trec_switch_signal_enable())
+		perror("trecord: warning: cannot catch SIGUSR2");
 	/* Blocked everywhere (threads inherit it); the main thread takes them
 	 * with sigtimedwait. The command gets the original mask back. */
 	trec_stop_signals_block(&orig);
@@ -473,28 +511,28 @@ int trec_record(const struct trec_options *opt, int *die_sig)
 	/* names of JIT code the samples hit, before the metrics count them */
 	if (!trec_stop_hurry())
 		trec_jit_finish(s.jit, trec_now_ns());
+	if (opt->off_cpu)
+		trecord_count(&s.cnt, TRECORD_METRIC_OFFCPU_UNFINISHED, trec_bpf_offcpu_pending(&s.bpf));
 	write_metrics(&s, bpf);
 	trec_stop_signals_wait(0);
 	if (trec_stop_hurry() && opt->archive_level != TREC_ARCHIVE_NONE && !opt->quiet)
 		fprintf(stderr, "trecord: second signal: not embedding symbols, finishing %s\n",
 			trec_output_name(&s.out));
-	trec_archive_write_session(&s.out, s.touched, s.syncer.sync, opt->archive_level, &at);
-	if (s.start_ns) {
-		struct trec_summary sum = {
-			.start_ns = s.start_ns,
-			.end_ns = s.stop_ns,
-			.samples = atomic_load(&s.cnt.v[TRECORD_METRIC_SAMPLES_WRITTEN]),
-			.lost = bpf[TREC_METRIC_TRACES_LOST_RINGBUF] +
-				atomic_load(&s.cnt.v[TRECORD_METRIC_QUEUE_DROPPED_TRACES]),
-			.exit_status = s.child_done ? s.child_status : -1,
-			.flags = TREC_SUMMARY_FLAGS(why, why == TREC_STOP_SIGNAL ?
-							      trec_stop_signal_first() : 0),
-		};
-		struct trec_writer *w = trec_output_lock(&s.out);
+	struct trec_summary sum = {
+		.start_ns = s.start_ns,
+		.end_ns = s.stop_ns,
+		.samples = atomic_load(&s.cnt.v[TRECORD_METRIC_SAMPLES_WRITTEN]),
+		.lost = bpf[TREC_METRIC_TRACES_LOST_RINGBUF] +
+			atomic_load(&s.cnt.v[TRECORD_METRIC_QUEUE_DROPPED_TRACES]),
+		.exit_status = s.child_done ? s.child_status : -1,
+		.flags = TREC_SUMMARY_FLAGS(why, why == TREC_STOP_SIGNAL ? trec_stop_signal_first() : 0),
+	};
 
-		if (w)
-			trec_output_unlock(&s.out, trec_write_summary(w, &sum));
-	}
+	if (s.flight)
+		rc = trec_flight_finish(s.flight, &sum) ? 1 : 0;
+	else
+		trec_archive_write_session(&s.out, s.touched, s.syncer.sync, opt->archive_level,
+					   s.start_ns ? &sum : NULL, &at);
 	if (opt->verbose)
 		trec_bpf_print_prog_stats(&s.bpf, stderr);
 	err = trec_output_close(&s.out);

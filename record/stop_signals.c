@@ -11,6 +11,8 @@ static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 /* Written by the handler only before the signals are blocked (main thread,
  * before any other thread exists), by the main thread afterwards. */
 static volatile sig_atomic_t first_sig, num_sigs;
+/* SIGUSR2 (flight recorder): taken like the stop signals once enabled. */
+static volatile sig_atomic_t switch_enabled, num_switches;
 
 static void note(int sig)
 {
@@ -30,6 +32,30 @@ static void wait_set(sigset_t *set)
 	for (size_t i = 0; i < sizeof(stop_sigs) / sizeof(stop_sigs[0]); i++)
 		sigaddset(set, stop_sigs[i]);
 	sigaddset(set, SIGCHLD);
+	if (switch_enabled)
+		sigaddset(set, SIGUSR2);
+}
+
+static void on_switch_signal(int sig)
+{
+	(void)sig;
+	num_switches++;
+}
+
+int trec_switch_signal_enable(void)
+{
+	struct sigaction sa = { .sa_handler = on_switch_signal };
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGUSR2, &sa, NULL))
+		return -errno;
+	switch_enabled = 1;
+	return 0;
+}
+
+unsigned trec_switch_requests(void)
+{
+	return (unsigned)num_switches;
 }
 
 int trec_stop_signals_init(void)
@@ -61,7 +87,9 @@ unsigned trec_stop_signals_wait(unsigned timeout_ms)
 	wait_set(&set);
 	/* Everything pending, waiting (at most once) only if nothing is. */
 	while ((sig = sigtimedwait(&set, NULL, &ts)) > 0 || (sig < 0 && errno == EINTR)) {
-		if (sig > 0 && sig != SIGCHLD)
+		if (sig == SIGUSR2)
+			num_switches++;
+		else if (sig > 0 && sig != SIGCHLD)
 			note(sig);
 		ts = (struct timespec){ 0, 0 };
 	}

@@ -36,6 +36,13 @@ static inline bool trec_stop_hurry(void)
 	return trec_stop_signals_count() >= 2;
 }
 
+/* --overwrite, --switch-output: SIGUSR2 asks for a switched file, as in
+ * perf. Call before trec_stop_signals_block; then the main thread takes it
+ * with the stop signals (a SIGUSR2 ends trec_stop_signals_wait early). */
+int trec_switch_signal_enable(void);
+/* SIGUSR2s received so far. */
+unsigned trec_switch_requests(void);
+
 /* Ends the process the way perf record does after a stop signal: killed by
  * sig, so a calling shell sees why (and a script's loop stops on ^C).
  * Core-dumping signals (of a recorded command) become exit 128 + sig,

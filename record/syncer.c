@@ -152,6 +152,8 @@ static void drain_requests(struct trec_syncer *s)
 				sync_exited(s, r->pid);
 			else if (r->kind == TREC_SYNC_PREFETCH)
 				trec_pid_sync_prefetch(s->sync, r->pid);
+			else if (r->kind == TREC_SYNC_JIT)
+				trec_jit_read_live(s->x.jit, trec_now_ns());
 			else if (r->kind == TREC_SYNC_MARK)
 				atomic_fetch_add(&s->marks_done, 1);
 		}

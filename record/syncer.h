@@ -32,6 +32,7 @@ enum trec_sync_req_kind {
 	TREC_SYNC_PREFETCH = 3, /* load the pid's deltas only (trecord itself) */
 	TREC_SYNC_MARK = 4,   /* bumps marks_done: the requests before it are done */
 	TREC_SYNC_FORK = 5,   /* pid was forked by parent: copy parent's mappings */
+	TREC_SYNC_JIT = 6,    /* a switched file is due: read live JIT names now */
 };
 
 struct trec_sync_req {

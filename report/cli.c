@@ -32,6 +32,10 @@ static const char usage[] =
 	"                       symbols go to FILE.debug/: perf --buildid-dir FILE.debug\n"
 	"  --firefox            Firefox Profiler processed profile (JSON; gzipped when\n"
 	"                       -o FILE ends in .gz)\n"
+	"  --event NAME         cpu-clock (default): on-CPU samples; offcpu-time: the\n"
+	"                       waits of trecord --off-cpu, weighed in time blocked\n"
+	"                       (ns; --folded: microseconds); wall: both, in time, so\n"
+	"                       each thread adds up to its lifetime\n"
 	"  -o, --output FILE    write to FILE instead of stdout\n"
 	"\n"
 	"Differential profile (--diff BASE.tr NEW.tr):\n"
@@ -102,6 +106,7 @@ enum {
 	OPT_EXTRACT_ARCHIVE,
 	OPT_PERF_DATA,
 	OPT_FIREFOX,
+	OPT_EVENT,
 };
 
 static const struct option long_opts[] = {
@@ -134,6 +139,7 @@ static const struct option long_opts[] = {
 	{ "extract-archive", required_argument, NULL, OPT_EXTRACT_ARCHIVE },
 	{ "perf-data", no_argument, NULL, OPT_PERF_DATA },
 	{ "firefox", no_argument, NULL, OPT_FIREFOX },
+	{ "event", required_argument, NULL, OPT_EVENT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 },
@@ -333,6 +339,17 @@ int rp_options_parse(int argc, char **argv, struct rp_options *o)
 			break;
 		}
 		case OPT_FORCE: o->force = true; break;
+		case OPT_EVENT:
+			if (!strcmp(optarg, "cpu-clock"))
+				o->event = RP_EVENT_CPU_CLOCK;
+			else if (!strcmp(optarg, "offcpu-time"))
+				o->event = RP_EVENT_OFFCPU;
+			else if (!strcmp(optarg, "wall"))
+				o->event = RP_EVENT_WALL;
+			else
+				return bad("--event '%s': events are cpu-clock, offcpu-time and wall",
+					   optarg);
+			break;
 		case OPT_SYMBOL_SOURCE:
 			if (parse_sources(optarg, o))
 				return -1;
@@ -369,6 +386,14 @@ int rp_options_parse(int argc, char **argv, struct rp_options *o)
 	if (o->diff && o->output != RP_OUT_SUMMARY && o->output != RP_OUT_FOLDED &&
 	    o->output != RP_OUT_FLAMEGRAPH)
 		return bad("--diff writes a summary, --folded or --flamegraph");
+	if (o->event == RP_EVENT_OFFCPU &&
+	    (o->output == RP_OUT_PERF_DATA || o->output == RP_OUT_FIREFOX))
+		return bad("--perf-data and --firefox export cpu-clock samples only, not "
+			   "--event offcpu-time");
+	if (o->event == RP_EVENT_WALL && o->output != RP_OUT_SUMMARY &&
+	    o->output != RP_OUT_FOLDED && o->output != RP_OUT_FLAMEGRAPH &&
+	    o->output != RP_OUT_PPROF && o->output != RP_OUT_INFO)
+		return bad("--event wall goes with the summary, --folded, --flamegraph and --pprof");
 	if (o->diff_normalize && !o->diff)
 		return bad("--normalize goes with --diff");
 	if (optind >= argc)

@@ -23,10 +23,23 @@ enum rp_output {
 
 #define RP_MAX_FILTER 64
 
+/* Which samples an output shows (perf's event names). */
+enum rp_event_kind {
+	RP_EVENT_CPU_CLOCK = 0, /* on-CPU samples, weighed in samples */
+	RP_EVENT_OFFCPU,        /* off-CPU waits (trecord --off-cpu), weighed in ns */
+	RP_EVENT_WALL,          /* both, in ns: a sample counts its period, a wait its
+				 * duration, so a thread's total is its lifetime
+				 * (less the time it was runnable but preempted) */
+};
+
+/* Whether the selected event weighs in nanoseconds (not samples). */
+#define RP_EVENT_IN_NS(o) ((o)->event != RP_EVENT_CPU_CLOCK)
+
 #define RP_MAX_DEBUG_DIRS 8
 
 struct rp_options {
 	enum rp_output output;
+	enum rp_event_kind event; /* --event */
 	const char *out_path;   /* NULL: stdout */
 	char **inputs;          /* points into argv */
 	int ninputs;

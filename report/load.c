@@ -76,13 +76,25 @@ void rp_load_sample(struct rp_model *m, uint32_t rec, const struct trec_sample *
 	comm[sizeof(comm) - 1] = 0;
 	rp_sanitize(comm, sizeof(comm), comm);
 
-	r->samples_read += weight;
+	bool offcpu = s->flags & TREC_SAMPLE_F_OFFCPU;
+	if (offcpu) {
+		r->offcpu_read++;
+		r->offcpu_ns_read = rp_sat_add(r->offcpu_ns_read, s->offcpu_ns);
+	} else {
+		r->samples_read += weight;
+	}
 	if (s->time_ns < r->min_ns)
 		r->min_ns = s->time_ns;
 	if (s->time_ns > r->max_ns)
 		r->max_ns = s->time_ns;
-	if (!sample_selected(s, comm, o))
+	if ((o->event != RP_EVENT_WALL && offcpu != (o->event == RP_EVENT_OFFCPU)) ||
+	    !sample_selected(s, comm, o))
 		return;
+	if (offcpu) /* weighed in time blocked */
+		weight = s->offcpu_ns ? s->offcpu_ns : 1;
+	else if (o->event == RP_EVENT_WALL) /* weighed in time on the CPU */
+		weight = r->period_ns && weight > UINT64_MAX / r->period_ns ? UINT64_MAX
+									     : weight * (r->period_ns ? r->period_ns : 1);
 
 	uint32_t nk = s->kernel_frames ? s->num_kernel_frames : 0;
 	uint32_t nu = s->user_frames ? s->num_user_frames : 0;
@@ -115,7 +127,7 @@ void rp_load_sample(struct rp_model *m, uint32_t rec, const struct trec_sample *
 	struct rp_process *p = rp_model_process(m, rec, s->pid, true);
 	p->comm = rp_strtab_intern(&m->strs, comm);
 	rp_model_add_sample(m, rec, s->pid, s->tid, comm, stack, s->time_ns, s->cpu, weight);
-	r->samples_kept += weight;
+	r->samples_kept += offcpu ? 1 : weight;
 }
 
 static void load_meta(struct rp_model *m, uint32_t rec, const struct trec_meta *meta)

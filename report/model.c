@@ -358,6 +358,7 @@ void rp_model_add_sample(struct rp_model *m, uint32_t rec, uint32_t pid, uint32_
 	struct rp_agg *a = &m->aggs[id];
 	/* weights are hostile: saturate instead of wrapping */
 	a->count = a->count + weight < a->count ? UINT64_MAX : a->count + weight;
+	a->hits++;
 	m->total_samples = m->total_samples + weight < m->total_samples ? UINT64_MAX
 									: m->total_samples + weight;
 	if (time_ns < a->first_ns)
@@ -382,7 +383,7 @@ uint64_t rp_recording_start(const struct rp_recording *r)
 void rp_model_filter_time(struct rp_model *m, uint64_t start_rel_ns, uint64_t end_rel_ns)
 {
 	for (size_t i = 0; i < m->naggs; i++)
-		m->aggs[i].count = 0;
+		m->aggs[i].count = m->aggs[i].hits = 0;
 	m->total_samples = 0;
 	size_t w = 0;
 	for (size_t i = 0; i < m->nevents; i++) {
@@ -393,6 +394,7 @@ void rp_model_filter_time(struct rp_model *m, uint64_t start_rel_ns, uint64_t en
 		if (rel < start_rel_ns || rel > end_rel_ns)
 			continue;
 		a->count = a->count + e->weight < a->count ? UINT64_MAX : a->count + e->weight;
+		a->hits++;
 		m->total_samples += e->weight;
 		m->events[w++] = *e;
 	}

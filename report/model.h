@@ -86,6 +86,8 @@ struct rp_recording {
 	uint64_t min_ns, max_ns; /* time range of the samples read */
 	uint64_t freq_hz, period_ns;
 	uint64_t samples_read, samples_kept; /* counted in weight */
+	/* Off-CPU waits read (any --event, before filters) and their time. */
+	uint64_t offcpu_read, offcpu_ns_read;
 	uint64_t records_by_type[16];
 	struct trec_reader_stats stats;
 	uint64_t pid_events;
@@ -98,7 +100,8 @@ struct rp_agg {
 	uint32_t rec, pid, tid;
 	uint32_t comm;  /* string id */
 	uint32_t stack; /* stack id */
-	uint64_t count;
+	uint64_t count; /* weight: samples, or ns with --event offcpu-time */
+	uint64_t hits;  /* SAMPLE records (off-CPU: waits) */
 	uint64_t first_ns;
 };
 

@@ -23,6 +23,12 @@ char *xstrdup(const char *s);
 void rp_grow(void **arr, size_t *cap, size_t need, size_t esz);
 #define RP_GROW(arr, cap, need) rp_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 
+/* Weights come from hostile files: sums saturate instead of wrapping. */
+static inline uint64_t rp_sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
 uint64_t rp_hash_bytes(const void *p, size_t n, uint64_t seed);
 static inline uint64_t rp_hash_u64(uint64_t x)
 {

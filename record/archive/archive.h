@@ -115,12 +115,21 @@ int trec_archive_write_touched(struct trec_writer *w, struct trec_touched *t, in
 struct trec_output;
 struct trec_pid_sync;
 
-/* archive_session.c: the end of a recording, the symbols of the files
- * samples touched (files named by pid_sync), written to out before the
- * SUMMARY. 0 or the output's negative errno. */
+/* archive_session.c: the end of a recording file, shared by the whole
+ * recording and the flight recorder's switched files: the symbols of the
+ * files its samples touched (t may be NULL), then sum (may be NULL). 0 or
+ * the writer's negative errno. */
+struct trec_summary;
+int trec_finish_file(struct trec_writer *w, struct trec_touched *t, int level,
+		     trec_archive_lookup_fn lookup, void *ctx, const struct trec_summary *sum,
+		     struct trec_archive_totals *tot);
+/* The same for the session's output, files named by pid_sync. */
 int trec_archive_write_session(struct trec_output *out, struct trec_touched *touched,
 			       struct trec_pid_sync *sync, int level,
-			       struct trec_archive_totals *tot);
+			       const struct trec_summary *sum, struct trec_archive_totals *tot);
+/* trec_archive_lookup_fn over a pid_sync (ctx), after its thread stopped. */
+int trec_archive_lookup_synced(void *ctx, uint64_t file_id, struct trec_archive_file *f,
+			       char *buf, size_t buflen);
 
 /* "none", "symbols", "full", "sampled" -> level; -1 if unknown. */
 int trec_archive_level_parse(const char *s);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The end of a recording: the embedded symbols of every file samples hit. */
+/* The end of a recording file: the embedded symbols of every file its
+ * samples hit, then its SUMMARY. */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,7 +10,7 @@
 #include "record/procs/pid_sync.h"
 #include "record/stop_signals.h"
 
-static int lookup_file(void *ctx, uint64_t file_id, struct trec_archive_file *f, char *buf,
+int trec_archive_lookup_synced(void *ctx, uint64_t file_id, struct trec_archive_file *f, char *buf,
 		       size_t buflen)
 {
 	struct trec_pid_sync *sync = ctx;
@@ -31,18 +32,31 @@ static int lookup_file(void *ctx, uint64_t file_id, struct trec_archive_file *f,
 	return 0;
 }
 
+int trec_finish_file(struct trec_writer *w, struct trec_touched *touched, int level,
+		     trec_archive_lookup_fn lookup, void *ctx, const struct trec_summary *sum,
+		     struct trec_archive_totals *tot)
+{
+	int err = 0;
+
+	memset(tot, 0, sizeof(*tot));
+	if (touched && level != TREC_ARCHIVE_NONE)
+		err = trec_archive_write_touched(w, touched, level, lookup, ctx, tot);
+	if (!err && sum)
+		err = trec_write_summary(w, sum);
+	return err;
+}
+
 int trec_archive_write_session(struct trec_output *out, struct trec_touched *touched,
 			       struct trec_pid_sync *sync, int level,
-			       struct trec_archive_totals *tot)
+			       const struct trec_summary *sum, struct trec_archive_totals *tot)
 {
 	struct trec_writer *w;
 
 	memset(tot, 0, sizeof(*tot));
-	if (!touched || !sync || level == TREC_ARCHIVE_NONE)
-		return 0;
 	w = trec_output_lock(out);
 	if (!w)
 		return trec_output_error(out);
-	return trec_output_unlock(out, trec_archive_write_touched(w, touched, level, lookup_file,
-								  sync, tot));
+	return trec_output_unlock(out, trec_finish_file(w, sync ? touched : NULL, level,
+							 trec_archive_lookup_synced, sync, sum,
+							 tot));
 }

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include "record/interp/interp.h"
 #include "record/interp/php/php_session.h"
+#include "record/interp/perl/perl_session.h"
 #include "record/interp/python/python_session.h"
 
 /* One line per interpreter. Order matters only for a file two backends
@@ -10,6 +11,7 @@
 static const struct trec_interp_ops *const backends[] = {
 	&trec_python_interp,
 	&trec_php_interp,
+	&trec_perl_interp,
 };
 
 _Static_assert(sizeof(backends) / sizeof(backends[0]) <= TREC_INTERP_MAX, "TREC_INTERP_MAX");

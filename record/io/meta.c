@@ -30,7 +30,7 @@ static char *join_args(char *const *argv, int argc)
 
 int trec_meta_write(struct trec_output *out, const struct trec_options *o)
 {
-	char freq[16], period[24], ncpu[16], pids[256] = "";
+	char freq[16], period[24], ncpu[16], offmin[24], pids[256] = "";
 	struct trec_meta_entry e[16];
 	struct trec_meta m = { .entries = e };
 	char host[256] = "", *cmdline, *command = NULL;
@@ -43,6 +43,7 @@ int trec_meta_write(struct trec_output *out, const struct trec_options *o)
 	snprintf(freq, sizeof(freq), "%u", o->freq_hz);
 	snprintf(period, sizeof(period), "%llu", 1000000000ULL / o->freq_hz);
 	snprintf(ncpu, sizeof(ncpu), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+	snprintf(offmin, sizeof(offmin), "%llu", (unsigned long long)o->offcpu_min_us * 1000);
 	for (size_t i = 0; i < o->num_pids; i++)
 		snprintf(pids + strlen(pids), sizeof(pids) - strlen(pids), "%s%u", i ? "," : "",
 			 o->pids[i]);
@@ -66,7 +67,9 @@ int trec_meta_write(struct trec_output *out, const struct trec_options *o)
 	META("pids", pids);
 	META("freq_hz", freq);
 	META("sample_period_ns", period);
-	META("event", "cpu-clock");
+	META("event", o->off_cpu ? "cpu-clock,offcpu-time" : "cpu-clock");
+	if (o->off_cpu)
+		META("offcpu_min_ns", offmin);
 	META("hostname", host);
 	META("kernel_release", u.release);
 	META("machine", u.machine);

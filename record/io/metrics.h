@@ -49,6 +49,17 @@
 	X(PHP_CODE_WRITTEN, "php: function descriptions written")              \
 	X(PHP_CODE_UNREADABLE, "php: functions that could not be read")        \
 	X(PHP_CODE_STALE, "php: functions replaced before they were read") \
+	X(OFFCPU_UNFINISHED, "off-CPU: threads still blocked at the end (no record: no end)") \
+	X(PERL_INTERPRETERS, "perl: mapped files detected as a Perl we can unwind") \
+	X(PERL_UNSUPPORTED, "perl: Perl files that cannot be unwound")        \
+	X(PERL_PIDS, "perl: processes set up for perl stacks")                \
+	X(PERL_PID_FAILURES, "perl: processes whose libc TSD layout is unknown") \
+	X(PERL_CODE_WRITTEN, "perl: frame descriptions written")             \
+	X(PERL_CODE_UNREADABLE, "perl: frame descriptions that could not be read") \
+	X(PERL_CODE_STALE, "perl: statements replaced before they were read") \
+	X(FLIGHT_SAMPLES_EVICTED, "flight recorder: samples older than the window, dropped") \
+	X(FLIGHT_SAMPLES_CUT, "flight recorder: samples dropped early: window memory cap") \
+	X(FLIGHT_FILES, "flight recorder: switched files written") \
 	X(DELTA_CACHE_HITS, "files whose stack deltas came from the delta cache") \
 	X(DELTA_CACHE_REJECTED, "damaged delta cache entries ignored")
 
@@ -75,6 +86,7 @@ static inline void trecord_set(struct trecord_counters *c, enum trecord_metric m
 }
 
 struct trec_output;
+struct trec_writer;
 struct trec_bpf_loader;
 
 /* Sums the BPF counters into bpf[TREC_METRIC_COUNT]. */
@@ -82,5 +94,9 @@ int trec_metrics_read_bpf(const struct trec_bpf_loader *l, int metrics_fd, uint6
 /* Writes one METRICS record with both sets. */
 int trec_metrics_write(struct trec_output *o, const uint64_t *bpf,
 		       const struct trecord_counters *c, uint64_t time_ns);
+
+/* The same, to a writer the caller holds (a switched file). */
+int trec_metrics_write_to(struct trec_writer *w, const uint64_t *bpf,
+			  const struct trecord_counters *c, uint64_t time_ns);
 
 #endif /* TREC_METRICS_H */

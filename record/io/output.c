@@ -112,3 +112,23 @@ void trec_output_discard(struct trec_output *o)
 		trec_output_file_unpublish(o);
 	trec_output_close(o);
 }
+
+int trec_output_open_writer(struct trec_output *o, const char *path, struct trec_writer *w)
+{
+	memset(o, 0, sizeof(*o));
+	pthread_mutex_init(&o->lock, NULL);
+	o->path = path;
+	o->w = w;
+	return 0;
+}
+
+struct trec_writer *trec_output_swap(struct trec_output *o, struct trec_writer *w)
+{
+	struct trec_writer *old;
+
+	pthread_mutex_lock(&o->lock);
+	old = o->w;
+	o->w = w;
+	pthread_mutex_unlock(&o->lock);
+	return old;
+}

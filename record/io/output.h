@@ -59,6 +59,11 @@ int trec_output_close(struct trec_output *o);
 /* Nothing worth keeping was recorded: removes the file (and puts back the
  * previous one from path.old), then closes. */
 void trec_output_discard(struct trec_output *o);
+/* The flight recorder (record/flight/): the threads write into a writer
+ * it owns (a segment in memory), swapped for the next one as each ends. */
+int trec_output_open_writer(struct trec_output *o, const char *path, struct trec_writer *w);
+/* Puts w in place of the current writer, which it returns (to close). */
+struct trec_writer *trec_output_swap(struct trec_output *o, struct trec_writer *w);
 /* For messages: the path, or "stdout". */
 const char *trec_output_name(const struct trec_output *o);
 

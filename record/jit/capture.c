@@ -502,22 +502,41 @@ void trec_jit_tick(struct trec_jit_capture *c, uint64_t now_ns)
 		run_due(c, now_ns, false);
 }
 
+static bool read_owed(const struct jit_pid *jp)
+{
+	return jp->last_sample_ns > jp->read_ns && (jp->pcs.n || jp->too_many);
+}
+
 void trec_jit_finish(struct trec_jit_capture *c, uint64_t now_ns)
+{
+	if (!c)
+		return;
+	run_due(c, now_ns, true);
+	/* processes still running, or whose exit went unseen */
+	trec_jit_read_live(c, now_ns);
+}
+
+void trec_jit_read_live(struct trec_jit_capture *c, uint64_t now_ns)
 {
 	uint64_t k;
 	void *v;
 
 	if (!c)
 		return;
-	run_due(c, now_ns, true);
-	/* processes still running, or whose exit went unseen */
-	for (size_t i = 0; trec_u64map_next(&c->pids, &i, &k, &v);) {
-		struct jit_pid *jp = v;
+	/* as run_due: collected under the lock (the writer thread adds pids),
+	 * read outside it; only this thread removes entries */
+	pthread_mutex_lock(&c->lock);
+	size_t n = 0, cap = c->pids.n;
+	struct jit_pid **owed = malloc((cap ? cap : 1) * sizeof(*owed));
 
-		if (jp->last_sample_ns > jp->read_ns && (jp->pcs.n || jp->too_many)) {
-			if (!jp->have_ids)
-				read_ids(jp);
-			read_pid(c, jp, now_ns);
-		}
+	for (size_t i = 0; owed && n < cap && trec_u64map_next(&c->pids, &i, &k, &v);)
+		if (read_owed(v))
+			owed[n++] = v;
+	pthread_mutex_unlock(&c->lock);
+	for (size_t i = 0; i < n; i++) {
+		if (!owed[i]->have_ids)
+			read_ids(owed[i]);
+		read_pid(c, owed[i], now_ns);
 	}
+	free(owed);
 }

@@ -48,5 +48,8 @@ void trec_jit_on_exit(struct trec_jit_capture *c, uint32_t pid, uint64_t now_ns)
 void trec_jit_tick(struct trec_jit_capture *c, uint64_t now_ns);
 /* End of recording, the other threads stopped: every read still owed. */
 void trec_jit_finish(struct trec_jit_capture *c, uint64_t now_ns);
+/* A switched file is due (record/flight/): reads now the processes
+ * sampled in their JIT code since their last read (sync thread). */
+void trec_jit_read_live(struct trec_jit_capture *c, uint64_t now_ns);
 
 #endif /* TREC_JIT_CAPTURE_H */

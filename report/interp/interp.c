@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include "report/interp/interp.h"
 #include "report/interp/php/php_frames.h"
+#include "report/interp/perl/perl_frames.h"
 #include "report/interp/python/python_frames.h"
 
 /* One line per interpreter. */
 static const struct rp_interp_ops *const backends[] = {
 	&rp_python_interp,
 	&rp_php_interp,
+	&rp_perl_interp,
 };
 
 _Static_assert(sizeof(backends) / sizeof(backends[0]) <= RP_INTERP_MAX, "RP_INTERP_MAX");

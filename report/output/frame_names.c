@@ -4,14 +4,19 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "report/interp/interp.h"
 
-const char *rp_fkind_name(unsigned kind)
+const char *rp_nframe_kind_name(const struct rp_nframe *f)
 {
 	static const char *const names[RP_FK_COUNT] = {
 		[RP_FK_ROOT] = "process", [RP_FK_NATIVE] = "native", [RP_FK_INLINED] = "inlined",
-		[RP_FK_KERNEL] = "kernel", [RP_FK_INTERP] = "python", [RP_FK_ERROR] = "error",
+		[RP_FK_KERNEL] = "kernel", [RP_FK_INTERP] = "interpreted", [RP_FK_ERROR] = "error",
 	};
-	return kind < RP_FK_COUNT ? names[kind] : "unknown";
+	const struct rp_interp_ops *ops;
+
+	if (f->kind == RP_FK_INTERP && (ops = rp_interp_for_kind(f->lang, NULL)))
+		return ops->name;
+	return f->kind < RP_FK_COUNT ? names[f->kind] : "unknown";
 }
 
 struct rp_namer {
@@ -61,7 +66,7 @@ static void push(struct rp_namer *n, uint32_t name, uint32_t dso, uint32_t file,
 		 uint8_t kind)
 {
 	RP_GROW(n->pool, n->cappool, n->npool + 1);
-	n->pool[n->npool++] = (struct rp_nframe){ name, dso, file, line, kind };
+	n->pool[n->npool++] = (struct rp_nframe){ name, dso, file, line, kind, 0 };
 }
 
 /* Appends the frames of one symbol to the pool, outermost first. */
@@ -85,6 +90,7 @@ static void name_sym(struct rp_namer *n, const struct rp_sym *sym)
 	}
 	if (sym->kind == RP_SYM_INTERP || sym->kind == RP_SYM_ERROR) {
 		push(n, sym->label, sym->dso, l[0].file, l[0].line, kind);
+		n->pool[n->npool - 1].lang = sym->lang;
 		return;
 	}
 	for (uint32_t i = sym->nlines; i-- > 0;) /* caller first */

@@ -23,16 +23,18 @@ enum rp_fkind {
 	RP_FK_COUNT
 };
 
-/* "process", "native", "inlined", "kernel", "python", "error". */
-const char *rp_fkind_name(unsigned kind);
-
 struct rp_nframe {
 	uint32_t name; /* string ids in the model's table */
 	uint32_t dso;  /* path, "[kernel.kallsyms]", "[unknown]"; 0 for the root */
 	uint32_t file; /* source file, 0: unknown */
 	uint32_t line; /* 0: unknown */
 	uint8_t kind;  /* enum rp_fkind */
+	uint8_t lang;  /* RP_FK_INTERP: the frame kind (report/interp/interp.h) */
 };
+
+/* "process", "native", "inlined", "kernel", "error", or for an
+ * interpreted frame its interpreter's: "python", "perl", "ruby", "php". */
+const char *rp_nframe_kind_name(const struct rp_nframe *f);
 
 struct rp_namer;
 

@@ -111,6 +111,9 @@ static void print_end(FILE *out, const struct trec_summary *s, const char *mode)
 	case TREC_STOP_ERROR:
 		fprintf(out, "; stopped by a write error");
 		break;
+	case TREC_STOP_SWITCH:
+		fprintf(out, "; a switched file (the recording went on)");
+		break;
 	}
 	int st = s->exit_status;
 	if (st == -1 && mode && strncmp(mode, "command", 7))
@@ -180,7 +183,11 @@ static void print_recording(FILE *out, const struct rp_report *r, uint32_t rec)
 		fprintf(out, ", %" PRIu64 " Hz", rr->freq_hz);
 	if (rr->max_ns >= rr->min_ns && rr->samples_read)
 		fprintf(out, ", over %.3f s", (double)(rr->max_ns - rr->min_ns) / 1e9);
-	fprintf(out, "\n  kernel syms: %zu\n", rr->nksyms);
+	fprintf(out, " (cpu-clock)\n");
+	if (rr->offcpu_read || rp_model_meta(m, rec, "offcpu_min_ns"))
+		fprintf(out, "  off-CPU:     %" PRIu64 " waits read, %.6f s blocked (offcpu-time)\n",
+			rr->offcpu_read, (double)rr->offcpu_ns_read / 1e9);
+	fprintf(out, "  kernel syms: %zu\n", rr->nksyms);
 	uint64_t jt, je;
 	rp_jit_counts(m->jit, rec, &jt, &je);
 	if (jt)

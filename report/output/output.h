@@ -43,5 +43,7 @@ uint64_t rp_period_ns(const struct rp_model *m, uint32_t rec);
 /* What an aggregate's count measures, for labels ("samples"; an event
  * weighed in time would say so here). */
 const char *rp_weight_unit(const struct rp_report *r);
+/* The selected event's perf name: cpu-clock or offcpu-time (or wall). */
+const char *rp_event_name(const struct rp_options *o);
 
 #endif /* RP_OUTPUT_H */

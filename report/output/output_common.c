@@ -28,6 +28,11 @@ uint64_t rp_period_ns(const struct rp_model *m, uint32_t rec)
 
 const char *rp_weight_unit(const struct rp_report *r)
 {
-	(void)r;
-	return "samples";
+	return RP_EVENT_IN_NS(r->o) ? "ns" : "samples";
+}
+
+const char *rp_event_name(const struct rp_options *o)
+{
+	return o->event == RP_EVENT_OFFCPU ? "offcpu-time" : o->event == RP_EVENT_WALL ? "wall"
+										  : "cpu-clock";
 }

@@ -5,7 +5,8 @@
  * that `treport --perf-script | stackcollapse-perf.pl` and `treport
  * --folded` agree (frame_names.h): an unresolved frame is [dso basename],
  * ';' becomes ':' and quotes are dropped; inlined functions are frames of
- * their own.
+ * their own. Off-CPU stacks (--event offcpu-time) count microseconds
+ * blocked.
  */
 #include "report/output/folded.h"
 
@@ -24,11 +25,6 @@ static void add_name(struct rp_buf *b, const char *name, bool root)
 		char c = *p == ';' ? ':' : root && *p == ' ' ? '_' : *p;
 		rp_buf_add(b, &c, 1);
 	}
-}
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a + b < a ? UINT64_MAX : a + b;
 }
 
 void rp_folded_collect(const struct rp_report *r, struct rp_folded *f, unsigned ncols)
@@ -58,7 +54,7 @@ void rp_folded_collect(const struct rp_report *r, struct rp_folded *f, unsigned 
 			memset(f->counts + (size_t)id * f->ncols, 0, f->ncols * sizeof(*f->counts));
 		unsigned col = f->ncols > 1 && a->rec < f->ncols ? a->rec : 0;
 		uint64_t *c = &f->counts[(size_t)id * f->ncols + col];
-		*c = sat_add(*c, a->count);
+		*c = rp_sat_add(*c, a->count);
 	}
 	rp_buf_free(&b);
 	rp_namer_free(nm);
@@ -91,8 +87,14 @@ int rp_output_folded(const struct rp_report *r, FILE *out)
 	size_t n;
 	rp_folded_collect(r, &f, 1);
 	uint32_t *order = rp_folded_sorted(&f, &n);
-	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%s %" PRIu64 "\n", rp_str(&f.lines, order[i]), f.counts[order[i]]);
+	/* Off-CPU and wall weights are ns; FlameGraph's off-CPU graphs count
+	 * microseconds. */
+	bool us = RP_EVENT_IN_NS(r->o);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = f.counts[order[i]];
+		fprintf(out, "%s %" PRIu64 "\n", rp_str(&f.lines, order[i]),
+			us ? v / 1000 + (v % 1000 >= 500) : v);
+	}
 	free(order);
 	rp_folded_free(&f);
 	return 0;

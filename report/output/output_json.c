@@ -49,7 +49,7 @@ static uint32_t frames_json(const struct rp_report *r, struct rp_namer *nm, stru
 			rp_buf_printf(b, ",\"line\":%u,\"kind\":", f[k].line);
 		else
 			rp_buf_adds(b, ",\"line\":null,\"kind\":");
-		rp_json_str(b, rp_fkind_name(f[k].kind));
+		rp_json_str(b, rp_nframe_kind_name(&f[k]));
 		rp_buf_adds(b, k > 1 ? "}," : "}");
 	}
 	rp_buf_adds(b, "]");
@@ -76,7 +76,6 @@ int rp_output_json(const struct rp_report *r, FILE *out)
 			of_agg[e->agg] = frames_json(r, nm, &texts, &b, a);
 		uint64_t start = rp_recording_start(&m->recs[a->rec]);
 		uint64_t rel = e->time_ns >= start ? e->time_ns - start : start - e->time_ns;
-		const char *event = rp_model_meta(m, a->rec, "event");
 		char comm[32];
 		rp_comm_name(m, a, comm, sizeof(comm));
 
@@ -87,7 +86,7 @@ int rp_output_json(const struct rp_report *r, FILE *out)
 			      a->pid, a->tid, e->cpu);
 		rp_json_str(&line, comm);
 		rp_buf_adds(&line, ",\"event\":");
-		rp_json_str(&line, event && event[0] ? event : "cpu-clock");
+		rp_json_str(&line, rp_event_name(r->o));
 		rp_buf_printf(&line, ",\"weight\":%" PRIu64 ",\"frames\":", e->weight);
 		rp_buf_adds(&line, rp_str(&texts, of_agg[e->agg]));
 		rp_buf_adds(&line, "}\n");

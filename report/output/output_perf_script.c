@@ -9,7 +9,8 @@
  * Leaf first, a blank line after each sample, in time order. Addresses of
  * file frames are ELF addresses like perf's map-relative ones; inlined
  * functions get their own "name (inlined)" line as with perf --inline.
- * A record of weight w is printed once with period w * sample period.
+ * A record of weight w is printed once with period w * sample period;
+ * an off-CPU wait (--event offcpu-time) as offcpu-time with its ns.
  * Spaces in a dso path are written as '_': speedscope (and other readers
  * of this text) take the dso as one token and drop frames whose dso has a
  * space.
@@ -119,13 +120,14 @@ int rp_output_perf_script(const struct rp_report *r, FILE *out)
 		char comm[32];
 		rp_comm_name(m, a, comm, sizeof(comm));
 		uint64_t p = rp_period_ns(m, a->rec), period = e->weight;
-		if (p)
+		/* Off-CPU: the weight is the time blocked, perf's offcpu-time period. */
+		if (p && r->o->event != RP_EVENT_OFFCPU)
 			period = e->weight > UINT64_MAX / p ? UINT64_MAX : e->weight * p;
 		char ts[32];
 		snprintf(ts, sizeof(ts), "%" PRIu64 ".%06" PRIu64, (uint64_t)(e->time_ns / 1000000000u),
 			 (uint64_t)(e->time_ns % 1000000000u / 1000u));
-		fprintf(out, "%s %5u/%-5u [%03u] %12s: %10" PRIu64 " cpu-clock: \n", comm, a->pid,
-			a->tid, e->cpu, ts, period);
+		fprintf(out, "%s %5u/%-5u [%03u] %12s: %10" PRIu64 " %s: \n", comm, a->pid,
+			a->tid, e->cpu, ts, period, rp_event_name(r->o));
 		uint32_t nas;
 		const uint32_t *as = agg_syms_cached(&ac, r, e->agg, &nas);
 		for (uint32_t k = nas; k-- > 0;) { /* leaf first */

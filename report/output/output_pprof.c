@@ -2,7 +2,8 @@
 /*
  * pprof output: a gzipped profile.proto (report/profile.proto) built with
  * protobuf-c. Sample types samples/count and cpu/nanoseconds (count times
- * the sample period from META freq_hz); labels comm, pid, tid; one Mapping
+ * the sample period from META freq_hz), or with --event offcpu-time
+ * waits/count and offcpu-time/nanoseconds; labels comm, pid, tid; one Mapping
  * per file with its build-id, in ELF address space (memory_start = runtime
  * start - bias) so Location addresses are the ELF addresses the frames
  * carry; inlined functions are extra Lines of one Location, innermost
@@ -273,9 +274,11 @@ int rp_output_pprof(const struct rp_report *r, FILE *out)
 	for (int i = 0; i < 2; i++)
 		perftools__profiles__value_type__init(&vt[i]);
 	perftools__profiles__value_type__init(&period_type);
-	vt[0].type = pstrs(&p, "samples");
+	/* Off-CPU: waits and the time blocked, offcpu-time/nanoseconds. */
+	bool offcpu = RP_EVENT_IN_NS(r->o), wall = r->o->event == RP_EVENT_WALL;
+	vt[0].type = pstrs(&p, wall ? "records" : offcpu ? "waits" : "samples");
 	vt[0].unit = pstrs(&p, "count");
-	vt[1].type = pstrs(&p, "cpu");
+	vt[1].type = pstrs(&p, wall ? "wall" : offcpu ? "offcpu-time" : "cpu");
 	vt[1].unit = pstrs(&p, "nanoseconds");
 	period_type.type = vt[1].type;
 	period_type.unit = vt[1].unit;
@@ -306,9 +309,12 @@ int rp_output_pprof(const struct rp_report *r, FILE *out)
 		s->n_value = 2;
 		s->value = xcalloc(2, sizeof(*s->value));
 		uint64_t period = rp_period_ns(m, a->rec);
-		s->value[0] = clamp64(a->count);
-		s->value[1] = period && a->count > UINT64_MAX / period ? INT64_MAX
-								       : clamp64(a->count * period);
+		s->value[0] = clamp64(offcpu ? a->hits : a->count);
+		if (offcpu)
+			s->value[1] = clamp64(a->count);
+		else
+			s->value[1] = period && a->count > UINT64_MAX / period ? INT64_MAX
+									       : clamp64(a->count * period);
 		s->n_label = 3;
 		s->label = xcalloc(3, sizeof(*s->label));
 		Label *lab = xcalloc(3, sizeof(*lab));
@@ -364,7 +370,7 @@ int rp_output_pprof(const struct rp_report *r, FILE *out)
 	prof.time_nanos = clamp64(first_time);
 	prof.duration_nanos = clamp64(duration);
 	prof.period_type = &period_type;
-	prof.period = m->nrecs ? clamp64(rp_period_ns(m, 0)) : 0;
+	prof.period = m->nrecs && !offcpu ? clamp64(rp_period_ns(m, 0)) : 0;
 
 	size_t len = perftools__profiles__profile__get_packed_size(&prof);
 	uint8_t *buf = xmalloc(len ? len : 1);

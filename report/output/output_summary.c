@@ -70,9 +70,12 @@ static void print_table(FILE *out, const struct rp_report *r, const struct rp_fu
 {
 	const struct rp_strtab *st = &r->m->strs;
 	qsort_r(order, s->n, sizeof(*order), by_self ? cmp_self : cmp_total, s->funcs);
-	fprintf(out, "# %s\n#\n#    Self    Total   Samples  Shared Object         Symbol\n",
-		by_self ? "Top functions by self samples (leaf)" :
-			  "Top functions by total samples (self + children)");
+	bool ns = RP_EVENT_IN_NS(r->o);
+	const char *what = r->o->event == RP_EVENT_OFFCPU ? "time blocked" : ns ? "wall time"
+											 : "samples";
+	fprintf(out, "# Top functions by %s %s (%s)\n#\n#    Self    Total  %8s  Shared Object         Symbol\n",
+		by_self ? "self" : "total", what, by_self ? "leaf" : "self + children",
+		ns ? "ns" : "Samples");
 	size_t rows = s->n < r->o->top ? s->n : r->o->top;
 	for (size_t i = 0; i < rows; i++) {
 		const struct rp_func *f = &s->funcs[order[i]];
@@ -94,9 +97,12 @@ int rp_output_summary(const struct rp_report *r, FILE *out)
 	uint64_t total = 0, cpu_ns = 0, threads = 0, procs = 0;
 
 	rp_funcs_collect(r, &s, 1);
+	bool offcpu = r->o->event == RP_EVENT_OFFCPU;
+	uint64_t waits = 0;
 	for (size_t i = 0; i < m->naggs; i++) {
 		const struct rp_agg *a = &m->aggs[i];
 		total += a->count;
+		waits += a->hits;
 		cpu_ns += a->count * rp_period_ns(m, a->rec);
 	}
 	/* distinct threads and processes among the kept samples */
@@ -110,8 +116,15 @@ int rp_output_summary(const struct rp_report *r, FILE *out)
 	u64_set_free(&pids);
 	u64_set_free(&tids);
 
-	fprintf(out, "# %" PRIu64 " samples", total);
-	if (cpu_ns)
+	if (offcpu)
+		fprintf(out, "# offcpu-time: %.6f s blocked in %" PRIu64 " waits", (double)total / 1e9,
+			waits);
+	else if (r->o->event == RP_EVENT_WALL)
+		fprintf(out, "# wall: %.6f s on and off the CPU in %" PRIu64 " samples and waits",
+			(double)total / 1e9, waits);
+	else
+		fprintf(out, "# %" PRIu64 " samples", total);
+	if (cpu_ns && !RP_EVENT_IN_NS(r->o))
 		fprintf(out, " (%.3f s of CPU)", (double)cpu_ns / 1e9);
 	fprintf(out, ", %" PRIu64 " process(es), %" PRIu64 " thread(s), %zu recording(s)\n", procs,
 		threads, m->nrecs);
@@ -124,6 +137,9 @@ int rp_output_summary(const struct rp_report *r, FILE *out)
 			fprintf(out, " at %" PRIu64 " Hz", rr->freq_hz);
 		if (rr->have_summary && rr->summary.lost)
 			fprintf(out, ", %" PRIu64 " lost", rr->summary.lost);
+		if (rr->offcpu_read)
+			fprintf(out, "; offcpu-time: %" PRIu64 " waits, %.6f s blocked",
+				rr->offcpu_read, (double)rr->offcpu_ns_read / 1e9);
 		if (cmd)
 			fprintf(out, ", command: %s", cmd);
 		fprintf(out, "\n");

@@ -325,6 +325,7 @@ static void symbolize_interp(struct rp_symbolizer *s, struct rp_sym *sym, uint32
 	char buf[1024];
 
 	sym->kind = RP_SYM_INTERP;
+	sym->lang = ops->frame_kind;
 	sym->first_line = (uint32_t)s->nlines;
 	sym->nlines = 1;
 	ops->format(store, pid, &rf, buf, sizeof(buf));

@@ -27,6 +27,7 @@ struct rp_sym {
 	uint8_t kind;       /* enum rp_sym_kind */
 	bool resolved;      /* a function name is known */
 	uint8_t flags;      /* the frame's flags */
+	uint8_t lang;       /* RP_SYM_INTERP: the frame kind (report/interp/interp.h) */
 	uint32_t dso;       /* path, "[kernel.kallsyms]", "[ext4]" or "[unknown]" */
 	uint32_t name;      /* function (symbol) name, "[unknown]", "[error: X]" */
 	uint32_t label;     /* name, or "dso+0xaddr" when unresolved */

@@ -9,6 +9,8 @@ per program; 3.8-3.10 one frame per eval-loop call, with the native
 unwinder run inline between them). An interpreter that is not installed is
 left out. PHP (Debian's 8.2 CLI) runs tests/php/chain.php: {main} -> top ->
 Walker::run -> usort (C) -> closure -> recurse x 25 -> leaf.
+unwinder run inline between them). Perl runs tests/perl/chain.pl (anchor:
+the native busy row). An interpreter that is not installed is left out.
 """
 
 import glob
@@ -17,6 +19,7 @@ import os
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUSY = os.path.join(HERE, "..", "python", "busy.py")
 CHAIN_PHP = os.path.join(HERE, "..", "php", "chain.php")
+CHAIN_PL = os.path.join(HERE, "..", "perl", "chain.pl")
 DEPTH = 20
 
 
@@ -35,4 +38,9 @@ def commands(secs):
                         [py, BUSY, str(secs), str(DEPTH)]))
     if os.access("/usr/bin/php8.2", os.X_OK):
         out.append(("PHP 8.2, chain.php depth 25", ["/usr/bin/php8.2", CHAIN_PHP, str(secs)]))
+    # Perl: tests/perl/chain.pl (<main> -> top -> Worker::run -> sort's C
+    # code -> descend x 25 -> leaf); its anchor is the native busy row.
+    if os.access("/usr/bin/perl", os.X_OK):
+        out.append(("Perl 5, chain.pl depth 25",
+                    ["/usr/bin/perl", CHAIN_PL, str(max(1, round(secs)))]))
     return out

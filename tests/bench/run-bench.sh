@@ -8,7 +8,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
-for tool in perf bpftool /usr/bin/time python3; do
+for tool in perf bpftool /usr/bin/time python3 offcputime; do
 	command -v "$tool" >/dev/null || { echo "bench: $tool is missing (make deps)" >&2; exit 1; }
 done
 make -s -C tests/workloads OUT="$ROOT/build/workloads"
@@ -25,3 +25,10 @@ python3 tests/bench/bench.py \
 	--runs "${BENCH_RUNS:-5}" --secs "${BENCH_SECS:-1.0}" --freqs "${BENCH_FREQS:-99,999,4000}" \
 	--runtime-secs "${BENCH_RUNTIME_SECS:-2.5}" \
 	"${readme[@]}"
+# Off-CPU (issue 13): trecord --off-cpu against offcputime on a pipe ping-pong.
+python3 tests/bench/bench_offcpu.py --trecord "${TRECORD:-$ROOT/build/trecord}" \
+	--treport "${TREPORT:-$ROOT/build/treport}" --runs "${BENCH_RUNS:-5}" --out "$out/offcpu.json"
+# The flight recorder against perf --overwrite (README "Catching the moment").
+python3 tests/bench/bench_flight.py \
+	--trecord "${TRECORD:-$ROOT/build/trecord}" --treport "${TREPORT:-$ROOT/build/treport}" \
+	--workloads "$ROOT/build/workloads" --out-dir "$out" --runs "${BENCH_FLIGHT_RUNS:-3}"

@@ -182,6 +182,8 @@ def decode(rtype, c, tables):
         ti, si = c.u32(), c.u32()
         r["time_ns"] = tables["time"]
         r["cpu"], r["flags"], r["weight"] = c.u32(), c.u32(), c.varint()
+        # 1.2 appended offcpu_ns (off-CPU waits); older payloads end here.
+        r["offcpu_ns"] = c.varint() if c.left() else 0
         if ti >= len(tables["threads"]) or si >= len(tables["stacks"]):
             raise Corrupt("sample refers to a missing table entry")
         r["pid"], r["tid"], r["comm"] = tables["threads"][ti]

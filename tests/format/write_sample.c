@@ -78,7 +78,8 @@ static void json_record(FILE *f, const struct trec_record *r)
 		const struct trec_sample *s = &r->u.sample;
 
 		U("time_ns", s->time_ns); U("cpu", s->cpu); U("flags", s->flags);
-		U("weight", s->weight ? s->weight : 1); U("pid", s->pid); U("tid", s->tid);
+		U("weight", s->weight ? s->weight : 1); U("offcpu_ns", s->offcpu_ns);
+		U("pid", s->pid); U("tid", s->tid);
 		fputs("\"comm\": ", f); json_comm(f, s->comm); fputs(", ", f);
 		json_frames(f, "kernel_frames", s->kernel_frames, s->num_kernel_frames);
 		json_frames(f, "user_frames", s->user_frames, s->num_user_frames);

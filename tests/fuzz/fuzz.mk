@@ -50,6 +50,13 @@ build/fuzz-jit-corpus/.stamp: build/fuzz_make_jit_corpus
 
 TEST_EXTRA_TARGETS += build/fuzz_perfmap build/fuzz_jitdump build/fuzz-jit-corpus/.stamp
 
+# The Perl INTERP_CODE payload decoder (tests/fuzz/test_fuzz_perlcode.sh seeds it).
+build/fuzz_perlcode: tests/fuzz/fuzz_perlcode.c format/trec_perlcode.c format/trec_perlcode.h format/payload_fields.h
+	@mkdir -p build
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_perlcode.c format/trec_perlcode.c
+
+TEST_EXTRA_TARGETS += build/fuzz_perlcode
+
 # New inputs go to build/fuzz-work (kept between runs); crashes to build/.
 fuzz: deps build/fuzz_reader build/fuzz-corpus/.stamp
 	mkdir -p build/fuzz-work

@@ -7,11 +7,13 @@
 #ifndef TREC_HARNESS_H
 #define TREC_HARNESS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "trec_types.h"
 #include "python_types.h"
 #include "php_types.h"
+#include "perl_types.h"
 
 struct fake_sink;
 
@@ -56,6 +58,10 @@ struct harness_env {
 	size_t num_py_ranges, num_py_procs; /* py_ranges: every interpreter_offsets entry */
 	struct harness_php_proc php_procs[1];
 	size_t num_php_procs;
+	/* perl_procs (interpreter_offsets: py_ranges, shared). */
+	struct trec_perl_proc_info perl_info;
+	uint32_t perl_pid;
+	bool have_perl;
 	const struct harness_mem *mem;
 	size_t num_mem;
 	/* Outputs. */

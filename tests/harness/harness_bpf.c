@@ -16,6 +16,7 @@
 #include <stdint.h>
 static uint64_t sampled_fs_base;
 #define TREC_PY_FSBASE() (sampled_fs_base)
+#define TREC_PERL_FSBASE() (sampled_fs_base)
 #include "trec.bpf.c"
 
 #include <endian.h>
@@ -72,6 +73,8 @@ static void *bpf_map_lookup_elem(void *map, const void *key)
 		static struct trec_py_scratch py_scratch_value;
 		return idx == 0 ? &py_scratch_value : NULL;
 	}
+	if (map == &perl_procs)
+		return env->have_perl && env->perl_pid == idx ? &env->perl_info : NULL;
 	/* reported_pids, ...: empty here. */
 	return NULL;
 }
@@ -192,6 +195,8 @@ int harness_unwind(struct harness_env *e, const struct harness_regs *r, uint32_t
 		trec_unwind_python(NULL);
 	else if (slot - 1 == TREC_PROG_UNWIND_PHP)
 		trec_unwind_php(NULL);
+	else if (slot - 1 == TREC_PROG_UNWIND_PERL)
+		trec_unwind_perl(NULL);
 	return e->traces_sent == 1 ? 0 : -1;
 }
 

@@ -212,8 +212,9 @@ static int run_case(struct harness *h, const char *path)
 	hf = calloc(TREC_MAX_FRAMES, sizeof(*hf));
 	py = calloc(TREC_MAX_FRAMES, sizeof(*py));
 	php = calloc(TREC_MAX_FRAMES, sizeof(*php));
-	/* Python and PHP frames need the heap: only a core dump has it. */
-	if (c.core && (!(cm.py = harness_py_new(&cm.env)) || !(cm.php = harness_php_new(&cm.env))))
+	/* Interpreter frames need the heap: only a core dump has it. */
+	if (c.core && (!(cm.py = harness_py_new(&cm.env)) || !(cm.php = harness_php_new(&cm.env)) ||
+		       !(cm.perl = harness_perl_new(&cm.env))))
 		err = -ENOMEM;
 	if (!cm.env.sink || !hf || !py || !php)
 		err = -ENOMEM;
@@ -248,6 +249,8 @@ static int run_case(struct harness *h, const char *path)
 			herr_code = fr->addr_or_line;
 			continue;
 		}
+		if (fr->kind == TREC_FRAME_PERL)
+			continue; /* harness_perl_check's */
 		if (fr->kind == TREC_FRAME_PYTHON) {
 			py[npy].f = fr;
 			py[npy++].next_native = nh;
@@ -338,8 +341,16 @@ static int run_case(struct harness *h, const char *path)
 		h->php_passed += harness_php_verdict(cm.php, &c, name, php, nphp, ng, live);
 		h->php_frames += nphp;
 	}
+	if (harness_perl_found(cm.perl)) {
+		/* A Perl process: its "pyframe" lines are caller()'s stack. */
+		size_t plf = 0;
+
+		h->pl_cases++;
+		h->pl_passed += harness_perl_check(cm.perl, &c, t, ng, live, name, &plf);
+		h->pl_frames += plf;
+	}
 	/* The Python verdict, unless the case is another interpreter's. */
-	if (cm.py && !(cm.php && harness_php_found(cm.php))) {
+	if (cm.py && !(cm.php && harness_php_found(cm.php)) && !harness_perl_found(cm.perl)) {
 		const char *pywhy = NULL;
 		size_t runs = 0;
 		int undescribed = harness_py_describe(cm.py, c.pid, t, live);
@@ -455,7 +466,12 @@ int main(int argc, char **argv)
 	if (h.php_cases)
 		printf("harness: %zu/%zu PHP cases agree with the scripts' own stacks, %zu PHP frames\n",
 		       h.php_passed, h.php_cases, h.php_frames);
-	return h.passed == h.cases && h.py_passed == h.py_cases && h.php_passed == h.php_cases
+	if (h.pl_cases)
+		printf("harness: %zu/%zu Perl cases agree with the scripts' own stacks, %zu Perl "
+		       "frames\n",
+		       h.pl_passed, h.pl_cases, h.pl_frames);
+	return h.passed == h.cases && h.py_passed == h.py_cases && h.php_passed == h.php_cases &&
+		       h.pl_passed == h.pl_cases
 		       ? 0
 		       : 1;
 }

@@ -87,7 +87,11 @@ static int ops_exec_mapping(void *ctx, uint32_t pid, uint64_t file_id, const cha
 	struct case_maps *cm = ctx;
 	int err = cm->php ? harness_php_mapping(cm->php, pid, file_id, open_path, bias) : 0;
 
-	return err ? err : cm->py ? harness_py_on_mapping(cm->py, pid, file_id, open_path, bias) : 0;
+	if (!err && cm->py)
+		err = harness_py_on_mapping(cm->py, pid, file_id, open_path, bias);
+	if (!err && cm->perl)
+		err = harness_perl_on_mapping(cm->perl, pid, file_id, open_path, bias);
+	return err;
 }
 
 static uint64_t ops_now_ns(void *ctx)
@@ -153,6 +157,8 @@ static int add_case_mapping(struct case_maps *cm, const struct harness_case *c,
 		fprintf(stderr, "%s: python: %s\n", m->path, strerror(-err));
 	if (cm->php && (err = harness_php_mapping(cm->php, c->pid, f.file_id, m->path, bias)))
 		fprintf(stderr, "%s: php: %s\n", m->path, strerror(-err));
+	if (cm->perl && (err = harness_perl_case_mapping(cm->perl, c, f.file_id, m->path, bias)))
+		fprintf(stderr, "%s: perl: %s\n", m->path, strerror(-err));
 	if (!trec_delta_store_has(cm->store, f.file_id)) {
 		struct trec_file_deltas d;
 		err = trec_deltas_extract(m->path, &d);
@@ -195,6 +201,7 @@ void case_maps_free(struct case_maps *cm)
 	free(cm->env.lpm);
 	harness_py_free(cm->py);
 	harness_php_free(cm->php);
+	harness_perl_free(cm->perl);
 	trec_delta_store_free(cm->store);
 	fake_sink_free(cm->env.sink);
 }

@@ -8,6 +8,7 @@
 #include "harness_case.h"
 #include "harness_php.h"
 #include "harness_python.h"
+#include "harness_perl.h"
 #include "record/procs/lpm.h"
 #include "record/procs/pid_sync.h"
 #include "record/unwind/unwind_tables.h"
@@ -27,6 +28,7 @@ struct harness {
 	size_t cases, passed, frames_compared, frames_unverified, live_syncs;
 	size_t py_cases, py_passed, py_frames;
 	size_t php_cases, php_passed, php_frames;
+	size_t pl_cases, pl_passed, pl_frames;
 	uint32_t max_deltas, max_infos; /* store usage, over all cases */
 };
 
@@ -39,6 +41,7 @@ struct case_maps {
 	size_t num_files;
 	struct harness_py *py; /* cases with a core dump only */
 	struct harness_php *php; /* likewise */
+	struct harness_perl *perl; /* the same */
 };
 
 

@@ -15,8 +15,12 @@
 # "co_name" says frames are named by their bare code name (CPython before
 # 3.11 has no qualified name on code objects: Worker.run shows as run).
 #   usage: python3 check_stacks.py busy.py perf-script-file min-fraction label [DEPTH [co_name]]
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from perf_script import samples  # noqa: E402
 
 script, path, min_frac, label = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
 base = script.rsplit("/", 1)[-1]
@@ -73,29 +77,6 @@ def chain_ok(frames):
     return True, ""
 
 
-
-
-def samples(f):
-    """(time, [frame names leaf first]) per perf-script sample."""
-    t, names = None, []
-    for line in f:
-        line = line.rstrip("\n")
-        if not line.strip():
-            if t is not None:
-                yield t, names
-            t, names = None, []
-        elif line.startswith("\t"):
-            _, _, rest = line.strip().partition(" ")
-            name, _, dso = rest.rpartition(" (")
-            # inlined functions are not machine frames: the interleaving
-            # of Python and native frames is about the physical ones
-            if dso != "inlined)":
-                names.append(re.sub(r"\+0x[0-9a-f]+$", "", name))
-        else:
-            m = re.search(r" (\d+\.\d+): ", line)
-            t = float(m.group(1)) if m else None
-    if t is not None:
-        yield t, names
 
 
 def frames_of(names):

@@ -4,6 +4,8 @@
 #                                     (symbolized) with [error: THROTTLED],
 #                                     counted, and the summary says so
 #   the default budget at -F 999      no sample is cut
+#   --off-cpu under a tiny budget     waits still recorded with their
+#                                     duration, their stacks cut to the leaf
 #   bad --max-cpu values              one message, non-zero exit
 # The load side (-a -F 50000 over deep stacks) is tests/stress/test_cpu_budget.sh.
 . "$(dirname "$0")/lib.sh"
@@ -36,6 +38,23 @@ check "budget: BPF time is counted (SAMPLER_NS=$sns)" [ "${sns:-0}" -gt 0 ]
 thr=$(metric "$T/dflt.tr" THROTTLED)
 check "budget: nothing throttled at -F 999 with the default budget (THROTTLED=$thr)" [ "$thr" = 0 ]
 check "budget: no throttle note in the summary" bash -c "! grep -q throttled '$T/dflt.err'"
+
+# Off-CPU stacks draw on the same budget: cut, but every wait is kept
+# with its duration. The offcpu workload measures its main thread's waits
+# in four functions and its wall time: the main thread's recorded off-CPU
+# time must lie between the two.
+"$TRECORD" --off-cpu --max-cpu 0.01 -F 99 -q -o "$T/off.tr" -- "$WORKLOADS/offcpu" 5 \
+	>"$T/off.measured" 2>"$T/off.err"
+check "budget: --off-cpu with a tiny budget records (exit $?)" reads_back "$T/off.tr"
+"$TREPORT" --event offcpu-time --folded --folded-tid "$T/off.tr" >"$T/off.folded" 2>/dev/null
+cut_us=$(awk '/\[error: THROTTLED\]/ { n += $NF } END { print n + 0 }' "$T/off.folded")
+check "budget: off-CPU stacks are cut to their leaf too ($cut_us us of waits)" [ "$cut_us" -gt 0 ]
+pid=$(dump "$T/off.tr" | awk '$1 == "S" { print $3; exit }')
+main_us=$(awk -v t="-$pid/$pid;" 'index($0, t) { n += $NF } END { print n + 0 }' "$T/off.folded")
+low=$(awk '$1 ~ /^block_in_/ { n += $2 } END { printf "%d", n * 0.9 }' "$T/off.measured")
+high=$(awk '$1 == "main_wall_us" { print $2 }' "$T/off.err")
+check "budget: ... the waits keep their duration ($main_us us of the main thread's, in $low..$high)" \
+	[ "$main_us" -ge "${low:-1}" -a "$main_us" -le "${high:-0}" ]
 
 for v in 0 0.001 51 abc 10x ''; do
 	"$TRECORD" --max-cpu "$v" -a >"$T/out" 2>"$T/err"

@@ -24,7 +24,7 @@ bad "-p abc" "^trecord: -p: not a process id: 'abc'" -p abc
 bad "-p 1,,x" "^trecord: -p: not a process id: 'x'" -p 1,,x
 bad "-p 0" "^trecord: -p: not a process id: '0'" -p 0
 bad "unknown option" "^trecord: unknown option '--bogus'" --bogus -a
-bad "unknown option in a bundle" "^trecord: unknown option '-z'" -qz -a
+bad "unknown option in a bundle" "^trecord: unknown option '-Y'" -qY -a
 bad "--freq without value" "^trecord: option '--freq' needs an argument" --freq
 bad "nothing to record" "^trecord: nothing to record" -o "$T/x.tr"
 bad "-p with a command" "^trecord: give either -p or a command" -p 1 -- /bin/true

@@ -32,7 +32,7 @@ def check_shape(p, what):
         and isinstance(m.get("markerSchema"), list) and isinstance(p.get("libs"), list)
     t.check(ok, "%s: meta of processed version 70" % what, json.dumps(m)[:800])
     cats = m.get("categories", [])
-    t.check([c["name"] for c in cats] == ["Other", "User", "Kernel", "Python", "JIT", "Error"]
+    t.check([c["name"] for c in cats] == ["Other", "User", "Kernel", "Python", "JIT", "Error", "Perl", "Ruby", "PHP"]
             and cats[0]["color"] == "grey" and all(c["subcategories"] == ["Other"] for c in cats),
             "%s: categories, the first grey one the default" % what, cats)
     checks = [table_ok("stackTable", sh["stackTable"], ["frame", "prefixOffset"]),

@@ -57,7 +57,7 @@ t.check(as_folded(js) == t.parse_folded(t.treport(a, "--folded").stdout), "json:
 t.check({s["event"] for s in js} == {"cpu-clock"} and {s["comm"] for s in js} == {"busy", "my-prog"},
         "json: event and comm")
 kinds = {f["kind"] for s in js for f in s["frames"]}
-t.check({"native", "kernel", "error"} <= kinds <= {"native", "inlined", "kernel", "python", "error", "jit"},
+t.check({"native", "kernel", "error"} <= kinds <= {"native", "inlined", "kernel", "python", "perl", "ruby", "php", "error", "jit"},
         "json: frame kinds", kinds)
 leaf = js[0]["frames"][0]
 t.check(leaf["name"] == "spin.constprop.0" and leaf["dso"].endswith("/busy") and

@@ -121,6 +121,11 @@ static inline void fx_sample(uint64_t t, uint32_t pid, uint32_t tid, const char 
 	s->user_frames = nu ? fx_uframes : NULL;
 }
 
+static inline struct trec_sample *fx_last_sample(void)
+{
+	return &fx_recs[fx_nrecs - 1].u.sample;
+}
+
 /* Builds fx_recs: every record type, several samples sharing stacks. */
 static inline void fx_init(void)
 {
@@ -191,6 +196,13 @@ static inline void fx_init(void)
 	fx_sample(0, 0, 0, "", 0, 0, 1);
 	fx_sample(UINT64_MAX, UINT32_MAX, UINT32_MAX, "fifteen_chars__", 3, 10, UINT64_MAX);
 	fx_sample(5, 4242, 4242, "busy", 3, 200, 1);
+	/* Off-CPU waits (1.2): flag bit 1 and the time blocked. */
+	fx_sample(3000000, 4242, 4243, "busy-worker", 3, 200, 1);
+	fx_last_sample()->flags |= TREC_SAMPLE_F_OFFCPU;
+	fx_last_sample()->offcpu_ns = 1234567;
+	fx_sample(3000001, 1, 1, "init", 2, 0, 1);
+	fx_last_sample()->flags |= TREC_SAMPLE_F_OFFCPU;
+	fx_last_sample()->offcpu_ns = UINT64_MAX;
 
 	static const struct trec_blob blobs[3] = {
 		{ 0x1234567890abcdefULL, 1, sizeof(fx_blob_data), fx_blob_data },
@@ -213,7 +225,7 @@ static inline void fx_init(void)
 		0, NULL, 0, NULL, 0, NULL };
 
 	r = fx_add(TREC_REC_SUMMARY);
-	r->u.summary = (struct trec_summary){ 1000, 2000000, 8, 3, -1, 5 };
+	r->u.summary = (struct trec_summary){ 1000, 3000001, 10, 3, -1, 5 };
 }
 
 /* Writes fx_recs[from, to); 0 or the first writer error. */
@@ -291,6 +303,7 @@ static inline int fx_equal(const struct trec_record *e, const struct trec_record
 		FX_CHECK(a->pid == b->pid && a->tid == b->tid && a->cpu == b->cpu);
 		FX_CHECK(a->flags == b->flags);
 		FX_CHECK((a->weight ? a->weight : 1) == b->weight);
+		FX_CHECK(a->offcpu_ns == b->offcpu_ns);
 		FX_CHECK(strncmp(a->comm, b->comm, 15) == 0 && b->comm[15] == 0);
 		FX_CHECK(a->num_kernel_frames == b->num_kernel_frames);
 		FX_CHECK(a->num_user_frames == b->num_user_frames);

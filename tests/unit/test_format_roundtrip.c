@@ -65,7 +65,7 @@ static void test_mem_roundtrip(size_t chunk_bytes, const char *name)
 		trec_reader_stats(r, &st);
 		fx_check(st.records == fx_nrecs && !st.truncated && !st.bad_chunks && !warns,
 			 "stats: all records, no damage, no warnings");
-		fx_check(st.records_by_type[TREC_REC_SAMPLE] == 8 &&
+		fx_check(st.records_by_type[TREC_REC_SAMPLE] == 10 &&
 			 st.records_by_type[TREC_REC_PID_EVENT] == 5,
 			 "stats count records by type");
 		if (chunk_bytes && chunk_bytes < 200)

@@ -16,7 +16,7 @@
 #define PROCESSED_VERSION 70
 #define GECKO_VERSION 36 /* informational (meta.version) */
 
-enum { CAT_OTHER, CAT_USER, CAT_KERNEL, CAT_PYTHON, CAT_JIT, CAT_ERROR, NCAT };
+enum { CAT_OTHER, CAT_USER, CAT_KERNEL, CAT_PYTHON, CAT_JIT, CAT_ERROR, CAT_PERL, CAT_RUBY, CAT_PHP, NCAT };
 
 struct ff_th {
 	uint32_t rec, pid, tid;

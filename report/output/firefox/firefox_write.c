@@ -13,9 +13,11 @@
 
 #include "trec_format.h"
 
-static const char *const cat_name[NCAT] = { "Other", "User", "Kernel", "Python", "JIT", "Error" };
+static const char *const cat_name[NCAT] = { "Other", "User", "Kernel", "Python", "JIT",
+					     "Error", "Perl", "Ruby", "PHP" };
 /* "grey" marks the default category, which must exist */
-static const char *const cat_color[NCAT] = { "grey", "yellow", "orange", "blue", "green", "red" };
+static const char *const cat_color[NCAT] = { "grey", "yellow", "orange", "blue", "green",
+					     "red", "lightblue", "magenta", "purple" };
 
 static const char *base_name(const char *p)
 {

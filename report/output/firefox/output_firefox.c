@@ -17,6 +17,7 @@
  * stopped). Markers: fork, exec and exit, in the process's main thread.
  */
 #include "report/output/output.h"
+#include "trec_types.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -69,7 +70,10 @@ static uint8_t category(const struct rp_sym *sym, bool in_file)
 	switch (sym->kind) {
 	case RP_SYM_KERNEL: return CAT_KERNEL;
 	case RP_SYM_ERROR: return CAT_ERROR;
-	case RP_SYM_INTERP: return CAT_PYTHON;
+	case RP_SYM_INTERP:
+		return sym->lang == TREC_FRAME_PERL ? CAT_PERL :
+		       sym->lang == TREC_FRAME_RUBY ? CAT_RUBY :
+		       sym->lang == TREC_FRAME_PHP  ? CAT_PHP : CAT_PYTHON;
 	case RP_SYM_NATIVE:
 		/* outside every recorded file: JIT code, unless nothing is known */
 		return in_file || !sym->resolved ? CAT_USER : CAT_JIT;

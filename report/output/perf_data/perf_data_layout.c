@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/interp/interp.h"
 #include "report/output/keytab.h"
 #include "report/output/perf_data/perf_data_write.h"
 #include "symbolize_rule.h"
@@ -102,15 +103,25 @@ static enum frame_class classify(struct pd_layout *l, const struct rp_sym *sym,
 	return FC_SYNTH;
 }
 
+/* "[trec-python]", "[trec-perl]", ...: the DSO of an interpreter's frames. */
+static const char *interp_dso(uint8_t lang, char *buf, size_t len)
+{
+	const struct rp_interp_ops *ops = rp_interp_for_kind(lang, NULL);
+
+	snprintf(buf, len, "[trec-%s]", ops ? ops->name : "interpreted");
+	return buf;
+}
+
 /* The synthetic DSO and name of a frame (name 0: none, the unnamed slot). */
 static void synth_key(struct pd_layout *l, const struct rp_sym *sym, uint32_t *dso,
 		      uint32_t *name)
 {
 	struct rp_strtab *st = &l->r->m->strs;
 	const char *d = rp_str(st, sym->dso);
+	char ibuf[48];
 	if (!d[0] || !strcmp(d, "[unknown]"))
 		d = sym->kind == RP_SYM_ERROR ? "[trec-errors]" :
-		    sym->kind == RP_SYM_INTERP ? "[trec-python]" : "[unknown]";
+		    sym->kind == RP_SYM_INTERP ? interp_dso(sym->lang, ibuf, sizeof(ibuf)) : "[unknown]";
 	/* A name perf takes for something else would not read the cache: a
 	 * perf map (/tmp/perf-PID.map, read at report time), anonymous or
 	 * no-file memory. Such a name gets a prefix (its basename, which

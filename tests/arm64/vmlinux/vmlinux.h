@@ -82,6 +82,7 @@ struct vm_area_struct {
 
 struct task_struct {
 	struct thread_struct thread;
+	unsigned int flags;
 	struct mm_struct *mm;
 	int exit_code;
 	unsigned in_execve : 1;

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+/* Perl INTERP_CODE store and frame lookup; see perl_frames.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report/interp/perl/perl_frames.h"
+#include "report/util.h"
+#include "format/containers/u64map.h"
+#include "trec_perlcode.h"
+#include "trec_types.h"
+#include "perl_types.h"
+
+struct entry {
+	struct entry *next; /* another description of the same statement */
+	uint8_t *payload;   /* owned copy; code's strings point into it */
+	char *function;
+	struct trec_perlcode code;
+};
+
+struct trec_perlframes {
+	struct trec_u64map by_cop; /* statement address -> chain of entries */
+};
+
+struct trec_perlframes *trec_perlframes_new(void)
+{
+	return xcalloc(1, sizeof(struct trec_perlframes));
+}
+
+void trec_perlframes_free(struct trec_perlframes *s)
+{
+	uint64_t k;
+	void *v;
+
+	if (!s)
+		return;
+	for (size_t i = 0; trec_u64map_next(&s->by_cop, &i, &k, &v);) {
+		struct entry *e = v, *next;
+
+		for (; e; e = next) {
+			next = e->next;
+			free(e->payload);
+			free(e->function);
+			free(e);
+		}
+	}
+	trec_u64map_free(&s->by_cop);
+	free(s);
+}
+
+/* The name caller() would give: Package::sub, or <main>. */
+static char *function_of(const struct trec_perlcode *c)
+{
+	size_t n = (size_t)c->package_len + c->name_len + 8;
+	char *f = xmalloc(n);
+
+	if (!c->name_len)
+		snprintf(f, n, "<main>");
+	else if (!c->package_len)
+		snprintf(f, n, "%s", c->name);
+	else
+		snprintf(f, n, "%s::%s", c->package, c->name);
+	return f;
+}
+
+int trec_perlframes_add(struct trec_perlframes *s, const struct trec_blob *b)
+{
+	struct entry *e;
+	int err;
+
+	if (b->subtype != TREC_PERLCODE_SUBTYPE || (b->len && !b->data))
+		return -EBADMSG;
+	e = xcalloc(1, sizeof(*e));
+	e->payload = xmalloc(b->len ? b->len : 1);
+	if (b->len)
+		memcpy(e->payload, b->data, b->len);
+	if (trec_perlcode_decode(e->payload, b->len, &e->code) || e->code.cop_addr != b->file_id ||
+	    (e->code.line & 0xffff) != e->code.key >> TREC_PERL_LINE_SHIFT) {
+		free(e->payload);
+		free(e);
+		return -EBADMSG;
+	}
+	e->function = function_of(&e->code);
+	e->next = trec_u64map_get(&s->by_cop, e->code.cop_addr);
+	trec_u64map_put(&s->by_cop, e->code.cop_addr, e, &err);
+	if (err)
+		rp_out_of_memory(sizeof(*e));
+	return 0;
+}
+
+/* Same pid, statement and key; else the same from another pid (a fork
+ * shares its parent's code). */
+static const struct entry *find(const struct trec_perlframes *s, uint32_t pid,
+				const struct trec_rec_frame *f)
+{
+	const struct entry *e, *other = NULL;
+
+	if (!s)
+		return NULL;
+	for (e = trec_u64map_get(&s->by_cop, f->file_id); e; e = e->next) {
+		if (e->code.cop_addr != f->file_id || e->code.key != f->addr)
+			continue;
+		if (e->code.pid == pid)
+			return e;
+		if (!other)
+			other = e;
+	}
+	return other;
+}
+
+int trec_perlframes_lookup(const struct trec_perlframes *s, uint32_t pid,
+			   const struct trec_rec_frame *f, struct rp_interp_sym *out)
+{
+	const struct entry *e = find(s, pid, f);
+
+	if (!e)
+		return -ENOENT;
+	out->function = e->function;
+	out->file = e->code.file;
+	out->line = e->code.line > 0x7fffffff ? -1 : (int)e->code.line;
+	return 0;
+}
+
+int trec_perlframes_format(const struct trec_perlframes *s, uint32_t pid,
+			   const struct trec_rec_frame *f, char *buf, size_t len)
+{
+	struct rp_interp_sym sym;
+	const char *base;
+
+	if (trec_perlframes_lookup(s, pid, f, &sym))
+		return snprintf(buf, len, "[perl 0x%llx]", (unsigned long long)f->file_id);
+	base = strrchr(sym.file, '/');
+	base = base ? base + 1 : sym.file;
+	return snprintf(buf, len, "%s (%s:%d)", sym.function, base, sym.line);
+}
+
+/* ---- the interpreter backend ---------------------------------------------- */
+
+static void *pl_new_store(void)
+{
+	return trec_perlframes_new();
+}
+
+static void pl_free_store(void *store)
+{
+	trec_perlframes_free(store);
+}
+
+static int pl_add(void *store, const struct trec_blob *b)
+{
+	return trec_perlframes_add(store, b);
+}
+
+static int pl_lookup(const void *store, uint32_t pid, const struct trec_rec_frame *f,
+		     struct rp_interp_sym *out)
+{
+	return trec_perlframes_lookup(store, pid, f, out);
+}
+
+static int pl_format(const void *store, uint32_t pid, const struct trec_rec_frame *f, char *buf,
+		     size_t len)
+{
+	return trec_perlframes_format(store, pid, f, buf, len);
+}
+
+const struct rp_interp_ops rp_perl_interp = {
+	.name = "perl",
+	.frame_kind = TREC_FRAME_PERL,
+	.record_type = TREC_REC_INTERP_CODE,
+	.subtype = TREC_PERLCODE_SUBTYPE,
+	.new_store = pl_new_store,
+	.free_store = pl_free_store,
+	.add = pl_add,
+	.lookup = pl_lookup,
+	.format = pl_format,
+};

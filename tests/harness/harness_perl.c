@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MIT
+/* The Perl part of a harness case; see harness_perl.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "harness_perl.h"
+#include "record/interp/perl/perl_detect.h"
+#include "record/interp/perl/perl_sync.h"
+#include "report/interp/perl/perl_frames.h"
+
+struct harness_perl {
+	struct harness_env *env;
+	struct trec_perl_sync *sync;          /* live */
+	const struct trec_perl_offsets *off;  /* offline: the detected row */
+	struct trec_perlframes *store;        /* descriptions, as treport holds them */
+};
+
+static int op_set_range(void *ctx, uint64_t file_id, const struct trec_offset_range *r)
+{
+	struct harness_env *e = ((struct harness_perl *)ctx)->env;
+
+	if (e->num_py_ranges == HARNESS_MAX_PY)
+		return -ENOSPC;
+	e->py_ranges[e->num_py_ranges].file_id = file_id;
+	e->py_ranges[e->num_py_ranges++].r = *r;
+	return 0;
+}
+
+static int op_set_proc(void *ctx, uint32_t pid, const struct trec_perl_proc_info *info)
+{
+	struct harness_env *e = ((struct harness_perl *)ctx)->env;
+
+	e->perl_pid = pid;
+	e->perl_info = *info;
+	e->have_perl = true;
+	return 0;
+}
+
+static void op_del_proc(void *ctx, uint32_t pid)
+{
+	(void)ctx, (void)pid;
+}
+
+static int op_write_blob(void *ctx, enum trec_record_type type, const struct trec_blob *b)
+{
+	return type == TREC_REC_INTERP_CODE ? trec_perlframes_add(((struct harness_perl *)ctx)->store, b)
+					    : -EINVAL;
+}
+
+static const struct trec_perl_sync_ops perl_ops = {
+	.set_range = op_set_range,
+	.set_proc = op_set_proc,
+	.del_proc = op_del_proc,
+	.write_blob = op_write_blob,
+};
+
+struct harness_perl *harness_perl_new(struct harness_env *env)
+{
+	struct harness_perl *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->env = env;
+	p->store = trec_perlframes_new();
+	p->sync = trec_perl_sync_new(&perl_ops, p, false);
+	if (!p->sync) {
+		harness_perl_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void harness_perl_free(struct harness_perl *p)
+{
+	if (!p)
+		return;
+	trec_perl_sync_free(p->sync);
+	trec_perlframes_free(p->store);
+	free(p);
+}
+
+int harness_perl_on_mapping(struct harness_perl *p, uint32_t pid, uint64_t file_id,
+			    const char *open_path, uint64_t bias)
+{
+	int ret = trec_perl_sync_mapping(p->sync, pid, file_id, open_path, bias);
+
+	return ret < 0 ? ret : 0;
+}
+
+int harness_perl_case_mapping(struct harness_perl *p, const struct harness_case *c,
+			      uint64_t file_id, const char *path, uint64_t bias)
+{
+	struct trec_perl_file f;
+	struct trec_perl_proc_info info;
+	struct trec_offset_range r;
+	struct trec_tsd_info tsd;
+	int err;
+
+	if (p->off)
+		return 0; /* one interpreter per process */
+	err = trec_perl_detect(path, &f, NULL, 0);
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	/* trecord searches the live process's files; here, the case's. */
+	err = -ENOENT;
+	for (size_t i = 0; i < c->num_maps && err; i++)
+		err = trec_tsd_detect_file(c->maps[i].path, &tsd);
+	if (err)
+		return err;
+	trec_perl_proc_info_init(&f, bias, &tsd, &info);
+	trec_perl_offset_range(&f, &r);
+	if ((err = op_set_range(p, file_id, &r)) || (err = op_set_proc(p, c->pid, &info)))
+		return err;
+	p->off = f.off;
+	return 0;
+}
+
+bool harness_perl_found(const struct harness_perl *p)
+{
+	return p && p->env->have_perl;
+}
+
+static int read_captured(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	return harness_read(ctx, addr, buf, len);
+}
+
+/* What trecord's writer does for one frame, reading the captured memory. */
+static int describe_captured(struct harness_perl *p, uint32_t pid, const struct trec_frame *f)
+{
+	struct trec_perlcode_owned code;
+	struct trec_blob blob = { .file_id = f->file_id, .subtype = TREC_PERLCODE_SUBTYPE };
+	uint8_t *buf;
+	size_t len;
+	int err = trec_perl_read_code_from(read_captured, p->env, pid, p->off, f->file_id,
+					   f->addr_or_line, &code);
+
+	if (err)
+		return err;
+	err = trec_perlcode_encode(&code.c, &buf, &len);
+	trec_perlcode_owned_free(&code);
+	if (err)
+		return err;
+	blob.len = (uint32_t)len;
+	blob.data = buf;
+	err = trec_perlframes_add(p->store, &blob);
+	free(buf);
+	return err;
+}
+
+static int lookup(const struct harness_perl *p, uint32_t pid, const struct trec_frame *f,
+		  struct rp_interp_sym *sym)
+{
+	struct trec_rec_frame rf = { f->file_id, f->addr_or_line, f->kind, f->flags };
+
+	return trec_perlframes_lookup(p->store, pid, &rf, sym);
+}
+
+/* A Perl frame of the trace and the index of the native frame after it. */
+struct plframe {
+	const struct trec_frame *f;
+	size_t next_native;
+};
+
+static const char *verdict(struct harness_perl *p, const struct harness_case *c,
+			   const struct plframe *pl, size_t n, size_t ng, size_t *runs_out)
+{
+	size_t loops = 0, runs = 0;
+
+	for (size_t i = 0; i < ng; i++)
+		loops += strcmp(c->frames[i].name, "Perl_runops_standard") == 0;
+	if (n != c->num_pyframes)
+		return "not as many Perl frames as the script's own stack";
+	for (size_t i = 0; i < n; i++) {
+		const struct harness_pyframe *want = &c->pyframes[i];
+		bool last_of_run = i + 1 == n || pl[i + 1].next_native != pl[i].next_native;
+		struct rp_interp_sym sym;
+
+		if (lookup(p, c->pid, pl[i].f, &sym))
+			return "a Perl frame has no description";
+		if (strcmp(sym.function, want->qualname) || strcmp(sym.file, want->file) ||
+		    sym.line != want->line)
+			return "a Perl frame differs from the script's own stack";
+		if (last_of_run != want->entry)
+			return "a run of Perl frames does not end where C code entered";
+		if (!last_of_run)
+			continue;
+		runs++;
+		if (pl[i].next_native >= ng ||
+		    strcmp(c->frames[pl[i].next_native].name, "Perl_runops_standard"))
+			return "a run of Perl frames is not right before Perl_runops_standard";
+	}
+	*runs_out = runs;
+	return runs == loops ? NULL : "not one run of Perl frames per Perl_runops_standard frame";
+}
+
+bool harness_perl_check(struct harness_perl *p, const struct harness_case *c,
+			const struct trec_trace *t, size_t ng, bool live, const char *name,
+			size_t *frames)
+{
+	struct plframe pl[TREC_MAX_FRAMES];
+	size_t n = 0, native = 0, runs = 0;
+	int undescribed = 0;
+	const char *why;
+
+	if (live)
+		trec_perl_sync_trace(p->sync, c->pid, t->frames, t->num_frames);
+	for (unsigned i = 0; i < t->num_frames && i < TREC_MAX_FRAMES; i++) {
+		const struct trec_frame *f = &t->frames[i];
+		struct rp_interp_sym sym;
+
+		if (f->flags & TREC_FRAME_F_ERROR)
+			continue;
+		if (f->kind != TREC_FRAME_PERL) {
+			native++;
+			continue;
+		}
+		pl[n].f = f;
+		pl[n++].next_native = native;
+		if (lookup(p, c->pid, f, &sym) &&
+		    (live || !p->off || describe_captured(p, c->pid, f) || lookup(p, c->pid, f, &sym)))
+			undescribed++;
+	}
+	*frames = n;
+	why = undescribed ? "a Perl frame could not be described" : verdict(p, c, pl, n, ng, &runs);
+	if (!why)
+		printf("PASS: harness %s perl: %zu Perl frames equal the script's own stack, in %zu "
+		       "runs between native frames (described %s)\n",
+		       name, n, runs, live ? "from the live process" : "from the core dump");
+	else
+		printf("FAIL: harness %s perl: %s\n", name, why);
+	printf("  perl frames (innermost first), each before native frame #:\n");
+	for (size_t i = 0; i < n; i++) {
+		struct rp_interp_sym sym;
+
+		if (!lookup(p, c->pid, pl[i].f, &sym))
+			printf("    %s (%s:%d) before #%zu %s\n", sym.function, sym.file, sym.line,
+			       pl[i].next_native,
+			       pl[i].next_native < ng ? c->frames[pl[i].next_native].name : "-");
+		else
+			printf("    [perl %#llx] before #%zu\n", (unsigned long long)pl[i].f->file_id,
+			       pl[i].next_native);
+	}
+	if (why) {
+		printf("  the script's own stack:\n");
+		for (size_t i = 0; i < c->num_pyframes; i++)
+			printf("    %s (%s:%d)%s\n", c->pyframes[i].qualname, c->pyframes[i].file,
+			       c->pyframes[i].line, c->pyframes[i].entry ? " [entered from C]" : "");
+	}
+	return !why;
+}

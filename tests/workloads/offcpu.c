@@ -1,0 +1,222 @@
+/* Off-CPU workload (issue 13), built without frame pointers: the main
+ * thread blocks in four known functions and measures its own blocked time
+ * in each, as wall time minus its CPU time over the blocking call.
+ *   block_in_nanosleep  nanosleep(20 ms)
+ *   block_in_pipe_read  read() of a pipe a server thread answers 15 ms later
+ *   block_in_mutex      a mutex a holder thread keeps for 15 ms
+ *   block_in_fsync      fsync() of 2 MiB just written (in $TMPDIR or /var/tmp)
+ * It prints "FUNCTION MICROSECONDS" per function at the end, and on stderr
+ * "main_wall_us N": main's own wall time, for the wall view.
+ * usage: offcpu [rounds]         (default 10)
+ *        offcpu --loop SECONDS   rounds until SECONDS have passed (for -p)
+ *        offcpu --short N        N waits of 50 us in short_below and N of
+ *                                20 ms in short_above (threshold tests) */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { F_SLEEP, F_PIPE, F_MUTEX, F_FSYNC, F_COUNT };
+static const char *const names[F_COUNT] = { "block_in_nanosleep", "block_in_pipe_read",
+					    "block_in_mutex", "block_in_fsync" };
+static double blocked_us[F_COUNT];
+
+static int req_srv[2], ans_srv[2], req_lock[2], ack_lock[2];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int fsync_fd = -1;
+static char fsync_buf[2 << 20];
+
+static double clock_us(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* Wall and CPU time at the start of a blocking call. */
+struct span {
+	double wall, cpu;
+};
+
+static struct span span_start(void)
+{
+	return (struct span){ clock_us(CLOCK_MONOTONIC), clock_us(CLOCK_THREAD_CPUTIME_ID) };
+}
+
+static void span_end(struct span s, int f)
+{
+	double wall = clock_us(CLOCK_MONOTONIC) - s.wall;
+	double cpu = clock_us(CLOCK_THREAD_CPUTIME_ID) - s.cpu;
+
+	blocked_us[f] += wall > cpu ? wall - cpu : 0;
+}
+
+static void sleep_us(long us)
+{
+	struct timespec ts = { us / 1000000, us % 1000000 * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static void must(int ok, const char *what)
+{
+	if (!ok) {
+		perror(what);
+		exit(1);
+	}
+}
+
+__attribute__((noinline)) static void block_in_nanosleep(void)
+{
+	struct span s = span_start();
+
+	sleep_us(20000);
+	span_end(s, F_SLEEP);
+}
+
+__attribute__((noinline)) static void block_in_pipe_read(void)
+{
+	char c = 'q';
+	struct span s;
+
+	must(write(req_srv[1], &c, 1) == 1, "write request");
+	s = span_start();
+	must(read(ans_srv[0], &c, 1) == 1, "read answer");
+	span_end(s, F_PIPE);
+}
+
+/* Until the holder has the mutex: a wait of its own, outside block_in_mutex. */
+__attribute__((noinline)) static void await_holder(void)
+{
+	char c = 'l';
+
+	must(write(req_lock[1], &c, 1) == 1, "write lock request");
+	must(read(ack_lock[0], &c, 1) == 1, "read lock ack");
+}
+
+__attribute__((noinline)) static void block_in_mutex(void)
+{
+	struct span s;
+
+	s = span_start();
+	pthread_mutex_lock(&lock);
+	span_end(s, F_MUTEX);
+	pthread_mutex_unlock(&lock);
+}
+
+__attribute__((noinline)) static void block_in_fsync(void)
+{
+	struct span s;
+
+	for (size_t i = 0; i < sizeof(fsync_buf); i += 4096)
+		fsync_buf[i]++;
+	must(pwrite(fsync_fd, fsync_buf, sizeof(fsync_buf), 0) == (ssize_t)sizeof(fsync_buf),
+	     "pwrite");
+	s = span_start();
+	must(fsync(fsync_fd) == 0, "fsync");
+	span_end(s, F_FSYNC);
+}
+
+/* Answers each request 15 ms later. */
+static void *pipe_server(void *arg)
+{
+	char c;
+
+	(void)arg;
+	pthread_setname_np(pthread_self(), "offcpu-srv");
+	while (read(req_srv[0], &c, 1) == 1 && c != 'x') {
+		sleep_us(15000);
+		must(write(ans_srv[1], &c, 1) == 1, "write answer");
+	}
+	return NULL;
+}
+
+/* Takes the mutex on request, says so, keeps it 15 ms. */
+static void *lock_holder(void *arg)
+{
+	char c;
+
+	(void)arg;
+	pthread_setname_np(pthread_self(), "offcpu-lock");
+	while (read(req_lock[0], &c, 1) == 1 && c != 'x') {
+		pthread_mutex_lock(&lock);
+		must(write(ack_lock[1], &c, 1) == 1, "write ack");
+		sleep_us(15000);
+		pthread_mutex_unlock(&lock);
+	}
+	return NULL;
+}
+
+/* Not measured: the first waits of a process, before trecord has synced
+ * it, keep only their leaf frame (README, Off-CPU time, Limits). */
+__attribute__((noinline)) static void warm_up(void)
+{
+	sleep_us(200000);
+}
+
+__attribute__((noinline)) static void short_below(void)
+{
+	sleep_us(50);
+}
+
+__attribute__((noinline)) static void short_above(void)
+{
+	sleep_us(20000);
+}
+
+static void open_fsync_file(void)
+{
+	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/offcpu.XXXXXX", dir);
+	fsync_fd = mkstemp(path);
+	must(fsync_fd >= 0, path);
+	unlink(path);
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t srv, holder;
+	double until = 0, start = clock_us(CLOCK_MONOTONIC);
+	long rounds = 10;
+	char x = 'x';
+
+	if (argc > 2 && !strcmp(argv[1], "--short")) {
+		long n = atol(argv[2]);
+
+		for (long i = 0; i < n; i++) {
+			short_below();
+			short_above();
+		}
+		return 0;
+	}
+	if (argc > 2 && !strcmp(argv[1], "--loop"))
+		until = clock_us(CLOCK_MONOTONIC) + atof(argv[2]) * 1e6;
+	else if (argc > 1)
+		rounds = atol(argv[1]);
+	must(!pipe(req_srv) && !pipe(ans_srv) && !pipe(req_lock) && !pipe(ack_lock), "pipe");
+	open_fsync_file();
+	warm_up();
+	must(!pthread_create(&srv, NULL, pipe_server, NULL), "pthread_create");
+	must(!pthread_create(&holder, NULL, lock_holder, NULL), "pthread_create");
+	for (long i = 0; until ? clock_us(CLOCK_MONOTONIC) < until : i < rounds; i++) {
+		block_in_nanosleep();
+		block_in_pipe_read();
+		await_holder();
+		block_in_mutex();
+		block_in_fsync();
+	}
+	must(write(req_srv[1], &x, 1) == 1 && write(req_lock[1], &x, 1) == 1, "write quit");
+	pthread_join(srv, NULL);
+	pthread_join(holder, NULL);
+	for (int f = 0; f < F_COUNT; f++)
+		printf("%s %.0f\n", names[f], blocked_us[f]);
+	fprintf(stderr, "main_wall_us %.0f\n", clock_us(CLOCK_MONOTONIC) - start);
+	return 0;
+}
