@@ -24,6 +24,28 @@ static __always_inline int read_user_u64(__u64 *dst, __u64 addr)
 	return bpf_probe_read_user(dst, sizeof(*dst), (const void *)(unsigned long)addr);
 }
 
+/*
+ * A u64 of the stack being walked, through the window of TREC_STACK_WINDOW
+ * bytes read at once: a probe read costs about as much for a window as for
+ * 8 bytes, and the next frames' slots are usually in it. Where the window
+ * cannot be read (the top of the stack), a plain 8-byte read.
+ */
+static __always_inline int read_stack_u64(struct trec_unwind_state *st, __u64 *dst, __u64 addr)
+{
+	__u64 off = addr - st->win_base;
+
+	if (!st->win_base || off > TREC_STACK_WINDOW - 8 || (off & 7)) {
+		if (bpf_probe_read_user(st->win, sizeof(st->win), (const void *)(unsigned long)addr)) {
+			st->win_base = 0;
+			return read_user_u64(dst, addr);
+		}
+		st->win_base = addr;
+		off = 0;
+	}
+	*dst = st->win[(off >> 3) & (TREC_STACK_WINDOW / 8 - 1)];
+	return 0;
+}
+
 /* get_stack_delta()'s result when the file is known but the page of the
  * pc has no deltas (yet): no error is set, the caller may fall back. */
 #define TREC_DELTA_NO_PAGE 1
@@ -45,11 +67,23 @@ static __always_inline int get_stack_delta(struct trec_unwind_state *st, __u16 *
 	__u32 lo, hi, idx;
 	__u16 low = addr & TREC_DELTA_PAGE_MASK;
 
-	page = bpf_map_lookup_elem(&stack_delta_pages, &key);
-	if (!page)
-		return TREC_DELTA_NO_PAGE;
-	lo = page->first_delta;
-	hi = lo + page->num_deltas;
+	/* The same return address again (a recursion): the same delta. */
+	if (st->memo_delta_file && st->memo_delta_file == key.file_id &&
+	    st->memo_delta_addr == addr) {
+		*unwind_info = st->memo_delta_info;
+		return 0;
+	}
+	if (!st->memo_page_file || st->memo_page_file != key.file_id || st->memo_page != key.page) {
+		page = bpf_map_lookup_elem(&stack_delta_pages, &key);
+		if (!page)
+			return TREC_DELTA_NO_PAGE;
+		st->memo_page_file = key.file_id;
+		st->memo_page = key.page;
+		st->memo_page_first = page->first_delta;
+		st->memo_page_num = page->num_deltas;
+	}
+	lo = st->memo_page_first;
+	hi = lo + st->memo_page_num;
 	if (hi < lo || hi > TREC_MAX_STACK_DELTAS)
 		return set_error(st, TREC_ERR_NATIVE_STACK_DELTA_INVALID,
 				 TREC_METRIC_NATIVE_DELTA_INVALID);
@@ -83,6 +117,9 @@ static __always_inline int get_stack_delta(struct trec_unwind_state *st, __u16 *
 		return set_error(st, TREC_ERR_NATIVE_STACK_DELTA_INVALID,
 				 TREC_METRIC_NATIVE_DELTA_INVALID);
 	*unwind_info = d->unwind_info;
+	st->memo_delta_file = key.file_id;
+	st->memo_delta_addr = addr;
+	st->memo_delta_info = d->unwind_info;
 	return 0;
 }
 

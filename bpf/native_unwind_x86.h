@@ -76,7 +76,7 @@ static __always_inline int apply_unwind_info_x86(struct trec_unwind_state *st,
 	if (ui->flags & TREC_UNWIND_F_DEREF_CFA) {
 		__u64 v;
 
-		if (read_user_u64(&v, *cfa))
+		if (read_stack_u64(st, &v, *cfa))
 			return set_error(st, TREC_ERR_NATIVE_CFA_READ, TREC_METRIC_NATIVE_CFA_READ);
 		*cfa = v + 8 * ((ui->flags >> 4) & 7);
 	}
@@ -86,7 +86,7 @@ static __always_inline int apply_unwind_info_x86(struct trec_unwind_state *st,
 		*fp = st->fp;
 		break;
 	case TREC_FP_AT_CFA:
-		if (read_user_u64(fp, *cfa + (__s64)ui->fp_param))
+		if (read_stack_u64(st, fp, *cfa + (__s64)ui->fp_param))
 			return set_error(st, TREC_ERR_NATIVE_FP_READ, TREC_METRIC_NATIVE_FP_READ);
 		break;
 	case TREC_FP_UNDEFINED:
@@ -157,7 +157,7 @@ static __always_inline int trec_unwind_one_frame(struct trec_unwind_state *st, b
 	if (cfa <= st->sp)
 		return set_error(st, TREC_ERR_NATIVE_SP_NOT_INCREASING,
 				 TREC_METRIC_NATIVE_SP_NOT_INCREASING);
-	if (read_user_u64(&ra, cfa - 8))
+	if (read_stack_u64(st, &ra, cfa - 8))
 		return set_error(st, TREC_ERR_NATIVE_PC_READ, TREC_METRIC_NATIVE_PC_READ);
 	if (check_user_pc(st, ra))
 		return -1;

@@ -16,8 +16,12 @@
  * blocked: they are left out, as perf --off-cpu does. Kernel threads have no
  * user stack and are left out too.
  *
- * Included by bpf/trec.bpf.c after collect_trace_in() and
- * push_kernel_frames(); the loader attaches it only with --off-cpu.
+ * Stacks taken at switch-out draw on the samples' CPU budget
+ * (cpu_budget.h): past it, the leaf and the wait's duration only. The
+ * switch-in half is small and is not charged.
+ *
+ * Included by bpf/trec.bpf.c after collect_trace_in(), push_kernel_frames()
+ * and send_throttled(); the loader attaches it only with --off-cpu.
  */
 #ifndef TREC_OFFCPU_PROG_H
 #define TREC_OFFCPU_PROG_H
@@ -51,6 +55,7 @@ static __always_inline int offcpu_switch_out(void *ctx, struct task_struct *prev
 {
 	struct trec_per_cpu_record *rec = get_per_cpu_record();
 	struct trec_trace *t;
+	bool throttled;
 
 	if (!rec)
 		return 0;
@@ -63,17 +68,25 @@ static __always_inline int offcpu_switch_out(void *ctx, struct task_struct *prev
 	t->ktime_ns = bpf_ktime_get_ns();
 	t->flags = TREC_TRACE_F_OFFCPU | TREC_TRACE_F_KERNEL_MODE;
 	bpf_probe_read_kernel_str(t->comm, sizeof(t->comm), prev->comm);
-	/* Skip this program and bpf_trace_run4: the stack starts in __schedule. */
-	t->kernel_stack_id = bpf_get_stackid(ctx, &kernel_stackmap, TREC_OFFCPU_KSTACK_SKIP);
-	if (t->kernel_stack_id < 0) {
-		increment_metric(TREC_METRIC_KERNEL_STACK_FAILED);
-		push_kernel_frames(ctx, rec, TREC_OFFCPU_KSTACK_SKIP);
+	/* The same per-CPU budget as samples (cpu_budget.h). Past it a wait
+	 * keeps its duration and user leaf but not its kernel stack: that
+	 * walk is most of what a cut wait would still cost. */
+	throttled = budget_exhausted(rec, t->ktime_ns);
+	if (!throttled) {
+		/* Skip this program and bpf_trace_run4: the stack starts in __schedule. */
+		t->kernel_stack_id = bpf_get_stackid(ctx, &kernel_stackmap, TREC_OFFCPU_KSTACK_SKIP);
+		if (t->kernel_stack_id < 0) {
+			increment_metric(TREC_METRIC_KERNEL_STACK_FAILED);
+			push_kernel_frames(ctx, rec, TREC_OFFCPU_KSTACK_SKIP);
+		}
 	}
 	if (get_task_user_regs(prev, &rec->state)) {
 		set_error(&rec->state, TREC_ERR_NATIVE_NO_USER_REGS, TREC_METRIC_NO_USER_REGS);
 		finish_trace(rec);
 		return 0;
 	}
+	if (throttled)
+		return send_throttled(rec);
 	return collect_trace_in(ctx, &offcpu_progs, rec);
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The Perl unwinder program, for slot TREC_PROG_UNWIND_PERL of
- * unwinder_progs. bpf/trec.bpf.c includes this after native_unwind.h;
+ * unwinder_progs (and, as trec_unwind_perl_offcpu, of offcpu_progs).
+ * bpf/trec.bpf.c includes this after native_unwind.h;
  * trecord puts the program's fd in the slot and fills perl_procs and
  * interpreter_offsets (record/interp/perl/perl_session.c).
  */

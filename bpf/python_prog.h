@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The Python unwinder program, for slot TREC_PROG_UNWIND_PYTHON of
- * unwinder_progs. bpf/trec.bpf.c includes this after native_unwind.h (it
- * uses tracemgmt.h's get_per_cpu_record() and tail_call()); trecord puts
+ * unwinder_progs (and, as trec_unwind_python_offcpu, of offcpu_progs).
+ * bpf/trec.bpf.c includes this after native_unwind.h (it
+ * uses tracemgmt.h's get_per_cpu_record() and tail_call(), and
+ * trec.bpf.c's native step); trecord loads it on first need and puts
  * the program's fd in the slot and fills py_procs and interpreter_offsets
  * (record/interp/python/python_sync.h).
  */
@@ -12,40 +14,53 @@
 #include "python_unwind.h"
 
 /*
- * 3.8-3.10: a Python frame, then the native frames up to the next eval
- * loop frame (unwind_native_step, from trec.bpf.c), then that eval loop's
- * Python frame, and so on, all in this one program run: true order at one
- * tail call per few Python frames. Returns the next program.
+ * One step of a mixed stack: Python frames (3.11+: a run of them; 3.8-3.10:
+ * one), or one native frame (the C between two runs: the eval loop, calls
+ * through C). Both in one bpf_loop, so a deep chain of Python -> C ->
+ * Python calls costs no tail call per transition (a 113-frame import chain
+ * used to end in MAX_TAIL_CALLS), and the verifier checks the step once.
+ * The loop ends when another unwinder or the end comes.
  */
-static __always_inline int trec_py_old_walk(void *ctx, struct trec_per_cpu_record *rec,
-					    const struct trec_py_proc_info *info)
-{
-	int next = TREC_PROG_UNWIND_STOP;
+struct python_loop {
+	struct native_loop n;
+	const struct trec_py_proc_info *info; /* NULL: 3.11+ */
+};
 
-	for (int i = 0; i < TREC_PY_OLD_FRAMES_PER_PROGRAM; i++) {
-		next = trec_py_old_step(rec, info);
-		for (int j = 0; j < TREC_PY_OLD_NATIVE_STEPS && next == TREC_PROG_UNWIND_NATIVE; j++)
-			next = unwind_native_step(ctx, rec);
-		if (next != TREC_PROG_UNWIND_PYTHON)
-			return next;
-	}
-	return next;
+static long python_loop_step(__u64 i, void *arg)
+{
+	struct python_loop *l = arg;
+
+	if (l->n.next != TREC_PROG_UNWIND_PYTHON)
+		l->n.next = unwind_native_step(l->n.ctx, l->n.rec);
+	else if (l->info)
+		l->n.next = trec_py_old_step(l->n.rec, l->info);
+	else
+		l->n.next = trec_python_walk(l->n.rec);
+	return l->n.next != TREC_PROG_UNWIND_NATIVE && l->n.next != TREC_PROG_UNWIND_PYTHON;
 }
 
 TREC_UNWINDER(trec_unwind_python)
 {
-	struct trec_per_cpu_record *rec = get_per_cpu_record();
+	struct python_loop l = {
+		.n = {
+			.ctx = ctx,
+			.rec = get_per_cpu_record(),
+			.next = TREC_PROG_UNWIND_PYTHON,
+		},
+	};
 	const struct trec_py_proc_info *info;
 	__u32 pid;
 
-	if (!rec)
+	if (!l.n.rec)
 		return 0;
-	pid = rec->trace.pid;
+	pid = l.n.rec->trace.pid;
 	info = bpf_map_lookup_elem(&py_procs, &pid);
 	if (info && info->entry_kind == TREC_PY_ENTRY_EVERY_FRAME)
-		tail_call(ctx, progs, rec, trec_py_old_walk(ctx, rec, info));
-	else
-		tail_call(ctx, progs, rec, trec_python_walk(rec));
+		l.info = info;
+	/* Every step but a run's hand-back pushes a frame: twice the frame
+	 * limit always reaches the end. */
+	bpf_loop(2 * TREC_MAX_FRAMES, python_loop_step, &l, 0);
+	tail_call(ctx, progs, l.n.rec, l.n.next);
 	return 0;
 }
 

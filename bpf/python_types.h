@@ -17,18 +17,16 @@
 #define TREC_PY_OLD_FRAME_READ 112
 #define TREC_PY_CODE_READ 112
 
-/* Python frames walked per program run before the program tail-calls
- * itself to continue (verifier budget vs. tail-call budget). */
-#define TREC_PY_FRAMES_PER_PROGRAM 16
+/* Python frames walked per step of the program's loop (bpf/python_prog.h):
+ * each step looks py_procs up once; the verifier checks a step once, but
+ * its instructions grow with this. */
+#define TREC_PY_FRAMES_PER_PROGRAM 4
 
-/* Before 3.11 each Python frame has its own C-level eval loop call, so the
- * program pushes one frame, then runs the native unwinder inline up to the
- * next eval loop frame (up to this many native frames), and so on for this
- * many Python frames: two tail calls per Python frame would exhaust the
- * budget of 29 in a 20-deep recursion. */
-#define TREC_PY_OLD_FRAMES_PER_PROGRAM 4
-#define TREC_PY_OLD_NATIVE_STEPS 5
-/* (kernel 6.18 verifies the program in 225k of its 1M instructions) */
+/* Before 3.11 each Python frame has its own C-level eval loop call: the
+ * program's loop (bpf/python_prog.h) pushes one Python frame per step and
+ * walks the native frames up to the next eval loop frame in the steps
+ * after it, all in one program run. */
+/* (kernel 6.18 verifies the whole program in 62k of its 1M instructions) */
 
 /* How the frame that ends a run of interpreter frames (one C-level call of
  * _PyEval_EvalFrameDefault) is recognised. */

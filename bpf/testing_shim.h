@@ -46,4 +46,18 @@ static long bpf_ringbuf_output(void *ringbuf, void *data, __u64 size, __u64 flag
 static __u64 bpf_ringbuf_query(void *ringbuf, __u64 flags);
 static long bpf_perf_event_output(void *ctx, void *map, __u64 flags, void *data, __u64 size);
 
+/* bpf_loop as the kernel runs it: the callback until it returns non-zero;
+ * the count of calls made. */
+static inline long bpf_loop(__u32 nr, void *callback, void *ctx, __u64 flags)
+{
+	long (*cb)(__u64, void *) = (long (*)(__u64, void *))callback;
+	__u32 i;
+
+	(void)flags;
+	for (i = 0; i < nr;)
+		if (cb(i++, ctx))
+			break;
+	return i;
+}
+
 #endif /* TREC_TESTING_SHIM_H */

@@ -69,7 +69,8 @@ static __always_inline void trace_reset(struct trec_per_cpu_record *rec)
 	t->num_frames = 0;
 	t->flags = 0;
 	t->offcpu_ns = 0;
-	__builtin_memset(st, 0, sizeof(*st));
+	/* The stack window's bytes stay: win_base 0 says they are not valid. */
+	__builtin_memset(st, 0, __builtin_offsetof(struct trec_unwind_state, win));
 	st->error_metric = -1;
 	rec->tail_calls = 0;
 	rec->unwinders_done = 0;
@@ -182,6 +183,8 @@ static __always_inline void report_pid(void *ctx, __u64 pid_tgid, __u32 reason)
 		bpf_perf_event_output(ctx, &report_events, BPF_F_CURRENT_CPU, &pid, sizeof(pid));
 }
 
+#include "cpu_budget.h"
+
 /* Wake the reader only when this much is pending; it also polls on a timer. */
 #define TREC_RINGBUF_WAKEUP_BYTES (1U << 20)
 
@@ -215,6 +218,9 @@ static __always_inline void send_trace(struct trec_per_cpu_record *rec)
 {
 	__u32 tid = rec->trace.tid;
 
+	/* Both kinds of trace began at their program's entry (ktime_ns): the
+	 * BPF time they took counts against this CPU's budget. */
+	budget_charge(rec);
 	if (!(rec->trace.flags & TREC_TRACE_F_OFFCPU)) {
 		output_trace(&rec->trace);
 		return;
@@ -239,6 +245,8 @@ static __always_inline void finish_trace(struct trec_per_cpu_record *rec)
 		push_abort_frame(rec, st->unwind_error);
 	if (st->error_metric >= 0)
 		increment_metric(st->error_metric);
+	if (st->native_frames)
+		add_metric(TREC_METRIC_NATIVE_FRAMES, st->native_frames);
 	send_trace(rec);
 }
 
@@ -304,16 +312,23 @@ static __always_inline int resolve_text(struct trec_unwind_state *st, __u32 pid,
 		.pid_be = __builtin_bswap32(pid),
 		.page_be = __builtin_bswap64(pc),
 	};
-	struct trec_pid_page_value *v = bpf_map_lookup_elem(&pid_page_to_mapping_info, &key);
+	struct trec_pid_page_value *v;
 	__u64 bias;
 
-	if (!v)
-		return -1;
-	bias = v->bias_and_unwinder & TREC_BIAS_MASK;
-	st->text_file_id = v->file_id;
+	/* One pid per trace: the page alone keys the memo. */
+	if ((pc >> 12) + 1 != st->memo_text_page) {
+		v = bpf_map_lookup_elem(&pid_page_to_mapping_info, &key);
+		if (!v)
+			return -1;
+		st->memo_text_page = (pc >> 12) + 1;
+		st->memo_text_file_id = v->file_id;
+		st->memo_text_bias_and_unwinder = v->bias_and_unwinder;
+	}
+	bias = st->memo_text_bias_and_unwinder & TREC_BIAS_MASK;
+	st->text_file_id = st->memo_text_file_id;
 	st->text_bias = bias;
 	st->text_offset = pc - bias;
-	return v->bias_and_unwinder >> TREC_UNWINDER_SHIFT;
+	return st->memo_text_bias_and_unwinder >> TREC_UNWINDER_SHIFT;
 }
 
 /* The pid's "synced" marker {96, pid, 0}. */
@@ -346,9 +361,13 @@ static __always_inline int next_unwinder(struct trec_per_cpu_record *rec, int ma
 		return TREC_PROG_UNWIND_NATIVE;
 	if (mapped > TREC_PROG_UNWIND_NATIVE && mapped < TREC_PROG_COUNT)
 		return mapped;
-	r = bpf_map_lookup_elem(&interpreter_offsets, &st->text_file_id);
-	if (!r)
+	if (st->text_file_id == st->memo_no_interp)
 		return TREC_PROG_UNWIND_NATIVE;
+	r = bpf_map_lookup_elem(&interpreter_offsets, &st->text_file_id);
+	if (!r) {
+		st->memo_no_interp = st->text_file_id;
+		return TREC_PROG_UNWIND_NATIVE;
+	}
 	if (!((off >= r->lower1 && off < r->upper1) || (off >= r->lower2 && off < r->upper2)))
 		return TREC_PROG_UNWIND_NATIVE;
 	prog = r->program_index;

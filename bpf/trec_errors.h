@@ -18,6 +18,7 @@
 	X(EMPTY_STACK, 3, "no frames could be collected")                      \
 	X(MAX_TAIL_CALLS, 4, "tail-call budget exhausted")                     \
 	X(NO_PID_INFO, 5, "pid not yet known to trecord")                      \
+	X(THROTTLED, 6, "CPU budget spent: only the leaf frame (--max-cpu)")   \
 	X(PYTHON_BAD_TSD, 2000, "python: thread state not readable")            \
 	X(PYTHON_BAD_FRAME, 2001, "python: frame not readable")                 \
 	X(PYTHON_BAD_CODE, 2002, "python: code object not readable")            \
@@ -126,7 +127,9 @@ enum trec_error {
 	X(PERL_ERRORS, "perl unwinder errors")                                 \
 	X(PERL_CX_SKIPPED, "perl context entries skipped (half-written top entry)") \
 	X(RUBY_FRAMES, "ruby frames unwound")                                  \
-	X(RUBY_ERRORS, "ruby unwinder errors")
+	X(RUBY_ERRORS, "ruby unwinder errors") \
+	X(THROTTLED, "samples cut to their leaf: the CPU budget was spent (--max-cpu)") \
+	X(SAMPLER_NS, "ns in BPF, entry to send (samples, off-CPU stacks), all CPUs")
 
 enum trec_metric {
 #define TREC_X(name, desc) TREC_METRIC_##name,

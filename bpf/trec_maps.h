@@ -29,6 +29,8 @@ struct trec_per_cpu_record {
 	 * per sample (its deferred unlock is per CPU), so the other frames
 	 * in the same file come from here. vma_end 0: none. */
 	__u64 vma_start, vma_end, vma_file_id, vma_bias;
+	/* The CPU budget's window (bpf/cpu_budget.h); kept across traces. */
+	__u64 budget_window_start, budget_used_ns;
 };
 
 struct {

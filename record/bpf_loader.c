@@ -9,7 +9,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "record/bpf_loader.h"
-#include "trec_types.h"
+#include "record/bpf_optional.h"
 #include "trec.skel.h"
 #include "trec_types.h"
 
@@ -30,19 +30,15 @@ static int needs_root(char *err, size_t errlen, int e)
 	return e;
 }
 
-/* The unwinder programs by slot (enum trec_unwinder). Interpreter
- * unwinders are optional programs of the same object, one line each. */
+/* The unwinder programs loaded with the object, by slot (enum
+ * trec_unwinder). Interpreter unwinders come on first need: their rows
+ * are in bpf_optional.c. */
 static const struct {
 	int slot;
 	const char *name;
-	bool optional;
 } unwinders[] = {
-	{ TREC_PROG_UNWIND_STOP, "trec_unwind_stop", false },
-	{ TREC_PROG_UNWIND_NATIVE, "trec_unwind_native", false },
-	{ TREC_PROG_UNWIND_PYTHON, "trec_unwind_python", true },
-	{ TREC_PROG_UNWIND_PHP, "trec_unwind_php", true },
-	{ TREC_PROG_UNWIND_PERL, "trec_unwind_perl", true },
-	{ TREC_PROG_UNWIND_RUBY, "trec_unwind_ruby", true },
+	{ TREC_PROG_UNWIND_STOP, "trec_unwind_stop" },
+	{ TREC_PROG_UNWIND_NATIVE, "trec_unwind_native" },
 };
 
 /* Each unwinder exists as NAME (perf_event, unwinder_progs) and
@@ -55,8 +51,6 @@ static int fill_prog_array(struct bpf_object *obj, int fd, const char *suffix)
 
 		snprintf(name, sizeof(name), "%s%s", unwinders[i].name, suffix);
 		p = bpf_object__find_program_by_name(obj, name);
-		if (!p && unwinders[i].optional)
-			continue;
 		if (!p)
 			return -ENOENT;
 		if (bpf_map_update_elem(fd, &unwinders[i].slot, &(int){bpf_program__fd(p)}, 0))
@@ -87,6 +81,7 @@ int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 	int e;
 
 	memset(l, 0, sizeof(*l));
+	l->verbose = o->verbose;
 	libbpf_verbose = o->verbose;
 	libbpf_set_print(print_libbpf);
 	l->num_cpus = libbpf_num_possible_cpus();
@@ -111,9 +106,17 @@ int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 									: TREC_MAX_FILTER_TIDS;
 	if (o->report_interval_ns)
 		s->rodata->report_interval_ns = o->report_interval_ns;
+	if (o->max_cpu_pct > 0)
+		s->rodata->budget_ns = s->rodata->budget_window_ns * o->max_cpu_pct / 100;
 	s->rodata->offcpu_min_ns = o->offcpu_min_ns;
 	set_offcpu_autoload(s->obj, o->off_cpu);
 
+	/* After set_offcpu_autoload: the optional twins stay out either way. */
+	l->optional = trec_bpf_optional_defer(s->obj, o->off_cpu);
+	if (!l->optional) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	e = trec_bpf__load(s);
 	if (e) {
 		if (e == -EPERM || e == -EACCES)
@@ -123,6 +126,7 @@ int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 		return e;
 	}
 
+	/* Interpreter unwinders come when needed (bpf_optional.h). */
 	e = fill_prog_array(s->obj, bpf_map__fd(s->maps.unwinder_progs), "");
 	if (!e && o->off_cpu)
 		e = fill_prog_array(s->obj, bpf_map__fd(s->maps.offcpu_progs), "_offcpu");
@@ -268,6 +272,8 @@ void trec_bpf_detach_tracking(struct trec_bpf_loader *l)
 void trec_bpf_destroy(struct trec_bpf_loader *l)
 {
 	trec_bpf_detach_sampling(l);
+	trec_bpf_optional_free(l->optional);
+	l->optional = NULL;
 	if (l->skel)
 		trec_bpf__destroy(l->skel);
 	l->skel = NULL;
@@ -317,13 +323,19 @@ int trec_bpf_sum_percpu(const struct trec_bpf_loader *l, int map_fd, uint64_t *o
 
 void trec_bpf_print_prog_stats(const struct trec_bpf_loader *l, FILE *out)
 {
+	trec_bpf_print_obj_stats(l->skel->obj, out);
+	trec_bpf_optional_print_stats(l->optional, out);
+}
+
+void trec_bpf_print_obj_stats(struct bpf_object *obj, FILE *out)
+{
 	struct bpf_program *p;
 
-	bpf_object__for_each_program(p, l->skel->obj) {
+	bpf_object__for_each_program(p, obj) {
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
 
-		if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+		if (bpf_program__fd(p) < 0 || bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
 			continue;
 		fprintf(out, "trecord: prog %-18s %6u insns verified, %5u xlated",
 			bpf_program__name(p), info.verified_insns, info.xlated_prog_len / 8);

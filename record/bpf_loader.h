@@ -15,12 +15,16 @@
 
 struct trec_bpf;        /* the skeleton */
 struct bpf_link;
+struct bpf_object;
+struct trec_bpf_optional;
 
 struct trec_bpf_loader {
 	struct trec_bpf *skel;
 	struct bpf_link **perf_links;
 	int num_perf_links;
 	int num_cpus;        /* possible CPUs (per-CPU map values) */
+	struct trec_bpf_optional *optional; /* unwinders loaded on need (bpf_optional.h) */
+	bool verbose;
 	const uint8_t *cpus; /* -C: sample on cpus[cpu] != 0 only; NULL: all */
 	int cpus_len;        /* entries in cpus */
 	uint64_t period_ns;  /* -c: sample every period_ns of CPU time; 0: freq_hz */
@@ -29,6 +33,7 @@ struct trec_bpf_loader {
 struct trec_bpf_opts {
 	bool follow_all;          /* -a: sample every process */
 	uint64_t report_interval_ns;
+	double max_cpu_pct;       /* the sampler's CPU budget; 0: the default */
 	bool verbose;             /* libbpf messages and verifier stats */
 	bool off_cpu;             /* --off-cpu: load the sched_switch programs */
 	uint64_t offcpu_min_ns;   /* shorter waits are not written */
@@ -79,5 +84,7 @@ int trec_bpf_sum_percpu(const struct trec_bpf_loader *l, int map_fd, uint64_t *o
 
 /* Prints verified instruction counts and run-time stats per program. */
 void trec_bpf_print_prog_stats(const struct trec_bpf_loader *l, FILE *out);
+/* The same for the loaded programs of one object. */
+void trec_bpf_print_obj_stats(struct bpf_object *obj, FILE *out);
 
 #endif /* TREC_BPF_LOADER_H */

@@ -27,12 +27,17 @@ static const char usage[] =
 	"                       (trecord -o - -- cmd | ssh host 'cat > x.tr')\n"
 	"  -f, --force          overwrite FILE instead of keeping FILE.old\n"
 	"  -d, --duration SECS  stop after SECS seconds\n"
+	"  --max-cpu PCT        the most of each CPU the in-kernel unwinding may\n"
+	"                       take (default 10, at most 50); past it samples keep\n"
+	"                       only their leaf and kernel stack ([error: THROTTLED])\n"
 	"  --archive=LEVEL      embed the symbols of the files samples hit, so the\n"
 	"                       recording symbolizes anywhere: none, symbols,\n"
 	"                       sampled (all symbols, DWARF lines and inlines of\n"
 	"                       the sampled functions: what the recording needs;\n"
 	"                       the default) or full (all DWARF lines and inlines)\n"
 	"  --no-archive         same as --archive=none\n"
+	"  --no-delta-cache     neither read nor write the stack-delta cache\n"
+	"                       ($TREC_CACHE_DIR, else ~/.cache/trec)\n"
 	"  --off-cpu            also record off-CPU time: the stack of each wait\n"
 	"                       (sleep, lock, I/O, pipe) and how long it lasted\n"
 	"  --off-cpu-min USEC   shorter waits are counted, not stored (default 10)\n"
@@ -77,6 +82,18 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *v)
 	return 0;
 }
 
+/* A finite number in [lo, hi], the whole string. */
+static int parse_double(const char *s, double lo, double hi, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(*v) || !(*v >= lo) || !(*v <= hi))
+		return -EINVAL;
+	return 0;
+}
+
 static int parse_pids(const char *arg, struct trec_options *o, FILE *err)
 {
 	char *copy = strdup(arg), *save = NULL, *tok;
@@ -106,6 +123,9 @@ static int parse_pids(const char *arg, struct trec_options *o, FILE *err)
 	return rc;
 }
 
+/* Long-only options: above any short letter, below cli_perf.c's 0x200. */
+enum { OPT_MAX_CPU = 0x100, OPT_NO_DELTA_CACHE };
+
 int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out, FILE *err)
 {
 	static const struct option longopts[] = {
@@ -121,6 +141,8 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 		{ "version", no_argument, NULL, 'V' },
 		{ "archive", required_argument, NULL, 'A' },
 		{ "no-archive", no_argument, NULL, 'N' },
+		{ "max-cpu", required_argument, NULL, OPT_MAX_CPU },
+		{ "no-delta-cache", no_argument, NULL, OPT_NO_DELTA_CACHE },
 		{ "off-cpu", no_argument, NULL, 'O' },
 		{ "off-cpu-min", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
@@ -129,7 +151,7 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 	struct option all[sizeof(longopts) / sizeof(longopts[0]) + 32];
 	size_t n = 0;
 	unsigned long v;
-	char *end, optbuf[3], msg[512];
+	char optbuf[3], msg[512];
 	int c;
 
 	for (size_t i = 0; longopts[i].name; i++)
@@ -142,6 +164,7 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 	o->freq_hz = TREC_DEFAULT_FREQ;
 	o->output = TREC_DEFAULT_OUTPUT;
 	o->archive_level = TREC_ARCHIVE_SAMPLED;
+	o->max_cpu_pct = TREC_DEFAULT_MAX_CPU;
 	o->offcpu_min_us = TREC_DEFAULT_OFFCPU_MIN_US;
 	o->argc = argc;
 	o->argv = argv;
@@ -173,12 +196,17 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 			o->force = true;
 			break;
 		case 'd':
-			errno = 0;
-			o->duration_s = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(o->duration_s > 0) ||
-			    !isfinite(o->duration_s) || o->duration_s > 1e9)
+			if (parse_double(optarg, 0, 1e9, &o->duration_s) || o->duration_s == 0)
 				return bad(err, "--duration must be a positive number of seconds, not '%s'",
 					   optarg);
+			break;
+		case OPT_MAX_CPU:
+			if (parse_double(optarg, 0.01, TREC_MAX_MAX_CPU, &o->max_cpu_pct))
+				return bad(err, "--max-cpu must be a percentage from 0.01 to 50, not '%s'",
+					   optarg);
+			break;
+		case OPT_NO_DELTA_CACHE:
+			o->no_delta_cache = true;
 			break;
 		case 'q':
 			o->quiet = true;

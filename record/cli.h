@@ -16,6 +16,10 @@
  * timers. */
 #define TREC_DEFAULT_FREQ 99
 #define TREC_MAX_FREQ 50000
+/* The share of each CPU the sampler's BPF may take (--max-cpu), and the
+ * most a user may allow: the kernel's own perf_cpu_time_max_percent is 25. */
+#define TREC_DEFAULT_MAX_CPU 10.0
+#define TREC_MAX_MAX_CPU 50.0
 /* --off-cpu: waits shorter than this are counted, not written. 10 us keeps
  * the futex/pipe hand-offs of busy programs out, and every wait that
  * adds up to visible time in. */
@@ -32,6 +36,8 @@ struct trec_options {
 	bool quiet;
 	bool verbose;
 	double duration_s;   /* 0: until the command ends or Ctrl-C */
+	double max_cpu_pct;  /* --max-cpu: BPF CPU budget per CPU, percent */
+	bool no_delta_cache; /* --no-delta-cache */
 	char **cmd;          /* -- cmd args..., or NULL */
 	int archive_level;   /* enum trec_archive_level: --archive, --no-archive */
 	bool off_cpu;        /* --off-cpu: also where threads block, and how long */

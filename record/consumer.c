@@ -72,9 +72,7 @@ static void *ring_main(void *arg)
 int trec_consumer_init(struct trec_consumer *c, const struct trec_consumer_ctx *x)
 {
 	c->x = *x;
-	/* Without a kallsyms snapshot kernel frames stay unnamed. */
-	if (x->ksyms->num)
-		return trec_ksym_subset_init(&c->ksyms_used, x->ksyms);
+	trec_ksyms_lazy_init(&c->ksyms, x->ksyms, x->quiet);
 	return 0;
 }
 
@@ -90,6 +88,7 @@ int trec_consumer_start_ring(struct trec_consumer *c)
 }
 
 /* ---- writer ------------------------------------------------------------ */
+
 
 static const struct trec_kstack *kernel_stack(struct trec_consumer *c, int32_t id)
 {
@@ -113,7 +112,7 @@ static const struct trec_kstack *kernel_stack(struct trec_consumer *c, int32_t i
 		return NULL;
 	k->num = n;
 	for (uint32_t i = 0; i < n; i++)
-		trec_ksym_subset_add(&c->ksyms_used, c->x.ksyms, ips[i], i > 0);
+		trec_ksyms_lazy_use(&c->ksyms, ips[i], i > 0);
 	memcpy(k->ips, ips, n * sizeof(k->ips[0]));
 	if (c->kstacks.n >= KSTACK_CACHE_MAX)
 		kstacks_clear(c);
@@ -158,7 +157,7 @@ static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t le
 	uint32_t nk = 0;
 
 	while (nk < n && frames[nk].kind == TREC_FRAME_KERNEL) {
-		trec_ksym_subset_add(&c->ksyms_used, c->x.ksyms, frames[nk].addr,
+		trec_ksyms_lazy_use(&c->ksyms, frames[nk].addr,
 				     frames[nk].flags & TREC_FRAME_F_RETURN_ADDRESS);
 		nk++;
 	}
@@ -318,20 +317,21 @@ static void write_ksyms(struct trec_consumer *c, bool final)
 	struct trec_ksym *list;
 	uint64_t now = trec_now_ns();
 
-	if (c->ksyms_used.num_used == c->ksyms_used.num_written ||
+	if (!trec_ksyms_lazy_ready(&c->ksyms, final) ||
+	    c->ksyms.used.num_used == c->ksyms.used.num_written ||
 	    (!final && now - c->ksyms_written_ns < KSYMS_INTERVAL_NS))
 		return;
-	list = trec_ksym_subset_list(&c->ksyms_used, c->x.ksyms, &rec.num_syms);
+	list = trec_ksym_subset_list(&c->ksyms.used, c->ksyms.k, &rec.num_syms);
 	if (!list)
 		return;
 	/* Later records replace earlier ones in the report. */
-	rec.time_ns = now > c->x.ksyms_time_ns ? now : c->x.ksyms_time_ns;
+	rec.time_ns = now > c->ksyms.time_ns ? now : c->ksyms.time_ns;
 	rec.syms = list;
 	w = trec_output_lock(c->x.out);
 	if (w)
 		trec_output_unlock(c->x.out, trec_write_ksyms(w, &rec));
 	free(list);
-	c->ksyms_used.num_written = c->ksyms_used.num_used;
+	c->ksyms.used.num_written = c->ksyms.used.num_used;
 	c->ksyms_written_ns = now;
 }
 
@@ -394,7 +394,7 @@ void trec_consumer_free(struct trec_consumer *c)
 	kstacks_clear(c);
 	trec_u64map_free(&c->seen_pids);
 	trec_exit_fifo_free(&c->exited);
-	trec_ksym_subset_free(&c->ksyms_used);
+	trec_ksyms_lazy_free(&c->ksyms);
 	if (c->rb)
 		ring_buffer__free(c->rb);
 	c->rb = NULL;

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "format/containers/u64map.h"
-#include "record/kernel/kallsyms.h"
+#include "record/kernel/ksyms_lazy.h"
 #include "record/procs/exit_fifo.h"
 
 struct ring_buffer;
@@ -33,8 +33,8 @@ struct trec_consumer_ctx {
 	struct trec_touched *touched;      /* files samples hit, or NULL */
 	struct trec_interps *interps;      /* interpreter backends, or NULL */
 	struct trec_jit_capture *jit;      /* perf maps, jitdump (record/jit/capture.h) */
-	const struct trec_kallsyms *ksyms; /* the snapshot from the start */
-	uint64_t ksyms_time_ns;            /* when it was taken */
+	struct trec_kallsyms *ksyms;       /* empty; read at the first kernel frame */
+	bool quiet;                        /* no warning when it cannot be read */
 	int ring_fd, stackmap_fd;
 	/* Ring thread: each pid event, before it is queued behind samples. */
 	void (*on_pid_event)(void *arg, const struct trec_pid_event_msg *m);
@@ -53,7 +53,7 @@ struct trec_consumer {
 	uint64_t pids_done;           /* ... and those that ended */
 	struct trec_exit_fifo exited; /* ended, in their grace period */
 	uint64_t swept_ns;
-	struct trec_ksym_subset ksyms_used;
+	struct trec_ksyms_lazy ksyms; /* kernel symbols the stacks use */
 	uint64_t ksyms_written_ns;
 };
 

@@ -26,6 +26,7 @@
 #include "record/session.h"
 #include "record/stop_signals.h"
 #include "record/syncer.h"
+#include "record/unwind/delta_cache.h"
 #include "record/unwind/map_sinks.h"
 #include "record/workload.h"
 
@@ -44,9 +45,9 @@ struct trec_session {
 	struct trecord_counters cnt;
 	struct trec_touched *touched; /* files samples hit (archive_touched.c) */
 	struct trec_jit_capture *jit; /* perf maps, jitdump (record/jit/capture.h) */
-	struct trec_kallsyms ksyms;   /* snapshot from the start */
-	uint64_t ksyms_time_ns;
+	struct trec_kallsyms ksyms;   /* read by the writer when it needs it */
 
+	char delta_cache_dir[4096];   /* "" without the cache */
 	uint64_t start_ns, stop_ns; /* sampling */
 	struct trec_workload wl;
 	bool have_child, child_done;
@@ -71,16 +72,6 @@ static void die_msg(const char *msg)
 }
 
 /* ---- records written once ------------------------------------------------ */
-
-static void load_ksyms(struct trec_session *s)
-{
-	int err = trec_kallsyms_load(&s->ksyms);
-
-	s->ksyms_time_ns = trec_now_ns();
-	if (err && !s->opt->quiet)
-		fprintf(stderr, "trecord: warning: no kernel symbols (/proc/kallsyms: %s)\n",
-			err == -EPERM ? "addresses hidden by kptr_restrict" : strerror(-err));
-}
 
 static int write_jitsyms(void *ctx, const struct trec_jitsyms *j)
 {
@@ -133,6 +124,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 	struct trec_bpf_opts bo = {
 		.follow_all = o->all,
 		.verbose = o->verbose,
+		.max_cpu_pct = o->max_cpu_pct,
 		.off_cpu = o->off_cpu,
 		.offcpu_min_ns = o->offcpu_min_us * 1000,
 		.tids = o->tids,
@@ -161,7 +153,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 	};
 	trec_map_fds_mmap_deltas(&s->fds);
 	err = trec_interps_start(&s->interps, &(struct trec_interp_env){
-		.out = &s->out, .fd = &s->fd, .verbose = o->verbose });
+		.out = &s->out, .fd = &s->fd, .bpf = &s->bpf, .verbose = o->verbose });
 	if (err) {
 		snprintf(msg, sizeof(msg), "out of memory");
 		goto fail;
@@ -188,7 +180,6 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 			 strerror(-err));
 		goto fail;
 	}
-	load_ksyms(s);
 
 	if (trec_msg_queue_init(&s->queue, QUEUE_MAX_MSGS, QUEUE_MAX_BYTES) ||
 	    trec_consumer_init(&s->consumer, &(struct trec_consumer_ctx){
@@ -199,7 +190,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		    .interps = &s->interps,
 		    .jit = s->jit,
 		    .ksyms = &s->ksyms,
-		    .ksyms_time_ns = s->ksyms_time_ns,
+		    .quiet = o->quiet,
 		    .ring_fd = s->fd.trace_events,
 		    .stackmap_fd = s->fd.kernel_stackmap,
 		    .on_pid_event = trec_syncer_on_pid_event,
@@ -247,6 +238,10 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		.inhibit_fd = s->fd.inhibit_events,
 		.exec_files_fd = s->fd.exec_files,
 		.report_events_fd = s->fd.report_events,
+		.delta_cache_dir = !o->no_delta_cache &&
+					   !trec_delta_cache_dir(s->delta_cache_dir,
+								 sizeof(s->delta_cache_dir))
+				   ? s->delta_cache_dir : NULL,
 	});
 	if (!err)
 		err = trec_consumer_start_ring(&s->consumer);
@@ -443,6 +438,9 @@ static void print_summary(struct trec_session *s, const uint64_t *bpf,
 		trec_consumer_pids_seen(&s->consumer));
 	if (ev_lost)
 		fprintf(stderr, ", %llu process events lost", (unsigned long long)ev_lost);
+	if (bpf[TREC_METRIC_THROTTLED])
+		fprintf(stderr, ", %llu throttled to their leaf (BPF CPU budget %g%%, see --max-cpu)",
+			(unsigned long long)bpf[TREC_METRIC_THROTTLED], s->opt->max_cpu_pct);
 	if (at->files)
 		fprintf(stderr, ", embedded symbols of %u files (%llu bytes, %.0f ms)", at->files,
 			(unsigned long long)at->bytes, at->build_ns / 1e6);

@@ -179,6 +179,8 @@ static void publish_stats(struct trec_syncer *s)
 	trecord_set(s->x.cnt, TRECORD_METRIC_STACK_DELTAS_USED, atomic_load(&dl->deltas_used));
 	trecord_set(s->x.cnt, TRECORD_METRIC_UNWIND_INFOS_USED, atomic_load(&dl->infos_used));
 	trecord_set(s->x.cnt, TRECORD_METRIC_DELTA_PAGES_USED, atomic_load(&dl->pages_used));
+	trecord_set(s->x.cnt, TRECORD_METRIC_DELTA_CACHE_HITS, atomic_load(&dl->cache_hits));
+	trecord_set(s->x.cnt, TRECORD_METRIC_DELTA_CACHE_REJECTED, atomic_load(&dl->cache_rejected));
 	trec_interps_publish_stats(s->x.interps, s->x.cnt);
 }
 
@@ -355,6 +357,7 @@ int trec_syncer_start(struct trec_syncer *s, const struct trec_syncer_ctx *x)
 	err = trec_msg_queue_init(&s->requests, REQUESTS_MAX_MSGS, REQUESTS_MAX_BYTES);
 	if (!err)
 		err = trec_delta_loader_init(&s->deltas, &trec_bpf_delta_sink, x->fds, x->verbose);
+	s->deltas.cache_dir = x->delta_cache_dir;
 	if (!err)
 		err = trec_delta_loader_start(&s->deltas);
 	if (err)

@@ -51,6 +51,7 @@ struct trec_syncer_ctx {
 	struct trec_jit_capture *jit;    /* perf maps, jitdump (record/jit/capture.h) */
 	struct trec_map_fds *fds;        /* trie and delta maps */
 	int pid_events_fd, inhibit_fd, exec_files_fd, report_events_fd;
+	const char *delta_cache_dir;     /* NULL: no persistent delta cache */
 };
 
 struct trec_syncer {

@@ -38,9 +38,11 @@ for t in "${tests[@]}"; do
 	start=$(date +%s)
 	# Each test gets its own TMPDIR, removed afterwards whatever it left.
 	tmp=$(mktemp -d /tmp/trec-run.XXXXXX)
+	# ... and an empty stack-delta cache: each test extracts deltas as on
+	# a first run (the cache's own tests set their own).
 	case "$t" in
-	*.sh) TMPDIR=$tmp timeout 600 bash "$t" >"$log" 2>&1 ;;
-	*) TMPDIR=$tmp timeout 600 "$t" >"$log" 2>&1 ;;
+	*.sh) TMPDIR=$tmp TREC_CACHE_DIR=$tmp/delta-cache timeout 600 bash "$t" >"$log" 2>&1 ;;
+	*) TMPDIR=$tmp TREC_CACHE_DIR=$tmp/delta-cache timeout 600 "$t" >"$log" 2>&1 ;;
 	esac
 	rc=$?
 	rm -rf "$tmp"

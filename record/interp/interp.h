@@ -24,6 +24,7 @@
 #include "trec_types.h"
 
 struct trec_bpf_fds;
+struct trec_bpf_loader;
 struct trec_file_deltas;
 struct trec_output;
 struct trecord_counters;
@@ -32,6 +33,9 @@ struct trecord_counters;
 struct trec_interp_env {
 	struct trec_output *out;       /* records (lock it: record/io/output.h) */
 	const struct trec_bpf_fds *fd; /* the BPF maps, its own among them */
+	/* Loads the backend's unwinder program: trec_bpf_need_unwinder()
+	 * (record/bpf_optional.h) before the first entry that routes to it. */
+	struct trec_bpf_loader *bpf;
 	bool verbose;
 };
 

@@ -65,7 +65,9 @@
 	X(RB_PIDS, "ruby: processes set up for ruby stacks")                  \
 	X(RB_CODE_WRITTEN, "ruby: iseq descriptions written")                 \
 	X(RB_CODE_UNREADABLE, "ruby: iseqs that could not be read")           \
-	X(RB_CODE_STALE, "ruby: iseqs replaced before they were read")
+	X(RB_CODE_STALE, "ruby: iseqs replaced before they were read") \
+	X(DELTA_CACHE_HITS, "files whose stack deltas came from the delta cache") \
+	X(DELTA_CACHE_REJECTED, "damaged delta cache entries ignored")
 
 #define TRECORD_METRIC_BASE 1000
 enum trecord_metric {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A snapshot of the kernel's text symbols (/proc/kallsyms, which also
- * lists module symbols with their module name), taken when recording
- * starts, so the report can name kernel frames on any host, after modules
+ * lists module symbols with their module name), taken when the first
+ * kernel frame needs it (ksyms_lazy.h), so the report can name kernel frames on any host, after modules
  * unload. Only the symbols sampled stacks use go into the recording (all
  * 120k would be ~800 KB, ten times a short perf -g recording): see
  * trec_ksym_subset.

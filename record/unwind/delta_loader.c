@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "record/unwind/delta_cache.h"
 #include "record/unwind/delta_loader.h"
 
 struct job {
@@ -22,12 +23,33 @@ static double ms_since(const struct timespec *t0)
 	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
+/* The file's deltas from the persistent cache, else extracted (and then
+ * cached). A damaged entry is only a miss. */
+static int extract_cached(struct trec_delta_loader *l, int fd, const char *path,
+			  struct trec_file_deltas *d, bool *cached)
+{
+	int err = l->cache_dir ? trec_delta_cache_get(l->cache_dir, fd, d, false) : -ENOENT;
+
+	if (!err) {
+		*cached = true;
+		atomic_fetch_add(&l->cache_hits, 1);
+		return 0;
+	}
+	if (err == -EINVAL)
+		atomic_fetch_add(&l->cache_rejected, 1);
+	err = trec_deltas_extract(path, d);
+	if (!err && l->cache_dir)
+		trec_delta_cache_put(l->cache_dir, fd, d);
+	return err;
+}
+
 static void load(struct trec_delta_loader *l, const struct job *j)
 {
 	struct trec_file_deltas d = { 0 };
 	char path[64];
 	struct timespec t0;
 	uint32_t files;
+	bool cached = false;
 	int err;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -38,7 +60,7 @@ static void load(struct trec_delta_loader *l, const struct job *j)
 		free(j->deltas);
 		err = 0;
 	} else {
-		err = trec_deltas_extract(path, &d);
+		err = extract_cached(l, j->fd, path, &d, &cached);
 	}
 	if (!err)
 		err = trec_delta_store_load(l->store, j->file_id, &d);
@@ -50,8 +72,8 @@ static void load(struct trec_delta_loader *l, const struct job *j)
 	} else {
 		atomic_fetch_add(&l->loaded, 1);
 		if (l->verbose)
-			fprintf(stderr, "trecord: stack deltas for %s: %zu in %.1f ms\n", j->name,
-				d.num, ms_since(&t0));
+			fprintf(stderr, "trecord: stack deltas for %s: %zu in %.1f ms%s\n", j->name,
+				d.num, ms_since(&t0), cached ? " (from the delta cache)" : "");
 	}
 	trec_file_deltas_free(&d);
 	if (j->fd >= 0)

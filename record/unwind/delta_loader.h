@@ -28,6 +28,10 @@ struct trec_delta_loader {
 	atomic_uint_fast64_t loaded, failed, queued;
 	/* Store usage, published after each load. */
 	atomic_uint_fast32_t deltas_used, infos_used, pages_used;
+	/* The persistent cache (delta_cache.h), NULL: not used. Set before
+	 * the thread starts. */
+	const char *cache_dir;
+	atomic_uint_fast64_t cache_hits, cache_rejected;
 };
 
 int trec_delta_loader_init(struct trec_delta_loader *l, const struct trec_delta_sink_ops *ops,

@@ -31,6 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 sys.path.insert(0, os.path.join(HERE, "..", "runtimes"))
+import bench_costs  # noqa: E402
 import bench_interp  # noqa: E402
 import bench_runtimes  # noqa: E402
 import bpf_owned  # noqa: E402
@@ -467,6 +468,7 @@ def render(res, tools, freqs, mid):
             L.append("| %s | %s | %d | %s | %d | %.1f |" % (
                 w, fmt(b["ns_per_run"], ",.0f"), b["runs"], fmt(b["ns_per_written"], ",.0f"),
                 b["written"], b["other_ns"] / 1e6))
+    L.extend(bench_costs.table_rows(res))
     return "\n".join(L) + "\n"
 
 
@@ -512,7 +514,8 @@ def main():
         if a.runtime_secs > 0:
             bench_runtimes.quality(b, a.runtime_secs)
         b.bpf_cost()
-    except BenchError as e:
+        bench_costs.run_all(b)
+    except (BenchError, RuntimeError) as e:
         log("bench: " + str(e))
         return 1
     b.res["env"]["load_end"] = os.getloadavg()[0]

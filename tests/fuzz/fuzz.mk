@@ -143,3 +143,16 @@ build/fuzz_rbcode: tests/fuzz/fuzz_rbcode.c format/trec_rbcode.c record/interp/r
 	@mkdir -p build
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< format/trec_rbcode.c record/interp/ruby/ruby_iseq.c
 TEST_EXTRA_TARGETS += build/fuzz_rbcode
+
+# ---- the stack-delta cache's entries (record/unwind/delta_cache_codec.c) --
+#
+#   build/fuzz_delta_cache     the libFuzzer binary, built by make test-build;
+#                              tests/fuzz/test_fuzz_delta_cache.sh runs it
+#                              briefly on seeds it writes
+
+build/fuzz_delta_cache: tests/fuzz/fuzz_delta_cache.c record/unwind/delta_cache_codec.c \
+		record/unwind/delta_cache.h record/unwind/unwind_tables.h
+	@mkdir -p build
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< record/unwind/delta_cache_codec.c -lz
+
+TEST_EXTRA_TARGETS += build/fuzz_delta_cache

@@ -7,8 +7,10 @@
 
 # share NAME: "reaching total" of the samples whose leaf is sep_leaf,
 # after the process was synced.
+# No delta cache: the copy has the same build-id, and the deltas cached
+# from the first run (debug file included) would unwind it.
 share() {
-	"$TRECORD" -q -F 499 -o "$T/$1.tr" -- "$2" 2 >/dev/null 2>"$T/$1.err" ||
+	"$TRECORD" -q --no-delta-cache -F 499 -o "$T/$1.tr" -- "$2" 2 >/dev/null 2>"$T/$1.err" ||
 		{ fail "$1: trecord exits 0 ($(head -c 300 "$T/$1.err"))"; return 1; }
 	"$TREPORT" --folded --no-kernel "$T/$1.tr" 2>/dev/null | grep -v NO_PID_INFO |
 		awk '{ s = $0; sub(/ [0-9]+$/, "", s) }

@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include "format/containers/vec.h"
 #include "record/bpf_loader.h"
+#include "record/bpf_optional.h"
 #include "record/interp/php/php_code.h"
 #include "record/interp/php/php_detect.h"
 #include "record/interp/php/php_session.h"
@@ -29,6 +30,7 @@ struct php_session {
 	struct trec_output *out;
 	int procs_fd, ranges_fd;
 	bool verbose;
+	struct trec_bpf_loader *bpf; /* loads the unwinder before its first range */
 	pthread_mutex_t lock;
 	/* Few files and pids are PHP: plain arrays. */
 	struct php_file *files;
@@ -49,6 +51,7 @@ static int php_start(void **state, const struct trec_interp_env *env)
 	s->procs_fd = env->fd->php_procs;
 	s->ranges_fd = env->fd->interpreter_offsets;
 	s->verbose = env->verbose;
+	s->bpf = env->bpf;
 	s->code = trec_phpcode_cache_new();
 	if (!s->code) {
 		free(s);
@@ -97,6 +100,13 @@ static const struct php_file *file_of(struct php_session *s, uint64_t file_id, c
 		return f;
 	}
 	trec_php_offset_range(&f->engine, &r);
+	/* No route to a program that is not there: its frames stay native. */
+	if (s->bpf && trec_bpf_need_unwinder(s->bpf, r.program_index, err, sizeof(err))) {
+		if (!s->unsupported++ || s->verbose)
+			fprintf(stderr, "trecord: warning: no php stacks: %s\n", err);
+		f->status = -ENOENT;
+		return f;
+	}
 	if (bpf_map_update_elem(s->ranges_fd, &file_id, &r, BPF_ANY)) {
 		f->status = -errno;
 		s->unsupported++;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* Ruby support bound to a trecord session: BPF maps and the output. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <bpf/bpf.h>
 #include "record/bpf_loader.h"
+#include "record/bpf_optional.h"
 #include "record/interp/ruby/ruby_session.h"
 #include "record/interp/ruby/ruby_sync.h"
 #include "record/io/metrics.h"
@@ -13,12 +15,21 @@ struct ruby_session {
 	struct trec_rb_sync *rb;
 	struct trec_output *out;
 	int procs_fd, ranges_fd;
+	struct trec_bpf_loader *bpf; /* loads the unwinder before its first range */
+	unsigned warned;             /* its load failed: said once */
 };
 
 static int set_range(void *ctx, uint64_t file_id, const struct trec_offset_range *r)
 {
 	struct ruby_session *s = ctx;
+	char msg[256];
 
+	/* No route to a program that is not there: its frames stay native. */
+	if (s->bpf && trec_bpf_need_unwinder(s->bpf, r->program_index, msg, sizeof(msg))) {
+		if (!s->warned++)
+			fprintf(stderr, "trecord: warning: no ruby stacks: %s\n", msg);
+		return -ENOENT;
+	}
 	return bpf_map_update_elem(s->ranges_fd, &file_id, r, BPF_ANY) ? -errno : 0;
 }
 
@@ -58,6 +69,7 @@ static int ruby_start(void **state, const struct trec_interp_env *env)
 	s->out = env->out;
 	s->procs_fd = env->fd->ruby_procs;
 	s->ranges_fd = env->fd->interpreter_offsets;
+	s->bpf = env->bpf;
 	s->rb = trec_rb_sync_new(&session_ops, s, env->verbose);
 	if (!s->rb) {
 		free(s);

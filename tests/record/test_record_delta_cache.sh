@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The persistent stack-delta cache end to end (record/unwind/delta_cache.h):
+#   first recording        writes an entry per file with a build-id
+#   second recording       loads them (DELTA_CACHE_HITS), stacks as good
+#   --no-delta-cache       neither reads nor writes
+#   a damaged entry        ignored with one warning (DELTA_CACHE_REJECTED),
+#                          the deltas extracted again, the entry rewritten
+. "$(dirname "$0")/lib.sh"
+
+export TREC_CACHE_DIR=$T/cache
+metric() { "$TREPORT" --info "$1" 2>/dev/null | awk -v m="$2" '$1 == m && $2 ~ /^[0-9]+$/ { print $2; exit }'; }
+# reach FILE: samples whose stack holds busy's main (of all busy samples).
+reach() {
+	"$TREPORT" --folded --no-kernel "$1" 2>/dev/null |
+		awk '/^busy;/ { all += $NF; if ($0 ~ /;main;/) n += $NF } END { print n + 0, all + 0 }'
+}
+rec() { "$TRECORD" -F 499 "${@:2}" -o "$T/$1.tr" -- "$WORKLOADS/busy" 1 >/dev/null 2>"$T/$1.err"; }
+
+rec cold
+entries=$(ls "$TREC_CACHE_DIR/deltas" 2>/dev/null | wc -l)
+check "delta cache: the first recording writes entries ($entries)" [ "$entries" -ge 3 ]
+check "delta cache: ... private to the user" [ "$(stat -c %a "$TREC_CACHE_DIR/deltas")" = 700 ]
+check "delta cache: no hits on the first recording" [ "$(metric "$T/cold.tr" DELTA_CACHE_HITS)" = 0 ]
+
+rec warm
+hits=$(metric "$T/warm.tr" DELTA_CACHE_HITS)
+check "delta cache: the second recording loads them ($hits hits)" [ "${hits:-0}" -ge 3 ]
+read -r n all < <(reach "$T/warm.tr")
+check "delta cache: stacks from cached deltas reach main ($n of $all)" [ "$all" -gt 50 -a $((n * 10)) -ge $((all * 9)) ]
+
+rm -rf "$TREC_CACHE_DIR"
+rec off --no-delta-cache
+check "delta cache: --no-delta-cache writes nothing" [ ! -e "$TREC_CACHE_DIR" ]
+check "delta cache: --no-delta-cache reads nothing" [ "$(metric "$T/off.tr" DELTA_CACHE_HITS)" = 0 ]
+
+rec again
+bid=$(readelf -n "$WORKLOADS/busy" | awk '/Build ID/ { print $3 }')
+entry=$TREC_CACHE_DIR/deltas/$bid
+check "delta cache: busy's entry is named by its build-id" [ -s "$entry" ]
+size=$(stat -c %s "$entry")
+printf '\377\377\377\377' | dd of="$entry" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+rec damaged
+check "delta cache: a damaged entry is counted" [ "$(metric "$T/damaged.tr" DELTA_CACHE_REJECTED)" = 1 ]
+check "delta cache: ... with one warning" \
+	[ "$(grep -c "warning: ignoring the damaged delta cache entry $entry: checksum mismatch" "$T/damaged.err")" = 1 ]
+read -r n all < <(reach "$T/damaged.tr")
+check "delta cache: ... and busy still unwinds, from extracted deltas ($n of $all)" \
+	[ "$all" -gt 50 -a $((n * 10)) -ge $((all * 9)) ]
+rec healed
+check "delta cache: the entry was rewritten (no warning, hits again)" \
+	bash -c "! grep -q warning '$T/healed.err' && [ \"\$('$TREPORT' --info '$T/healed.tr' | awk '\$1 == \"DELTA_CACHE_REJECTED\" { print \$2; exit }')\" = 0 ]"
