@@ -124,7 +124,7 @@ static int parse_pids(const char *arg, struct trec_options *o, FILE *err)
 }
 
 /* Long-only options: above any short letter, below cli_perf.c's 0x200. */
-enum { OPT_MAX_CPU = 0x100, OPT_NO_DELTA_CACHE };
+enum { OPT_MAX_CPU = 0x100, OPT_NO_DELTA_CACHE, OPT_NO_ARCHIVE };
 
 int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out, FILE *err)
 {
@@ -140,7 +140,8 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "archive", required_argument, NULL, 'A' },
-		{ "no-archive", no_argument, NULL, 'N' },
+		/* not 'N': -N is perf's --no-buildid-cache (cli_perf.c) */
+		{ "no-archive", no_argument, NULL, OPT_NO_ARCHIVE },
 		{ "max-cpu", required_argument, NULL, OPT_MAX_CPU },
 		{ "no-delta-cache", no_argument, NULL, OPT_NO_DELTA_CACHE },
 		{ "off-cpu", no_argument, NULL, 'O' },
@@ -217,7 +218,7 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 				return bad(err, "--archive must be none, symbols, sampled or full, not '%s'",
 					   optarg);
 			break;
-		case 'N':
+		case OPT_NO_ARCHIVE:
 			o->archive_level = TREC_ARCHIVE_NONE;
 			break;
 		case 'O':

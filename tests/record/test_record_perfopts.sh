@@ -41,6 +41,9 @@ check "perf options: -c 1000000 samples several times more than -F 99 ($n vs $n9
 check "perf options: -e task-clock, -z, --call-graph=dwarf,8192, -B, -N record" [ $? = 0 ]
 check "perf options: ... with whole stacks" \
 	test "$("$TREPORT" --folded "$T/t.tr" 2>/dev/null | grep -c ';main;')" -gt 0
+# -N is perf's --no-buildid-cache, not trec's --no-archive: symbols stay in.
+check "perf options: -N keeps the embedded symbols" \
+	test "$("$TREPORT" --info "$T/t.tr" | awk '$1 == "SYMTAB" { print $2 }')" -gt 0
 "$TRECORD" --call-graph fp -g -o "$T/fp.tr" -- /bin/true >/dev/null 2>&1
 check "perf options: --call-graph fp" [ $? = 0 ]
 
