@@ -125,13 +125,9 @@ int trec_perlframes_format(const struct trec_perlframes *s, uint32_t pid,
 			   const struct trec_rec_frame *f, char *buf, size_t len)
 {
 	struct rp_interp_sym sym;
-	const char *base;
+	int err = trec_perlframes_lookup(s, pid, f, &sym);
 
-	if (trec_perlframes_lookup(s, pid, f, &sym))
-		return snprintf(buf, len, "[perl 0x%llx]", (unsigned long long)f->file_id);
-	base = strrchr(sym.file, '/');
-	base = base ? base + 1 : sym.file;
-	return snprintf(buf, len, "%s (%s:%d)", sym.function, base, sym.line);
+	return rp_interp_label(buf, len, "perl", f->file_id, err ? NULL : &sym, NULL);
 }
 
 /* ---- the interpreter backend ---------------------------------------------- */

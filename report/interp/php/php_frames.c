@@ -111,15 +111,9 @@ static int php_format(const void *store, uint32_t pid, const struct trec_rec_fra
 		      char *buf, size_t len)
 {
 	struct rp_interp_sym sym;
-	const char *base;
+	int err = php_lookup(store, pid, f, &sym);
 
-	if (php_lookup(store, pid, f, &sym))
-		return snprintf(buf, len, "[php 0x%llx]", (unsigned long long)f->file_id);
-	base = strrchr(sym.file, '/');
-	base = base ? base + 1 : sym.file;
-	if (sym.line < 0)
-		return snprintf(buf, len, "%s (%s)", sym.function, base);
-	return snprintf(buf, len, "%s (%s:%d)", sym.function, base, sym.line);
+	return rp_interp_label(buf, len, "php", f->file_id, err ? NULL : &sym, "");
 }
 
 const struct rp_interp_ops rp_php_interp = {

@@ -121,16 +121,13 @@ int trec_pyframes_lookup(const struct trec_pyframes *s, uint32_t pid,
 int trec_pyframes_format(const struct trec_pyframes *s, uint32_t pid,
 			 const struct trec_rec_frame *f, char *buf, size_t len)
 {
-	struct trec_pyframe_sym sym;
-	const char *base;
+	struct trec_pyframe_sym ps;
+	struct rp_interp_sym sym;
 
-	if (trec_pyframes_lookup(s, pid, f, &sym))
-		return snprintf(buf, len, "[python 0x%llx]", (unsigned long long)f->file_id);
-	base = strrchr(sym.file, '/');
-	base = base ? base + 1 : sym.file;
-	if (sym.line < 0)
-		return snprintf(buf, len, "%s (%s:?)", sym.function, base);
-	return snprintf(buf, len, "%s (%s:%d)", sym.function, base, sym.line);
+	if (trec_pyframes_lookup(s, pid, f, &ps))
+		return rp_interp_label(buf, len, "python", f->file_id, NULL, NULL);
+	sym = (struct rp_interp_sym){ ps.function, ps.file, ps.line };
+	return rp_interp_label(buf, len, "python", f->file_id, &sym, ":?");
 }
 
 /* ---- the interpreter backend ---------------------------------------------- */
