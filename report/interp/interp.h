@@ -39,6 +39,13 @@ struct rp_interp_ops {
 		      size_t len);
 };
 
+/* The label every backend gives a frame: "function (file:line)" with the
+ * file's base name, or "[lang 0x<file_id>]" when sym is NULL (code not
+ * described). no_line stands for ":line" when sym->line < 0 (NULL: the
+ * number is printed anyway). Returns what snprintf would have written. */
+int rp_interp_label(char *buf, size_t len, const char *lang, uint64_t file_id,
+		    const struct rp_interp_sym *sym, const char *no_line);
+
 #define RP_INTERP_MAX 8
 
 /* Per recording: each backend's store and malformed-record count. */

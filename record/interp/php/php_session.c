@@ -9,11 +9,11 @@
 #include "format/containers/vec.h"
 #include "record/bpf_loader.h"
 #include "record/bpf_optional.h"
+#include "record/interp/interp_session.h"
 #include "record/interp/php/php_code.h"
 #include "record/interp/php/php_detect.h"
 #include "record/interp/php/php_session.h"
 #include "record/io/metrics.h"
-#include "record/io/output.h"
 
 struct php_file {
 	uint64_t file_id;
@@ -27,10 +27,10 @@ struct php_pid {
 };
 
 struct php_session {
-	struct trec_output *out;
-	int procs_fd, ranges_fd;
+	/* Its out, maps and loader; file_of routes ranges itself (its warning
+	 * and counting differ from the glue's set_range). */
+	struct trec_interp_glue glue;
 	bool verbose;
-	struct trec_bpf_loader *bpf; /* loads the unwinder before its first range */
 	pthread_mutex_t lock;
 	/* Few files and pids are PHP: plain arrays. */
 	struct php_file *files;
@@ -47,11 +47,8 @@ static int php_start(void **state, const struct trec_interp_env *env)
 
 	if (!s)
 		return -ENOMEM;
-	s->out = env->out;
-	s->procs_fd = env->fd->php_procs;
-	s->ranges_fd = env->fd->interpreter_offsets;
+	trec_interp_glue_init(&s->glue, env, env->fd->php_procs, "php");
 	s->verbose = env->verbose;
-	s->bpf = env->bpf;
 	s->code = trec_phpcode_cache_new();
 	if (!s->code) {
 		free(s);
@@ -101,13 +98,13 @@ static const struct php_file *file_of(struct php_session *s, uint64_t file_id, c
 	}
 	trec_php_offset_range(&f->engine, &r);
 	/* No route to a program that is not there: its frames stay native. */
-	if (s->bpf && trec_bpf_need_unwinder(s->bpf, r.program_index, err, sizeof(err))) {
+	if (s->glue.bpf && trec_bpf_need_unwinder(s->glue.bpf, r.program_index, err, sizeof(err))) {
 		if (!s->unsupported++ || s->verbose)
 			fprintf(stderr, "trecord: warning: no php stacks: %s\n", err);
 		f->status = -ENOENT;
 		return f;
 	}
-	if (bpf_map_update_elem(s->ranges_fd, &file_id, &r, BPF_ANY)) {
+	if (bpf_map_update_elem(s->glue.ranges_fd, &file_id, &r, BPF_ANY)) {
 		f->status = -errno;
 		s->unsupported++;
 		return f;
@@ -158,18 +155,11 @@ static int php_mapping(void *state, uint32_t pid, uint64_t file_id, const char *
 	}
 	p->layout = f->engine.layout;
 	trec_php_proc_info_init(&f->engine, bias, &info);
-	ret = bpf_map_update_elem(s->procs_fd, &pid, &info, BPF_ANY) ? -errno : 1;
+	ret = trec_interp_glue_set_proc(&s->glue, pid, &info);
+	ret = ret ? ret : 1;
 out:
 	pthread_mutex_unlock(&s->lock);
 	return ret;
-}
-
-static int write_blob(void *ctx, enum trec_record_type type, const struct trec_blob *b)
-{
-	struct php_session *s = ctx;
-	struct trec_writer *w = trec_output_lock(s->out);
-
-	return w ? trec_output_unlock(s->out, trec_write_blob(w, type, b)) : -EIO;
 }
 
 static void php_trace(void *state, uint32_t pid, const struct trec_frame *frames, uint32_t n)
@@ -191,8 +181,8 @@ static void php_trace(void *state, uint32_t pid, const struct trec_frame *frames
 				return;
 			}
 		}
-		ret = trec_phpcode_cache_note(s->code, write_blob, s, pid, p->layout, f->file_id,
-					      (uint32_t)f->addr_or_line);
+		ret = trec_phpcode_cache_note(s->code, trec_interp_glue_write_blob, &s->glue, pid,
+					      p->layout, f->file_id, (uint32_t)f->addr_or_line);
 		if (ret == 1)
 			s->written++;
 		else if (ret == -ESTALE)
@@ -222,7 +212,7 @@ static void php_exit(void *state, uint32_t pid)
 	p = pid_of(s, pid);
 	if (p) {
 		*p = s->pids[--s->num_pids];
-		bpf_map_delete_elem(s->procs_fd, &pid);
+		trec_interp_glue_del_proc(&s->glue, pid);
 	}
 	trec_phpcode_cache_forget_pid(s->code, pid);
 	pthread_mutex_unlock(&s->lock);

@@ -1,66 +1,30 @@
 // SPDX-License-Identifier: MIT
 /* Python support bound to a trecord session; see python_session.h. */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <bpf/bpf.h>
 #include "record/bpf_loader.h"
-#include "record/bpf_optional.h"
+#include "record/interp/interp_session.h"
 #include "record/interp/python/python_session.h"
 #include "record/interp/python/python_sync.h"
 #include "record/interp/python/python_tramp.h"
 #include "record/io/metrics.h"
-#include "record/io/output.h"
 
 struct python_session {
+	struct trec_interp_glue glue; /* ctx of the sync ops */
 	struct trec_py_sync *py;
-	struct trec_output *out;
-	int procs_fd, ranges_fd;
-	struct trec_bpf_loader *bpf; /* loads the unwinder before its first range */
-	unsigned warned;             /* its load failed: said once */
 };
 
-static int set_range(void *ctx, uint64_t file_id, const struct trec_offset_range *r)
-{
-	struct python_session *s = ctx;
-	char msg[256];
-
-	/* No route to a program that is not there: its frames stay native. */
-	if (s->bpf && trec_bpf_need_unwinder(s->bpf, r->program_index, msg, sizeof(msg))) {
-		if (!s->warned++)
-			fprintf(stderr, "trecord: warning: no python stacks: %s\n", msg);
-		return -ENOENT;
-	}
-	return bpf_map_update_elem(s->ranges_fd, &file_id, r, BPF_ANY) ? -errno : 0;
-}
-
+/* The procs map value is the backend's own type: a typed adapter. */
 static int set_proc(void *ctx, uint32_t pid, const struct trec_py_proc_info *info)
 {
-	struct python_session *s = ctx;
-
-	return bpf_map_update_elem(s->procs_fd, &pid, info, BPF_ANY) ? -errno : 0;
-}
-
-static void del_proc(void *ctx, uint32_t pid)
-{
-	struct python_session *s = ctx;
-
-	bpf_map_delete_elem(s->procs_fd, &pid);
-}
-
-static int write_blob(void *ctx, enum trec_record_type type, const struct trec_blob *b)
-{
-	struct python_session *s = ctx;
-	struct trec_writer *w = trec_output_lock(s->out);
-
-	return w ? trec_output_unlock(s->out, trec_write_blob(w, type, b)) : -EIO;
+	return trec_interp_glue_set_proc(ctx, pid, info);
 }
 
 static const struct trec_py_sync_ops session_ops = {
-	.set_range = set_range,
+	.set_range = trec_interp_glue_set_range,
 	.set_proc = set_proc,
-	.del_proc = del_proc,
-	.write_blob = write_blob,
+	.del_proc = trec_interp_glue_del_proc,
+	.write_blob = trec_interp_glue_write_blob,
 };
 
 static int python_start(void **state, const struct trec_interp_env *env)
@@ -69,11 +33,8 @@ static int python_start(void **state, const struct trec_interp_env *env)
 
 	if (!s)
 		return -ENOMEM;
-	s->out = env->out;
-	s->procs_fd = env->fd->py_procs;
-	s->ranges_fd = env->fd->interpreter_offsets;
-	s->bpf = env->bpf;
-	s->py = trec_py_sync_new(&session_ops, s, env->verbose);
+	trec_interp_glue_init(&s->glue, env, env->fd->py_procs, "python");
+	s->py = trec_py_sync_new(&session_ops, &s->glue, env->verbose);
 	if (!s->py) {
 		free(s);
 		return -ENOMEM;

@@ -4,47 +4,45 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "report/interp/interp_codes.h"
 #include "report/interp/perl/perl_frames.h"
 #include "report/util.h"
-#include "format/containers/u64map.h"
 #include "trec_perlcode.h"
 #include "trec_types.h"
 #include "perl_types.h"
 
 struct entry {
-	struct entry *next; /* another description of the same statement */
-	uint8_t *payload;   /* owned copy; code's strings point into it */
+	uint8_t *payload; /* owned copy; code's strings point into it */
 	char *function;
 	struct trec_perlcode code;
 };
 
 struct trec_perlframes {
-	struct trec_u64map by_cop; /* statement address -> chain of entries */
+	struct rp_codes *by_cop; /* statement address -> descriptions */
 };
+
+static void free_entry(void *desc)
+{
+	struct entry *e = desc;
+
+	free(e->payload);
+	free(e->function);
+	free(e);
+}
 
 struct trec_perlframes *trec_perlframes_new(void)
 {
-	return xcalloc(1, sizeof(struct trec_perlframes));
+	struct trec_perlframes *s = xcalloc(1, sizeof(*s));
+
+	s->by_cop = rp_codes_new(free_entry);
+	return s;
 }
 
 void trec_perlframes_free(struct trec_perlframes *s)
 {
-	uint64_t k;
-	void *v;
-
 	if (!s)
 		return;
-	for (size_t i = 0; trec_u64map_next(&s->by_cop, &i, &k, &v);) {
-		struct entry *e = v, *next;
-
-		for (; e; e = next) {
-			next = e->next;
-			free(e->payload);
-			free(e->function);
-			free(e);
-		}
-	}
-	trec_u64map_free(&s->by_cop);
+	rp_codes_free(s->by_cop);
 	free(s);
 }
 
@@ -66,52 +64,27 @@ static char *function_of(const struct trec_perlcode *c)
 int trec_perlframes_add(struct trec_perlframes *s, const struct trec_blob *b)
 {
 	struct entry *e;
-	int err;
 
 	if (b->subtype != TREC_PERLCODE_SUBTYPE || (b->len && !b->data))
 		return -EBADMSG;
 	e = xcalloc(1, sizeof(*e));
-	e->payload = xmalloc(b->len ? b->len : 1);
-	if (b->len)
-		memcpy(e->payload, b->data, b->len);
+	e->payload = rp_codes_copy_payload(b);
 	if (trec_perlcode_decode(e->payload, b->len, &e->code) || e->code.cop_addr != b->file_id ||
 	    (e->code.line & 0xffff) != e->code.key >> TREC_PERL_LINE_SHIFT) {
-		free(e->payload);
-		free(e);
+		free_entry(e);
 		return -EBADMSG;
 	}
 	e->function = function_of(&e->code);
-	e->next = trec_u64map_get(&s->by_cop, e->code.cop_addr);
-	trec_u64map_put(&s->by_cop, e->code.cop_addr, e, &err);
-	if (err)
-		rp_out_of_memory(sizeof(*e));
+	rp_codes_add(s->by_cop, e->code.cop_addr, e->code.pid, e->code.key, e);
 	return 0;
-}
-
-/* Same pid, statement and key; else the same from another pid (a fork
- * shares its parent's code). */
-static const struct entry *find(const struct trec_perlframes *s, uint32_t pid,
-				const struct trec_rec_frame *f)
-{
-	const struct entry *e, *other = NULL;
-
-	if (!s)
-		return NULL;
-	for (e = trec_u64map_get(&s->by_cop, f->file_id); e; e = e->next) {
-		if (e->code.cop_addr != f->file_id || e->code.key != f->addr)
-			continue;
-		if (e->code.pid == pid)
-			return e;
-		if (!other)
-			other = e;
-	}
-	return other;
 }
 
 int trec_perlframes_lookup(const struct trec_perlframes *s, uint32_t pid,
 			   const struct trec_rec_frame *f, struct rp_interp_sym *out)
 {
-	const struct entry *e = find(s, pid, f);
+	/* Same pid, statement and key; else from another pid (a fork shares
+	 * its parent's code). */
+	const struct entry *e = s ? rp_codes_find(s->by_cop, pid, f->file_id, f->addr, false) : NULL;
 
 	if (!e)
 		return -ENOENT;
@@ -125,13 +98,9 @@ int trec_perlframes_format(const struct trec_perlframes *s, uint32_t pid,
 			   const struct trec_rec_frame *f, char *buf, size_t len)
 {
 	struct rp_interp_sym sym;
-	const char *base;
+	int err = trec_perlframes_lookup(s, pid, f, &sym);
 
-	if (trec_perlframes_lookup(s, pid, f, &sym))
-		return snprintf(buf, len, "[perl 0x%llx]", (unsigned long long)f->file_id);
-	base = strrchr(sym.file, '/');
-	base = base ? base + 1 : sym.file;
-	return snprintf(buf, len, "%s (%s:%d)", sym.function, base, sym.line);
+	return rp_interp_label(buf, len, "perl", f->file_id, err ? NULL : &sym, NULL);
 }
 
 /* ---- the interpreter backend ---------------------------------------------- */

@@ -4,99 +4,63 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "format/containers/u64map.h"
+#include "report/interp/interp_codes.h"
 #include "report/interp/php/php_frames.h"
 #include "report/util.h"
 #include "trec_phpcode.h"
 #include "trec_types.h"
 
 struct entry {
-	struct entry *next; /* another description of the same address */
-	uint8_t *payload;   /* owned copy; fn's strings point into it */
+	uint8_t *payload; /* owned copy; fn's strings point into it */
 	struct trec_phpcode fn;
-	char *label;        /* "Class::function", "function" or "{main}" */
+	char *label;      /* "Class::function", "function" or "{main}" */
 };
 
-struct store {
-	struct trec_u64map by_addr; /* function address -> chain of entries */
-};
+static void free_entry(void *desc)
+{
+	struct entry *e = desc;
+
+	free(e->payload);
+	free(e->label);
+	free(e);
+}
 
 static void *php_new_store(void)
 {
-	return xcalloc(1, sizeof(struct store));
+	return rp_codes_new(free_entry);
 }
 
 static void php_free_store(void *store)
 {
-	struct store *s = store;
-	uint64_t k;
-	void *v;
-
-	if (!s)
-		return;
-	for (size_t i = 0; trec_u64map_next(&s->by_addr, &i, &k, &v);)
-		for (struct entry *e = v, *next; e; e = next) {
-			next = e->next;
-			free(e->payload);
-			free(e->label);
-			free(e);
-		}
-	trec_u64map_free(&s->by_addr);
-	free(s);
+	rp_codes_free(store);
 }
 
 static int php_add(void *store, const struct trec_blob *b)
 {
-	struct store *s = store;
 	struct entry *e;
-	int err;
 
 	if (b->subtype != TREC_PHPCODE_SUBTYPE || (b->len && !b->data))
 		return -EBADMSG;
 	e = xcalloc(1, sizeof(*e));
-	e->payload = xmalloc(b->len ? b->len : 1);
-	if (b->len)
-		memcpy(e->payload, b->data, b->len);
+	e->payload = rp_codes_copy_payload(b);
 	if (trec_phpcode_decode(e->payload, b->len, &e->fn) || e->fn.func_addr != b->file_id) {
-		free(e->payload);
-		free(e);
+		free_entry(e);
 		return -EBADMSG;
 	}
 	/* PHP names the script's top level "{main}" in its own traces. */
 	e->label = xmalloc(e->fn.class_len + e->fn.function_len + 8);
 	sprintf(e->label, "%s%s%s", e->fn.class_name, e->fn.class_len ? "::" : "",
 		e->fn.function_len ? e->fn.function : "{main}");
-	e->next = trec_u64map_get(&s->by_addr, e->fn.func_addr);
-	trec_u64map_put(&s->by_addr, e->fn.func_addr, e, &err);
-	if (err)
-		rp_out_of_memory(sizeof(*e));
+	rp_codes_add(store, e->fn.func_addr, e->fn.pid, e->fn.object_id, e);
 	return 0;
-}
-
-/* Same pid, address and object id (0: BPF could not read the function,
- * any description of that address will do); else the same function in
- * another pid (a fork shares its parent's functions). */
-static const struct entry *find(const struct store *s, uint32_t pid, uint64_t addr, uint32_t id)
-{
-	const struct entry *e, *other = NULL;
-
-	if (!s)
-		return NULL;
-	for (e = trec_u64map_get(&s->by_addr, addr); e; e = e->next) {
-		if (id && e->fn.object_id != id)
-			continue;
-		if (e->fn.pid == pid)
-			return e;
-		if (id && !other)
-			other = e;
-	}
-	return other;
 }
 
 static int php_lookup(const void *store, uint32_t pid, const struct trec_rec_frame *f,
 		      struct rp_interp_sym *out)
 {
-	const struct entry *e = find(store, pid, f->file_id, (uint32_t)f->addr);
+	/* Object id 0: BPF could not read the function, any description of
+	 * that address in pid will do; a fork shares its parent's functions. */
+	const struct entry *e = rp_codes_find(store, pid, f->file_id, (uint32_t)f->addr, true);
 	uint32_t line = (uint32_t)(f->addr >> 32);
 
 	if (!e)
@@ -111,15 +75,9 @@ static int php_format(const void *store, uint32_t pid, const struct trec_rec_fra
 		      char *buf, size_t len)
 {
 	struct rp_interp_sym sym;
-	const char *base;
+	int err = php_lookup(store, pid, f, &sym);
 
-	if (php_lookup(store, pid, f, &sym))
-		return snprintf(buf, len, "[php 0x%llx]", (unsigned long long)f->file_id);
-	base = strrchr(sym.file, '/');
-	base = base ? base + 1 : sym.file;
-	if (sym.line < 0)
-		return snprintf(buf, len, "%s (%s)", sym.function, base);
-	return snprintf(buf, len, "%s (%s:%d)", sym.function, base, sym.line);
+	return rp_interp_label(buf, len, "php", f->file_id, err ? NULL : &sym, "");
 }
 
 const struct rp_interp_ops rp_php_interp = {

@@ -4,99 +4,70 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "report/interp/interp_codes.h"
 #include "report/interp/python/python_frames.h"
 #include "report/interp/python/python_lines.h"
 #include "report/interp/python/python_lines_old.h"
 #include "report/util.h"
-#include "format/containers/u64map.h"
 #include "trec_pycode.h"
 #include "trec_types.h"
 
 struct entry {
-	struct entry *next; /* another description of the same address */
-	uint8_t *payload;   /* owned copy; code's pointers point into it */
+	uint8_t *payload; /* owned copy; code's pointers point into it */
 	struct trec_pycode code;
 };
 
 struct trec_pyframes {
-	struct trec_u64map by_addr; /* code object address -> chain of entries */
+	struct rp_codes *by_addr; /* code object address -> descriptions */
 };
+
+static void free_entry(void *desc)
+{
+	struct entry *e = desc;
+
+	free(e->payload);
+	free(e);
+}
 
 struct trec_pyframes *trec_pyframes_new(void)
 {
-	return xcalloc(1, sizeof(struct trec_pyframes));
+	struct trec_pyframes *s = xcalloc(1, sizeof(*s));
+
+	s->by_addr = rp_codes_new(free_entry);
+	return s;
 }
 
 void trec_pyframes_free(struct trec_pyframes *s)
 {
-	uint64_t k;
-	void *v;
-
 	if (!s)
 		return;
-	for (size_t i = 0; trec_u64map_next(&s->by_addr, &i, &k, &v);) {
-		struct entry *e = v, *next;
-
-		for (; e; e = next) {
-			next = e->next;
-			free(e->payload);
-			free(e);
-		}
-	}
-	trec_u64map_free(&s->by_addr);
+	rp_codes_free(s->by_addr);
 	free(s);
 }
 
 int trec_pyframes_add(struct trec_pyframes *s, const struct trec_blob *b)
 {
 	struct entry *e;
-	int err;
 
 	if (b->subtype != TREC_PYCODE_SUBTYPE_V1 || (b->len && !b->data))
 		return -EBADMSG;
 	e = xcalloc(1, sizeof(*e));
-	e->payload = xmalloc(b->len);
-	if (b->len)
-		memcpy(e->payload, b->data, b->len);
+	e->payload = rp_codes_copy_payload(b);
 	if (trec_pycode_decode(e->payload, b->len, &e->code) || e->code.code_addr != b->file_id) {
-		free(e->payload);
-		free(e);
+		free_entry(e);
 		return -EBADMSG;
 	}
-	e->next = trec_u64map_get(&s->by_addr, e->code.code_addr);
-	trec_u64map_put(&s->by_addr, e->code.code_addr, e, &err);
-	if (err)
-		rp_out_of_memory(sizeof(*e));
+	rp_codes_add(s->by_addr, e->code.code_addr, e->code.pid, e->code.object_id, e);
 	return 0;
-}
-
-/* Same pid and address, and the object id the sample saw (0: BPF could
- * not read the object, any description of that address will do); else
- * the same object in another pid (a fork shares its parent's code). */
-static const struct entry *find(const struct trec_pyframes *s, uint32_t pid, uint64_t addr,
-				uint32_t object_id)
-{
-	const struct entry *e, *other = NULL;
-
-	if (!s)
-		return NULL;
-	for (e = trec_u64map_get(&s->by_addr, addr); e; e = e->next) {
-		if (e->code.code_addr != addr)
-			continue;
-		if (object_id && e->code.object_id != object_id)
-			continue;
-		if (e->code.pid == pid)
-			return e;
-		if (object_id && !other)
-			other = e;
-	}
-	return other;
 }
 
 int trec_pyframes_lookup(const struct trec_pyframes *s, uint32_t pid,
 			 const struct trec_rec_frame *f, struct trec_pyframe_sym *out)
 {
-	const struct entry *e = find(s, pid, f->file_id, (uint32_t)f->addr);
+	/* Object id 0: BPF could not read the object, any description of
+	 * that address in pid will do; a fork shares its parent's code. */
+	const struct entry *e =
+		s ? rp_codes_find(s->by_addr, pid, f->file_id, (uint32_t)f->addr, true) : NULL;
 	int32_t lasti = (int32_t)(uint32_t)(f->addr >> 32);
 
 	if (!e)
@@ -121,16 +92,13 @@ int trec_pyframes_lookup(const struct trec_pyframes *s, uint32_t pid,
 int trec_pyframes_format(const struct trec_pyframes *s, uint32_t pid,
 			 const struct trec_rec_frame *f, char *buf, size_t len)
 {
-	struct trec_pyframe_sym sym;
-	const char *base;
+	struct trec_pyframe_sym ps;
+	struct rp_interp_sym sym;
 
-	if (trec_pyframes_lookup(s, pid, f, &sym))
-		return snprintf(buf, len, "[python 0x%llx]", (unsigned long long)f->file_id);
-	base = strrchr(sym.file, '/');
-	base = base ? base + 1 : sym.file;
-	if (sym.line < 0)
-		return snprintf(buf, len, "%s (%s:?)", sym.function, base);
-	return snprintf(buf, len, "%s (%s:%d)", sym.function, base, sym.line);
+	if (trec_pyframes_lookup(s, pid, f, &ps))
+		return rp_interp_label(buf, len, "python", f->file_id, NULL, NULL);
+	sym = (struct rp_interp_sym){ ps.function, ps.file, ps.line };
+	return rp_interp_label(buf, len, "python", f->file_id, &sym, ":?");
 }
 
 /* ---- the interpreter backend ---------------------------------------------- */

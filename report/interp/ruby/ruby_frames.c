@@ -4,94 +4,56 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "report/interp/interp_codes.h"
 #include "report/interp/ruby/ruby_frames.h"
 #include "report/util.h"
-#include "format/containers/u64map.h"
 #include "trec_rbcode.h"
 #include "trec_types.h"
 
 struct entry {
-	struct entry *next; /* another description of the same address */
-	uint8_t *payload;   /* owned copy; code's pointers point into it */
+	uint8_t *payload; /* owned copy; code's pointers point into it */
 	struct trec_rbcode code;
 };
 
-struct store {
-	struct trec_u64map by_addr; /* iseq address -> chain of entries */
-};
+static void free_entry(void *desc)
+{
+	struct entry *e = desc;
+
+	free(e->payload);
+	free(e);
+}
 
 static void *rb_new_store(void)
 {
-	return xcalloc(1, sizeof(struct store));
+	return rp_codes_new(free_entry);
 }
 
 static void rb_free_store(void *store)
 {
-	struct store *s = store;
-	uint64_t k;
-	void *v;
-
-	for (size_t i = 0; trec_u64map_next(&s->by_addr, &i, &k, &v);) {
-		struct entry *e = v, *next;
-
-		for (; e; e = next) {
-			next = e->next;
-			free(e->payload);
-			free(e);
-		}
-	}
-	trec_u64map_free(&s->by_addr);
-	free(s);
+	rp_codes_free(store);
 }
 
 static int rb_add(void *store, const struct trec_blob *b)
 {
-	struct store *s = store;
 	struct entry *e;
-	int err = 0;
 
 	if (b->subtype != TREC_RBCODE_SUBTYPE || (b->len && !b->data))
 		return -EBADMSG;
 	e = xcalloc(1, sizeof(*e));
-	e->payload = xmalloc(b->len ? b->len : 1);
-	if (b->len)
-		memcpy(e->payload, b->data, b->len);
+	e->payload = rp_codes_copy_payload(b);
 	if (trec_rbcode_decode(e->payload, b->len, &e->code) || e->code.iseq_addr != b->file_id) {
-		free(e->payload);
-		free(e);
+		free_entry(e);
 		return -EBADMSG;
 	}
-	e->next = trec_u64map_get(&s->by_addr, e->code.iseq_addr);
-	trec_u64map_put(&s->by_addr, e->code.iseq_addr, e, &err);
-	if (err)
-		rp_out_of_memory(sizeof(*e));
+	rp_codes_add(store, e->code.iseq_addr, e->code.pid, e->code.object_id, e);
 	return 0;
-}
-
-/* Same pid, address and object id; else the same object in another pid
- * (a forked child shares its parent's iseqs). */
-static const struct entry *find(const struct store *s, uint32_t pid, uint64_t addr,
-				uint32_t object_id)
-{
-	const struct entry *e, *other = NULL;
-
-	if (!s)
-		return NULL;
-	for (e = trec_u64map_get(&s->by_addr, addr); e; e = e->next) {
-		if (e->code.object_id != object_id)
-			continue;
-		if (e->code.pid == pid)
-			return e;
-		if (!other)
-			other = e;
-	}
-	return other;
 }
 
 static int rb_lookup(const void *store, uint32_t pid, const struct trec_rec_frame *f,
 		     struct rp_interp_sym *out)
 {
-	const struct entry *e = find(store, pid, f->file_id, (uint32_t)f->addr);
+	/* A forked child shares its parent's iseqs. */
+	const struct entry *e = rp_codes_find(store, pid, f->file_id, (uint32_t)f->addr, false);
 
 	if (!e)
 		return -ENOENT;
@@ -105,15 +67,9 @@ static int rb_format(const void *store, uint32_t pid, const struct trec_rec_fram
 		     size_t len)
 {
 	struct rp_interp_sym sym;
-	const char *base;
+	int err = rb_lookup(store, pid, f, &sym);
 
-	if (rb_lookup(store, pid, f, &sym))
-		return snprintf(buf, len, "[ruby 0x%llx]", (unsigned long long)f->file_id);
-	base = strrchr(sym.file, '/');
-	base = base ? base + 1 : sym.file;
-	if (sym.line < 0)
-		return snprintf(buf, len, "%s (%s:?)", sym.function, base);
-	return snprintf(buf, len, "%s (%s:%d)", sym.function, base, sym.line);
+	return rp_interp_label(buf, len, "ruby", f->file_id, err ? NULL : &sym, ":?");
 }
 
 const struct rp_interp_ops rp_ruby_interp = {

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The session glue every interpreter backend needs: its unwinder's address
+ * range into interpreter_offsets (loading the unwinder program first), its
+ * per-pid entry in its own procs map, and its code records into the output.
+ * A backend embeds one struct trec_interp_glue and passes a pointer to it
+ * as the ctx of these callbacks, which match its sync ops' signatures.
+ */
+#ifndef TREC_INTERP_SESSION_H
+#define TREC_INTERP_SESSION_H
+
+#include <stdint.h>
+#include "trec_types.h"
+#include "trec_format.h"
+
+struct trec_interp_env;
+struct trec_output;
+struct trec_bpf_loader;
+struct trec_blob;
+
+struct trec_interp_glue {
+	struct trec_output *out;
+	int procs_fd, ranges_fd;
+	struct trec_bpf_loader *bpf; /* loads the unwinder before its first range */
+	const char *lang;            /* for the warning: "no <lang> stacks" */
+	unsigned warned;             /* its load failed: said once */
+};
+
+void trec_interp_glue_init(struct trec_interp_glue *g, const struct trec_interp_env *env,
+			   int procs_fd, const char *lang);
+
+/* ctx is the struct trec_interp_glue. 0 or a negative errno; -ENOENT when
+ * the unwinder could not be loaded (warned once: its frames stay native). */
+int trec_interp_glue_set_range(void *ctx, uint64_t file_id, const struct trec_offset_range *r);
+/* info is the backend's procs map value. */
+int trec_interp_glue_set_proc(struct trec_interp_glue *g, uint32_t pid, const void *info);
+void trec_interp_glue_del_proc(void *ctx, uint32_t pid);
+int trec_interp_glue_write_blob(void *ctx, enum trec_record_type type, const struct trec_blob *b);
+
+#endif /* TREC_INTERP_SESSION_H */
