@@ -18,6 +18,7 @@ struct arc_builder {
 	size_t cap_strs;
 	uint32_t *slots;        /* open addressing: string index + 1, 0 empty */
 	size_t nslots;
+	uint32_t last_str;      /* the last string interned or found */
 	size_t cap_syms, cap_lines;
 	size_t *cap_depth;
 	int oom;                /* sticky: an allocation failed */

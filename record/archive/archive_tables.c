@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "format/containers/vec.h"
+#include "format/dedup.h"
 #include "format/elf/elf_names.h"
 #include "record/archive/archive_build.h"
 #include "upper_bound.h"
@@ -32,12 +33,11 @@ void arc_builder_free(struct arc_builder *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/* Word at a time: byte-wise FNV over every symbol and line's file name
+ * was the largest part of embedding at the end of an -a recording. */
 static uint64_t str_hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 1099511628211ull;
-	return h;
+	return trec_hash(s, strlen(s));
 }
 
 static int rehash(struct arc_builder *b)
@@ -62,13 +62,16 @@ uint32_t arc_intern(struct arc_builder *b, const char *s)
 {
 	if (b->oom)
 		return 0;
+	/* Line rows repeat their file name: one strcmp instead of hash + probe. */
+	if (b->last_str < b->t.num_strings && !strcmp(b->strs[b->last_str], s))
+		return b->last_str;
 	if ((b->t.num_strings + 1) * 2 > b->nslots && rehash(b))
 		goto oom;
 	size_t h = str_hash(s) & (b->nslots - 1);
 	for (; b->slots[h]; h = (h + 1) & (b->nslots - 1)) {
 		uint32_t i = b->slots[h] - 1;
 		if (!strcmp(b->strs[i], s))
-			return i;
+			return b->last_str = i;
 	}
 	if (TREC_GROW(b->strs, b->cap_strs, b->t.num_strings + 1, 64))
 		goto oom;
@@ -78,7 +81,7 @@ uint32_t arc_intern(struct arc_builder *b, const char *s)
 	uint32_t idx = (uint32_t)b->t.num_strings++;
 	b->strs[idx] = copy;
 	b->slots[h] = idx + 1;
-	return idx;
+	return b->last_str = idx;
 oom:
 	b->oom = 1;
 	return 0;
@@ -374,6 +377,7 @@ static int finalize_strings(struct arc_builder *b)
 	free(b->slots);
 	b->slots = NULL;
 	b->nslots = 0;
+	b->last_str = UINT32_MAX;
 
 	for (size_t i = 0; i < b->t.num_syms; i++)
 		b->t.syms[i].name = remap[b->t.syms[i].name];
