@@ -1,5 +1,5 @@
 """Samples of `treport --perf-script` (or perf script) output, for the
-interpreter stack checkers (tests/python/, tests/perl/check_stacks.py)."""
+interpreter stack checkers (tests/python/, tests/perl/ and tests/php/check_stacks.py)."""
 import re
 
 

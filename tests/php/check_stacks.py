@@ -13,8 +13,12 @@
 # samples outside the leaf with a correct part of the chain, are counted
 # apart; every other sample counts as a failed leaf sample. Prints one PASS/FAIL line and a few offending stacks.
 #   usage: python3 check_stacks.py chain.php perf-script-file min-fraction label
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from perf_script import samples  # noqa: E402
 
 script, path, min_frac, label = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
 base = script.rsplit("/", 1)[-1]
@@ -30,27 +34,6 @@ for no, line in enumerate(open(script), 1):
 depth = int(re.search(r"^const DEPTH = (\d+);", open(script).read(), re.M).group(1))
 WANT = ["{main}", "top", "Walker::run", "usort", "Walker::{closure}"] + ["recurse"] * (depth + 1) + ["leaf"]
 PHPFRAME = re.compile(r"^(.+) \((.+?)(?::(\d+))?\)$")
-
-
-def samples(f):
-    """(time, [frame names leaf first]) per perf-script sample."""
-    t, names = None, []
-    for line in f:
-        line = line.rstrip("\n")
-        if not line.strip():
-            if t is not None:
-                yield t, names
-            t, names = None, []
-        elif line.startswith("\t"):
-            _, _, rest = line.strip().partition(" ")
-            name, _, dso = rest.rpartition(" (")
-            if dso != "inlined)":
-                names.append(re.sub(r"\+0x[0-9a-f]+$", "", name))
-        else:
-            m = re.search(r" (\d+\.\d+): ", line)
-            t = float(m.group(1)) if m else None
-    if t is not None:
-        yield t, names
 
 
 def script_frames(names):
