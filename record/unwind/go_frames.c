@@ -9,6 +9,7 @@
  * stack: FP_BELOW_SP. gc (Go 1.17-1.20, register ABI) emits, per function:
  *
  *   [LEAQ -n(SP), R12; CMPQ 16(R14), R12 | CMPQ 16(R14), SP; JBE more]
+ *     (24(R14), stackguard1, in functions that run on the system stack)
  *   SUBQ $x, SP; MOVQ BP, x-8(SP); LEAQ x-8(SP), BP      body ...
  *   MOVQ x-8(SP), BP; ADDQ $x, SP; RET | JMP             (each epilogue)
  *   more: ...; CALL runtime.morestack_noctxt; ...; JMP entry   (at the end)
@@ -65,17 +66,26 @@ static bool bytes(struct insn *c, const uint8_t *b, size_t n)
 	return true;
 }
 
+/* CMPQ 16(R14), reg (g.stackguard0), or 24(R14) (stackguard1: functions
+ * that run on the system stack); rex 0x49 for SP, 0x4d for R12. */
+static bool cmp_guard(struct insn *c, uint8_t rex)
+{
+	if (c->end - c->p < 4 || c->p[0] != rex || c->p[1] != 0x3b || c->p[2] != 0x66 ||
+	    (c->p[3] != 0x10 && c->p[3] != 0x18))
+		return false;
+	c->p += 4;
+	return true;
+}
+
 /* The optional stack check; *more the JBE target (0 if none). */
 static bool stack_check(struct insn *c, uint64_t entry, const uint8_t *base, uint64_t *more)
 {
-	static const uint8_t cmp_sp[] = { 0x49, 0x3b, 0x66, 0x10 };  /* CMPQ 16(R14), SP */
-	static const uint8_t cmp_r12[] = { 0x4d, 0x3b, 0x66, 0x10 }; /* CMPQ 16(R14), R12 */
 	static const uint8_t lea8[] = { 0x4c, 0x8d, 0x64, 0x24 }, lea32[] = { 0x4c, 0x8d, 0xa4, 0x24 };
 	struct insn t = *c;
 	int64_t v;
 
 	*more = 0;
-	if (!bytes(&t, cmp_sp, 4) && !(op_imm(&t, lea8, lea32, 4, &v) && bytes(&t, cmp_r12, 4)))
+	if (!cmp_guard(&t, 0x49) && !(op_imm(&t, lea8, lea32, 4, &v) && cmp_guard(&t, 0x4d)))
 		return true; /* none: a NOSPLIT function */
 	if (t.p < t.end && t.p[0] == 0x76) { /* JBE rel8 */
 		t.p++;

@@ -116,13 +116,14 @@ static void check_go(void)
 	char label[128];
 	uint64_t lo, hi;
 	const char *plain = workload("gostack");
-	uint64_t gx, gx_end, ss, ss_end, now, now_end;
+	uint64_t gx, gx_end, ss, ss_end, now, now_end, as, as_end;
 
 	/* Addresses from the unstripped build: the same code. */
 	if (!plain || !sym_range(plain, "main.work", &lo, &hi) ||
 	    !sym_range(plain, "runtime.goexit.abi0", &gx, &gx_end) ||
 	    !sym_range(plain, "runtime.systemstack.abi0", &ss, &ss_end) ||
-	    !sym_range(plain, "runtime.nanotime1.abi0", &now, &now_end))
+	    !sym_range(plain, "runtime.nanotime1.abi0", &now, &now_end) ||
+	    !sym_range(plain, "runtime.(*mheap).allocSpan", &as, &as_end))
 		return;
 	for (int i = 0; i < 2; i++) {
 		const char *p = workload(names[i]);
@@ -149,6 +150,11 @@ static void check_go(void)
 				     is_info(&d, lo + 0x57, 8, TREC_FP_SAME) &&
 				     is_info(&d, lo + 0x58, 8, TREC_FP_SAME) &&
 				     is_info(&d, lo + 0x6a, 8, TREC_FP_SAME));
+		/* allocSpan checks stackguard1 (it runs on the g0 stack): LEAQ
+		 * (5); CMPQ 24(R14), R12 (4); JBE (6); SUBQ $0x90 (7) */
+		snprintf(label, sizeof(label), "go: %s: a stackguard1 prologue by CFA", names[i]);
+		CHECK(label, is_info(&d, as + 0xf, 8, TREC_FP_SAME) &&
+				     is_info(&d, as + 0x16, 0x98, TREC_FP_SAME));
 		/* Found by name in .gopclntab: the stripped build has no .symtab. */
 		snprintf(label, sizeof(label),
 			 "go: %s: goexit STOP, systemstack GO_SWITCH_ROOT, nanotime1 GO_SWITCH_FP",
