@@ -108,8 +108,10 @@ static __always_inline int trec_fp_step(struct trec_unwind_state *st, bool *stop
  */
 static __always_inline int trec_fp_fallback(struct trec_unwind_state *st, bool *stop)
 {
-	/* Go keeps frame pointers everywhere: there, 0 is the end. */
-	if ((st->fp || (st->go_code && st->fp_chain)) && !trec_fp_step(st, stop)) {
+	/* Go keeps frame pointers everywhere: there, 0 is the end, and the
+	 * chain may go from the g0 stack to the goroutine's (as perf -g). */
+	if ((st->fp || (st->go_code && st->fp_chain)) &&
+	    !trec_fp_step_on(st, stop, st->go_code)) {
 		increment_metric(TREC_METRIC_NATIVE_FP_FALLBACK);
 		return 0;
 	}
