@@ -47,7 +47,7 @@ static __always_inline int trec_fp_step_on(struct trec_unwind_state *st, bool *s
 	/* At the leaf, Go around a duffzero/duffcopy call (before the call or
 	 * right after it) has rbp at a record it made 16 below sp for the
 	 * callee; its first word is the leaf's own frame pointer. */
-	if (fp && !st->return_address && fp + 16 == st->sp &&
+	if (fp && st->go_code && !st->return_address && fp + 16 == st->sp &&
 	    bpf_probe_read_user(&fp, sizeof(fp), (const void *)(unsigned long)fp))
 		return set_error(st, TREC_ERR_FP_RECORD_READ, TREC_METRIC_FP_RECORD_READ);
 	if (fp == 0) {
