@@ -161,11 +161,13 @@ TEST_EXTRA_TARGETS += build/fuzz_delta_cache
 #
 #   build/fuzz_ehframe         the libFuzzer binary over .eh_frame/.debug_frame,
 #                              PLT and code-byte parsing (through libelf/libdw),
+#                              Go's roots and prologues (.gopclntab),
 #                              built by make test-build;
 #                              tests/fuzz/test_fuzz_ehframe.sh runs it briefly
 #                              on small ELF files it builds or finds
 
-EHFRAME_FUZZ_SRCS := $(wildcard record/unwind/ehframe_*.c) format/containers/vec.c
+EHFRAME_FUZZ_SRCS := $(wildcard record/unwind/ehframe_*.c) format/containers/vec.c \
+	record/unwind/go_roots.c record/unwind/go_frames.c $(GOPCLN_SRCS)
 
 build/fuzz_ehframe: tests/fuzz/fuzz_ehframe.c $(EHFRAME_FUZZ_SRCS) $(wildcard record/unwind/*.h)
 	@mkdir -p build
