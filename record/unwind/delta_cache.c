@@ -31,7 +31,7 @@ int trec_delta_cache_dir(char *buf, size_t len)
 	return n > 0 && (size_t)n < len ? 0 : -ENAMETOOLONG;
 }
 
-/* dir/deltas/<hex build-id> of the file at fd, and its build-id. */
+/* dir/deltas-x<E>/<hex build-id> of the file at fd, and its build-id. */
 static int entry_path(const char *dir, int fd, char *path, size_t len, uint8_t *bid,
 		      uint32_t *bid_len)
 {
@@ -48,7 +48,7 @@ static int entry_path(const char *dir, int fd, char *path, size_t len, uint8_t *
 		return -ENOENT;
 	for (uint32_t i = 0; i < *bid_len; i++)
 		snprintf(hex + 2 * i, 3, "%02x", bid[i]);
-	n = snprintf(path, len, "%s/deltas/%s", dir, hex);
+	n = snprintf(path, len, "%s/" TREC_DELTA_CACHE_SUBDIR "/%s", dir, hex);
 	return n > 0 && (size_t)n < len ? 0 : -ENAMETOOLONG;
 }
 
@@ -107,7 +107,7 @@ static int make_dirs(const char *dir, char *sub, size_t len)
 {
 	char *p;
 
-	if ((size_t)snprintf(sub, len, "%s/deltas", dir) >= len)
+	if ((size_t)snprintf(sub, len, "%s/" TREC_DELTA_CACHE_SUBDIR, dir) >= len)
 		return -ENAMETOOLONG;
 	for (p = sub + 1; *p; p++) {
 		if (*p != '/')

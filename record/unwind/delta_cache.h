@@ -6,7 +6,11 @@
  * end in NATIVE_NO_PAGE_INFO. Files without a build-id are not cached.
  *
  * Location: $TREC_CACHE_DIR, else $XDG_CACHE_HOME/trec, else
- * $HOME/.cache/trec; one file per build-id, deltas/<hex build-id>.
+ * $HOME/.cache/trec; one file per build-id, deltas-x<E>/<hex build-id>,
+ * where E is the extraction's version: the same file gives other deltas when
+ * extraction learns new rules (Go's roots and prologues in E 2), so each
+ * extraction keeps its own entries and trecords of two versions sharing a
+ * cache neither use each other's entries nor overwrite them.
  * trecord --no-delta-cache neither reads nor writes it.
  *
  * Entry format (little-endian), every byte checked before use:
@@ -30,6 +34,9 @@
 #include "record/unwind/unwind_tables.h"
 
 #define TREC_DELTA_CACHE_VERSION 1
+/* deltas-x<E>: bump E when trec_deltas_extract() gives other entries for
+ * the same file. */
+#define TREC_DELTA_CACHE_SUBDIR "deltas-x2"
 
 /* The cache directory for the environment, or -ENOENT (no HOME). */
 int trec_delta_cache_dir(char *buf, size_t len);

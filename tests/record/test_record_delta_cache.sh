@@ -17,9 +17,10 @@ reach() {
 rec() { "$TRECORD" -F 499 "${@:2}" -o "$T/$1.tr" -- "$WORKLOADS/busy" 1 >/dev/null 2>"$T/$1.err"; }
 
 rec cold
-entries=$(ls "$TREC_CACHE_DIR/deltas" 2>/dev/null | wc -l)
+sub=$(ls -d "$TREC_CACHE_DIR"/deltas-x* 2>/dev/null | head -n 1)
+entries=$(ls "$sub" 2>/dev/null | wc -l)
 check "delta cache: the first recording writes entries ($entries)" [ "$entries" -ge 3 ]
-check "delta cache: ... private to the user" [ "$(stat -c %a "$TREC_CACHE_DIR/deltas")" = 700 ]
+check "delta cache: ... private to the user" [ "$(stat -c %a "$sub")" = 700 ]
 check "delta cache: no hits on the first recording" [ "$(metric "$T/cold.tr" DELTA_CACHE_HITS)" = 0 ]
 
 rec warm
@@ -35,8 +36,8 @@ check "delta cache: --no-delta-cache reads nothing" [ "$(metric "$T/off.tr" DELT
 
 rec again
 bid=$(readelf -n "$WORKLOADS/busy" | awk '/Build ID/ { print $3 }')
-entry=$TREC_CACHE_DIR/deltas/$bid
-check "delta cache: busy's entry is named by its build-id" [ -s "$entry" ]
+entry=$(ls "$TREC_CACHE_DIR"/deltas-x*/"$bid" 2>/dev/null | head -n 1)
+check "delta cache: busy's entry is named by its build-id (${entry#$TREC_CACHE_DIR/})" [ -s "$entry" ]
 size=$(stat -c %s "$entry")
 printf '\377\377\377\377' | dd of="$entry" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
 rec damaged

@@ -124,7 +124,7 @@ static void files(void)
 
 	/* Damage the entry on disk: ignored, with a warning. */
 	if (!trec_file_describe(self, "", &f)) {
-		int n = snprintf(path, sizeof(path), "%s/deltas/", dir);
+		int n = snprintf(path, sizeof(path), "%s/" TREC_DELTA_CACHE_SUBDIR "/", dir);
 
 		for (uint32_t i = 0; i < f.build_id_len; i++)
 			n += snprintf(path + n, sizeof(path) - n, "%02x", f.build_id[i]);
