@@ -370,7 +370,7 @@ static int run_one(const char *interp, const char *script)
 	struct trec_pyframes *store = trec_pyframes_new();
 	struct fake_maps maps = { .store = store };
 	struct trec_py_sync *sync = trec_py_sync_new(&fake_ops, &maps, false);
-	struct trec_py_sync_stats st;
+	struct trec_interp_stats st;
 	int leaf[16], nleaf = leaf_lines(script, leaf, 16);
 	int good_main = 0, good_worker = 0, walks_main = 0, walks_worker = 0, handoffs = 0;
 	int ret = 0, out_fd = -1;
@@ -471,12 +471,12 @@ static int run_one(const char *interp, const char *script)
 	CHECK(shim.metrics[TREC_METRIC_PYTHON_ERRORS] == 0, "%s: no python unwinder errors (%llu)",
 	      interp, (unsigned long long)shim.metrics[TREC_METRIC_PYTHON_ERRORS]);
 	memset(shim.metrics, 0, sizeof(shim.metrics));
-	trec_py_sync_get_stats(sync, &st);
+	trec_interp_table_get_stats(trec_py_sync_table(sync), &st);
 	CHECK(st.code_written == num_seen && !st.code_unreadable && !st.code_stale &&
 	      !maps.blob_errors,
 	      "%s: one PYCODE record per code object (%llu written, %zu seen)", interp,
 	      (unsigned long long)st.code_written, num_seen);
-	trec_py_sync_remove(sync, (uint32_t)pid);
+	trec_interp_table_exit(trec_py_sync_table(sync), (uint32_t)pid);
 	CHECK(maps.dels == 1, "%s: exit removes the pid's py_procs entry", interp);
 out_kill:
 	kill(pid, SIGKILL);

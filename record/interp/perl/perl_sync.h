@@ -5,7 +5,7 @@
  *
  *   per executable file mapping of a pid:   trec_perl_sync_mapping()
  *   each trace, after its SAMPLE record:    trec_perl_sync_trace()
- *   exec / exit of a pid:                   trec_perl_sync_exec/remove()
+ *   exec / exit of a pid:                   its table's (interp_table.h)
  *
  * The first detects Perl in the mapped file (once per file id) and fills
  * interpreter_offsets[file id] and perl_procs[pid]; the second writes an
@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
+#include "record/interp/interp_table.h"
 #include "record/interp/perl/perl_code.h"
 #include "trec_types.h"
 
@@ -28,14 +29,6 @@ struct trec_perl_sync_ops {
 	int (*write_blob)(void *ctx, enum trec_record_type type, const struct trec_blob *b);
 	/* Optional: where process memory is read from (NULL: the live pid). */
 	trec_perl_read_fn read;
-};
-
-struct trec_perl_sync_stats {
-	uint64_t interpreters;  /* files detected as a Perl we can unwind */
-	uint64_t unsupported;   /* Perl files we cannot unwind (version, build) */
-	uint64_t pids;          /* processes set up */
-	uint64_t pid_failures;  /* Perl pids we could not set up (libc TSD) */
-	uint64_t code_written, code_unreadable, code_stale;
 };
 
 struct trec_perl_sync;
@@ -49,10 +42,7 @@ int trec_perl_sync_mapping(struct trec_perl_sync *s, uint32_t pid, uint64_t file
 			   const char *open_path, uint64_t bias);
 void trec_perl_sync_trace(struct trec_perl_sync *s, uint32_t pid,
 			  const struct trec_frame *frames, uint32_t n);
-/* exec: the pid's code is gone (its perl_procs entry stays until the new
- * image's sync replaces it); exit: forget the pid. */
-void trec_perl_sync_exec(struct trec_perl_sync *s, uint32_t pid);
-void trec_perl_sync_remove(struct trec_perl_sync *s, uint32_t pid);
-void trec_perl_sync_get_stats(struct trec_perl_sync *s, struct trec_perl_sync_stats *st);
+/* Its table of files and pids (exec, exit, counters). */
+struct trec_interp_table *trec_perl_sync_table(struct trec_perl_sync *s);
 
 #endif /* TREC_PERL_SYNC_H */

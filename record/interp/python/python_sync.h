@@ -4,7 +4,7 @@
  *
  *   pid sync, per executable file-backed mapping (before the pid's synced
  *   marker is written):      trec_py_sync_mapping()
- *   exec and exit of a pid:  trec_py_sync_remove()
+ *   exec and exit of a pid:  its table's (trec_py_sync_table()) exec / exit
  *   each trace, after its SAMPLE record:  trec_py_sync_trace()
  *
  * The first detects CPython in the mapped file (once per file id) and
@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
+#include "record/interp/interp_table.h"
 #include "record/interp/python/python_codeobj.h"
 #include "trec_types.h"
 
@@ -26,14 +27,6 @@ struct trec_py_sync_ops {
 	int (*set_proc)(void *ctx, uint32_t pid, const struct trec_py_proc_info *info);
 	void (*del_proc)(void *ctx, uint32_t pid);
 	trec_pycode_write_fn write_blob; /* PYCODE records */
-};
-
-struct trec_py_sync_stats {
-	uint64_t interpreters;  /* files detected as CPython */
-	uint64_t unsupported;   /* CPython files we cannot unwind (version, layout) */
-	uint64_t pids;          /* processes set up */
-	uint64_t pid_failures;  /* CPython pids we could not set up (libc TSD) */
-	uint64_t code_written, code_unreadable, code_stale;
 };
 
 struct trec_py_sync;
@@ -65,19 +58,12 @@ struct trec_file_deltas;
 int trec_py_sync_anon(struct trec_py_sync *s, uint32_t pid, uint64_t start, uint64_t end,
 		      uint64_t *file_id, struct trec_file_deltas *deltas);
 
-/* The pid exited: forget its offsets (py_procs) and code objects. */
-void trec_py_sync_remove(struct trec_py_sync *s, uint32_t pid);
-/* The pid exec'ed: its code objects are gone. Its py_procs entry stays
- * until the new image's sync replaces it: the sync may already have run
- * (a sample of the new image reports the pid before the writer sees the
- * exec event), and a deleted entry would not come back. */
-void trec_py_sync_exec(struct trec_py_sync *s, uint32_t pid);
-/* These three accept s == NULL (no Python support). */
-
-/* Writes PYCODE records for the trace's new Python code objects. */
+/* Writes PYCODE records for the trace's new Python code objects (s may
+ * be NULL: no Python support). */
 void trec_py_sync_trace(struct trec_py_sync *s, uint32_t pid, const struct trec_frame *frames,
 			uint32_t num_frames);
 
-void trec_py_sync_get_stats(struct trec_py_sync *s, struct trec_py_sync_stats *st);
+/* Its table of files and pids (exec, exit, counters). */
+struct trec_interp_table *trec_py_sync_table(struct trec_py_sync *s);
 
 #endif /* TREC_PYTHON_SYNC_H */

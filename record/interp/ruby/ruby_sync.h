@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
+#include "record/interp/interp_table.h"
 #include "record/interp/ruby/ruby_iseq.h"
 #include "trec_format.h"
 #include "trec_types.h"
@@ -22,13 +23,6 @@ struct trec_rb_sync_ops {
 	void (*del_proc)(void *ctx, uint32_t pid);
 	/* INTERP_CODE records */
 	int (*write_blob)(void *ctx, enum trec_record_type type, const struct trec_blob *b);
-};
-
-struct trec_rb_sync_stats {
-	uint64_t interpreters; /* files detected as Ruby */
-	uint64_t unsupported;  /* Ruby files we cannot unwind (version, TLS model) */
-	uint64_t pids;         /* processes set up */
-	uint64_t code_written, code_unreadable, code_stale;
 };
 
 struct trec_rb_sync;
@@ -47,14 +41,11 @@ int trec_rb_sync_mapping(struct trec_rb_sync *s, uint32_t pid, uint64_t file_id,
 void trec_rb_sync_trace(struct trec_rb_sync *s, uint32_t pid, const struct trec_frame *frames,
 			uint32_t n, trec_rb_read_fn read, void *ctx);
 
-/* exec: its iseqs are gone; exit: forget the pid too. */
-void trec_rb_sync_exec(struct trec_rb_sync *s, uint32_t pid);
-void trec_rb_sync_remove(struct trec_rb_sync *s, uint32_t pid);
-
 /* Sets pid up from offsets detected elsewhere (the harness's core dump). */
 int trec_rb_sync_add_pid(struct trec_rb_sync *s, uint32_t pid, uint64_t file_id,
 			 const struct trec_rb_offsets *o, uint64_t bias);
 
-void trec_rb_sync_get_stats(struct trec_rb_sync *s, struct trec_rb_sync_stats *st);
+/* Its table of files and pids (exec, exit, counters). */
+struct trec_interp_table *trec_rb_sync_table(struct trec_rb_sync *s);
 
 #endif /* TREC_RUBY_SYNC_H */
