@@ -22,6 +22,7 @@ struct pid_entry {
 	bool failed; /* its set-up failed once: counted in pid_failures */
 	uint64_t file_id, bias;
 	const struct file_entry *file;
+	struct trec_interp_seen seen; /* its code handled since its exec */
 	alignas(max_align_t) unsigned char data[];
 };
 
@@ -61,8 +62,7 @@ void trec_interp_table_free(struct trec_interp_table *t)
 	for (size_t i = 0; trec_u64map_next(&t->pids, &i, &k, &v);) {
 		struct pid_entry *p = v;
 
-		if (t->ops->pid_free)
-			t->ops->pid_free(p->data);
+		trec_interp_seen_clear(&p->seen);
 		free(p);
 	}
 	for (size_t i = 0; trec_u64map_next(&t->files, &i, &k, &v);)
@@ -254,7 +254,7 @@ void trec_interp_table_trace(struct trec_interp_table *t, uint32_t pid,
 				return;
 			}
 		}
-		ret = t->ops->describe(t->backend, arg, pid, p->data, f);
+		ret = t->ops->describe(t->backend, arg, pid, p->data, &p->seen, f);
 		if (ret == 1)
 			t->stats.code_written++;
 		else if (ret == -ESTALE)
@@ -274,8 +274,8 @@ void trec_interp_table_exec(struct trec_interp_table *t, uint32_t pid)
 		return;
 	pthread_mutex_lock(&t->lock);
 	p = trec_u64map_get(&t->pids, pid);
-	if (p && t->ops->forget)
-		t->ops->forget(t->backend, pid, p->data);
+	if (p)
+		trec_interp_seen_clear(&p->seen);
 	pthread_mutex_unlock(&t->lock);
 }
 
@@ -289,10 +289,7 @@ void trec_interp_table_exit(struct trec_interp_table *t, uint32_t pid)
 	p = trec_u64map_del(&t->pids, pid);
 	if (p) {
 		t->sink.del_proc(t->sink.ctx, pid);
-		if (t->ops->forget)
-			t->ops->forget(t->backend, pid, p->data);
-		if (t->ops->pid_free)
-			t->ops->pid_free(p->data);
+		trec_interp_seen_clear(&p->seen);
 		free(p);
 	}
 	pthread_mutex_unlock(&t->lock);

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
+#include "record/interp/interp_seen.h"
 #include "trec_types.h"
 
 struct trecord_counters;
@@ -49,15 +50,12 @@ struct trec_interp_table_ops {
 	 * errno: failed (when err says why: counted and said once per pid). */
 	int (*set_up)(void *backend, uint32_t pid, const void *file, const char *open_path,
 		      uint64_t bias, void *pd, char *err, size_t err_len);
-	/* Describes frame f of pid (arg: trec_interp_table_trace's): 1
-	 * written, 0 handled before, a negative errno when it could not be
-	 * (-ESTALE: replaced before it was read). */
+	/* Describes frame f of pid (arg: trec_interp_table_trace's) unless
+	 * seen (the pid's code handled since its exec: note what it handles
+	 * there): 1 written, 0 handled before, a negative errno when it could
+	 * not be (-ESTALE: replaced before it was read). */
 	int (*describe)(void *backend, void *arg, uint32_t pid, void *pd,
-			const struct trec_frame *f);
-	/* Optional: pid exec'ed or exited: its code objects are gone. */
-	void (*forget)(void *backend, uint32_t pid, void *pd);
-	/* Optional: frees what *pd owns (exit, and the table's end). */
-	void (*pid_free)(void *pd);
+			struct trec_interp_seen *seen, const struct trec_frame *f);
 };
 
 /* Where ranges go and exited pids are deleted from (the BPF maps in

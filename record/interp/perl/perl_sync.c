@@ -11,7 +11,6 @@
 
 struct perl_pid {
 	const struct trec_perl_offsets *off; /* of the Perl it was set up for */
-	struct trec_perl_seen *seen;         /* made on its first frame */
 };
 
 struct trec_perl_sync {
@@ -85,32 +84,16 @@ static int write_code(struct trec_perl_sync *s, uint32_t pid, const struct perl_
 	return err ? err : 1;
 }
 
-static int describe(void *backend, void *arg, uint32_t pid, void *pd, const struct trec_frame *f)
+static int describe(void *backend, void *arg, uint32_t pid, void *pd,
+		    struct trec_interp_seen *seen, const struct trec_frame *f)
 {
 	struct perl_pid *p = pd;
 
 	(void)arg;
-	if (!p->off || (!p->seen && !(p->seen = trec_perl_seen_new())))
-		return 0;
-	/* Seen before (or no memory to remember it): skip. */
-	if (trec_perl_seen_note(p->seen, f->file_id, f->addr_or_line))
+	/* Seen before, no COP (or no memory to remember it): skip. */
+	if (!p->off || trec_interp_seen_note(seen, f->file_id, f->addr_or_line))
 		return 0;
 	return write_code(backend, pid, p, f->file_id, f->addr_or_line);
-}
-
-static void forget(void *backend, uint32_t pid, void *pd)
-{
-	struct perl_pid *p = pd;
-
-	(void)backend;
-	(void)pid;
-	if (p->seen)
-		trec_perl_seen_clear(p->seen);
-}
-
-static void pid_free(void *pd)
-{
-	trec_perl_seen_free(((struct perl_pid *)pd)->seen);
 }
 
 static const struct trec_interp_table_ops table_ops = {
@@ -124,8 +107,6 @@ static const struct trec_interp_table_ops table_ops = {
 	.detected = detected,
 	.set_up = set_up,
 	.describe = describe,
-	.forget = forget,
-	.pid_free = pid_free,
 };
 
 struct trec_perl_sync *trec_perl_sync_new(const struct trec_perl_sync_ops *ops, void *ctx,

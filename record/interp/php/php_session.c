@@ -15,7 +15,6 @@ struct php_session {
 	/* First (the table's on_* ops use it). files: trec_php_engine, pids: php_pid. */
 	struct trec_interp_table *table;
 	struct trec_interp_glue glue;    /* the sink's ctx */
-	struct trec_phpcode_cache *code; /* under the table's lock */
 };
 
 struct php_pid {
@@ -56,20 +55,14 @@ static int set_up(void *backend, uint32_t pid, const void *file, const char *ope
 	return trec_interp_glue_set_proc(&s->glue, pid, &info);
 }
 
-static int describe(void *backend, void *arg, uint32_t pid, void *pd, const struct trec_frame *f)
+static int describe(void *backend, void *arg, uint32_t pid, void *pd,
+		    struct trec_interp_seen *seen, const struct trec_frame *f)
 {
 	struct php_session *s = backend;
 
 	(void)arg;
-	return trec_phpcode_cache_note(s->code, trec_interp_glue_write_blob, &s->glue, pid,
-				       ((struct php_pid *)pd)->layout, f->file_id,
-				       (uint32_t)f->addr_or_line);
-}
-
-static void forget(void *backend, uint32_t pid, void *pd)
-{
-	(void)pd;
-	trec_phpcode_cache_forget_pid(((struct php_session *)backend)->code, pid);
+	return trec_phpcode_note(seen, trec_interp_glue_write_blob, &s->glue, pid,
+				 ((struct php_pid *)pd)->layout, f->file_id, (uint32_t)f->addr_or_line);
 }
 
 static const struct trec_interp_table_ops table_ops = {
@@ -82,7 +75,6 @@ static const struct trec_interp_table_ops table_ops = {
 	.detected = detected,
 	.set_up = set_up,
 	.describe = describe,
-	.forget = forget,
 };
 
 static void php_stop(void *state)
@@ -90,7 +82,6 @@ static void php_stop(void *state)
 	struct php_session *s = state;
 
 	trec_interp_table_free(s->table);
-	trec_phpcode_cache_free(s->code);
 	free(s);
 }
 
@@ -104,9 +95,8 @@ static int php_start(void **state, const struct trec_interp_env *env)
 		return -ENOMEM;
 	trec_interp_glue_init(&s->glue, env, env->fd->php_procs, "php");
 	sink.ctx = &s->glue;
-	s->code = trec_phpcode_cache_new();
 	s->table = trec_interp_table_new(&table_ops, &sink, s, env->verbose);
-	if (!s->code || !s->table) {
+	if (!s->table) {
 		php_stop(s);
 		return -ENOMEM;
 	}

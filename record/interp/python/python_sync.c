@@ -15,7 +15,6 @@ struct trec_py_sync {
 	void *ctx;
 	bool verbose;
 	struct trec_interp_table *table; /* files: trec_py_offsets; pids: trec_py_process */
-	struct trec_pycode_cache *code;  /* under the table's lock */
 	/* Synthetic file ids of trampoline arenas whose deltas were handed out. */
 	uint64_t tramp_ids[8];
 	size_t num_tramp_ids;
@@ -58,19 +57,14 @@ static int set_up(void *backend, uint32_t pid, const void *file, const char *ope
 	return s->ops->set_proc(s->ctx, pid, &proc->info);
 }
 
-static int describe(void *backend, void *arg, uint32_t pid, void *pd, const struct trec_frame *f)
+static int describe(void *backend, void *arg, uint32_t pid, void *pd,
+		    struct trec_interp_seen *seen, const struct trec_frame *f)
 {
 	struct trec_py_sync *s = backend;
 
 	(void)arg;
-	return trec_pycode_cache_note(s->code, s->ops->write_blob, s->ctx, pid, pd, f->file_id,
-				      (uint32_t)f->addr_or_line);
-}
-
-static void forget(void *backend, uint32_t pid, void *pd)
-{
-	(void)pd;
-	trec_pycode_cache_forget_pid(((struct trec_py_sync *)backend)->code, pid);
+	return trec_pycode_note(seen, s->ops->write_blob, s->ctx, pid, pd, f->file_id,
+				(uint32_t)f->addr_or_line);
 }
 
 static const struct trec_interp_table_ops table_ops = {
@@ -84,7 +78,6 @@ static const struct trec_interp_table_ops table_ops = {
 	.detected = detected,
 	.set_up = set_up,
 	.describe = describe,
-	.forget = forget,
 };
 
 struct trec_py_sync *trec_py_sync_new(const struct trec_py_sync_ops *ops, void *ctx, bool verbose)
@@ -97,10 +90,9 @@ struct trec_py_sync *trec_py_sync_new(const struct trec_py_sync_ops *ops, void *
 	s->ops = ops;
 	s->ctx = ctx;
 	s->verbose = verbose;
-	s->code = trec_pycode_cache_new();
 	s->table = trec_interp_table_new(&table_ops, &sink, s, verbose);
-	if (!s->code || !s->table) {
-		trec_py_sync_free(s);
+	if (!s->table) {
+		free(s);
 		return NULL;
 	}
 	return s;
@@ -111,7 +103,6 @@ void trec_py_sync_free(struct trec_py_sync *s)
 	if (!s)
 		return;
 	trec_interp_table_free(s->table);
-	trec_pycode_cache_free(s->code);
 	free(s);
 }
 

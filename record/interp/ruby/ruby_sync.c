@@ -4,15 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "format/containers/u64map.h"
 #include "record/interp/interp_table.h"
 #include "record/io/metrics.h"
 #include "record/interp/ruby/ruby_sync.h"
 
 struct rb_pid {
 	const struct trec_rb_offsets *offsets; /* NULL until set up */
-	/* iseq address -> (object id << 1 | 1) of the last description tried */
-	struct trec_u64map seen;
 };
 
 struct trec_rb_sync {
@@ -94,41 +91,23 @@ static int write_code(struct trec_rb_sync *s, uint32_t pid, const struct rb_pid 
 	return err ? err : 1;
 }
 
-static int describe(void *backend, void *arg, uint32_t pid, void *pd, const struct trec_frame *f)
+static int describe(void *backend, void *arg, uint32_t pid, void *pd,
+		    struct trec_interp_seen *seen, const struct trec_frame *f)
 {
 	struct trec_rb_sync *s = backend;
 	struct rb_pid *p = pd;
 	uint32_t oid = (uint32_t)f->addr_or_line;
-	uint64_t mark = (uint64_t)oid << 1 | 1;
-	int err = 0, ret;
+	int ret;
 
-	if (!f->file_id || !p->offsets || (uintptr_t)trec_u64map_get(&p->seen, f->file_id) == mark)
-		return 0;
 	/* Remember the attempt whatever happens: a failed read is not
 	 * retried for every sample. */
-	trec_u64map_put(&p->seen, f->file_id, (void *)(uintptr_t)mark, &err);
-	if (err)
+	if (!p->offsets || trec_interp_seen_note(seen, f->file_id, oid))
 		return 0;
 	ret = write_code(s, pid, p, f->file_id, oid, arg);
 	if (ret < 0 && s->verbose)
 		fprintf(stderr, "trecord: pid %u: ruby iseq %#llx not described: %s\n", pid,
 			(unsigned long long)f->file_id, strerror(-ret));
 	return ret;
-}
-
-static void forget(void *backend, uint32_t pid, void *pd)
-{
-	struct rb_pid *p = pd;
-
-	(void)backend;
-	(void)pid;
-	trec_u64map_free(&p->seen);
-	memset(&p->seen, 0, sizeof(p->seen));
-}
-
-static void pid_free(void *pd)
-{
-	trec_u64map_free(&((struct rb_pid *)pd)->seen);
 }
 
 static const struct trec_interp_table_ops table_ops = {
@@ -142,8 +121,6 @@ static const struct trec_interp_table_ops table_ops = {
 	.detected = detected,
 	.set_up = set_up,
 	.describe = describe,
-	.forget = forget,
-	.pid_free = pid_free,
 };
 
 struct trec_rb_sync *trec_rb_sync_new(const struct trec_rb_sync_ops *ops, void *ctx, bool verbose)
