@@ -34,8 +34,10 @@ int trec_interp_glue_set_range(void *ctx, uint64_t file_id, const struct trec_of
 	return bpf_map_update_elem(g->ranges_fd, &file_id, r, BPF_ANY) ? -errno : 0;
 }
 
-int trec_interp_glue_set_proc(struct trec_interp_glue *g, uint32_t pid, const void *info)
+int trec_interp_glue_set_proc(void *ctx, uint32_t pid, const void *info)
 {
+	struct trec_interp_glue *g = ctx;
+
 	return bpf_map_update_elem(g->procs_fd, &pid, info, BPF_ANY) ? -errno : 0;
 }
 
@@ -52,4 +54,10 @@ int trec_interp_glue_write_blob(void *ctx, enum trec_record_type type, const str
 	struct trec_writer *w = trec_output_lock(g->out);
 
 	return w ? trec_output_unlock(g->out, trec_write_blob(w, type, b)) : -EIO;
+}
+
+struct trec_interp_sink trec_interp_glue_sink(struct trec_interp_glue *g)
+{
+	return (struct trec_interp_sink){ trec_interp_glue_set_range, trec_interp_glue_set_proc,
+					  trec_interp_glue_del_proc, trec_interp_glue_write_blob, g };
 }

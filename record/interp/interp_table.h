@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "record/interp/interp_seen.h"
+#include "trec_format.h"
 #include "trec_types.h"
 
 struct trecord_counters;
@@ -58,11 +59,15 @@ struct trec_interp_table_ops {
 			struct trec_interp_seen *seen, const struct trec_frame *f);
 };
 
-/* Where ranges go and exited pids are deleted from (the BPF maps in
- * trecord, plain tables in the harness). */
+/* Where a backend's results go (the BPF maps and the recording in
+ * trecord: interp_session.h; plain tables in the harness). */
 struct trec_interp_sink {
 	int (*set_range)(void *ctx, uint64_t file_id, const struct trec_offset_range *r);
+	/* info: the backend's procs map value */
+	int (*set_proc)(void *ctx, uint32_t pid, const void *info);
 	void (*del_proc)(void *ctx, uint32_t pid);
+	/* code descriptions (PYCODE, INTERP_CODE records) */
+	int (*write_blob)(void *ctx, enum trec_record_type type, const struct trec_blob *b);
 	void *ctx;
 };
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "harness_perl.h"
+#include "harness_sink.h"
 #include "harness_verdict.h"
 #include "record/interp/perl/perl_detect.h"
 #include "record/interp/perl/perl_sync.h"
@@ -17,19 +18,9 @@ struct harness_perl {
 	struct trec_perlframes *store;        /* descriptions, as treport holds them */
 };
 
-static int op_set_range(void *ctx, uint64_t file_id, const struct trec_offset_range *r)
+static int op_set_proc(void *ctx, uint32_t pid, const void *v)
 {
-	struct harness_env *e = ((struct harness_perl *)ctx)->env;
-
-	if (e->num_py_ranges == HARNESS_MAX_PY)
-		return -ENOSPC;
-	e->py_ranges[e->num_py_ranges].file_id = file_id;
-	e->py_ranges[e->num_py_ranges++].r = *r;
-	return 0;
-}
-
-static int op_set_proc(void *ctx, uint32_t pid, const struct trec_perl_proc_info *info)
-{
+	const struct trec_perl_proc_info *info = v;
 	struct harness_env *e = ((struct harness_perl *)ctx)->env;
 
 	e->perl_pid = pid;
@@ -38,33 +29,24 @@ static int op_set_proc(void *ctx, uint32_t pid, const struct trec_perl_proc_info
 	return 0;
 }
 
-static void op_del_proc(void *ctx, uint32_t pid)
-{
-	(void)ctx, (void)pid;
-}
-
 static int op_write_blob(void *ctx, enum trec_record_type type, const struct trec_blob *b)
 {
 	return type == TREC_REC_INTERP_CODE ? trec_perlframes_add(((struct harness_perl *)ctx)->store, b)
 					    : -EINVAL;
 }
 
-static const struct trec_perl_sync_ops perl_ops = {
-	.set_range = op_set_range,
-	.set_proc = op_set_proc,
-	.del_proc = op_del_proc,
-	.write_blob = op_write_blob,
-};
-
 struct harness_perl *harness_perl_new(struct harness_env *env)
 {
 	struct harness_perl *p = calloc(1, sizeof(*p));
+	struct trec_interp_sink sink = { harness_sink_set_range, op_set_proc, harness_sink_del_proc,
+					 op_write_blob, NULL };
 
 	if (!p)
 		return NULL;
 	p->env = env;
 	p->store = trec_perlframes_new();
-	p->sync = trec_perl_sync_new(&perl_ops, p, false);
+	sink.ctx = p;
+	p->sync = trec_perl_sync_new(&sink, false);
 	if (!p->sync) {
 		harness_perl_free(p);
 		return NULL;
@@ -111,7 +93,7 @@ int harness_perl_case_mapping(struct harness_perl *p, const struct harness_case 
 		return err;
 	trec_perl_proc_info_init(&f, bias, &tsd, &info);
 	trec_perl_offset_range(&f, &r);
-	if ((err = op_set_range(p, file_id, &r)) || (err = op_set_proc(p, c->pid, &info)))
+	if ((err = harness_sink_set_range(p, file_id, &r)) || (err = op_set_proc(p, c->pid, &info)))
 		return err;
 	p->off = f.off;
 	return 0;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "harness.h"
 #include "harness_ruby.h"
+#include "harness_sink.h"
 #include "record/interp/ruby/ruby_sync.h"
 #include "report/interp/ruby/ruby_frames.h"
 
@@ -14,19 +15,9 @@ struct harness_rb {
 	void *store; /* INTERP_CODE records, as treport holds them */
 };
 
-static int op_set_range(void *ctx, uint64_t file_id, const struct trec_offset_range *r)
+static int op_set_proc(void *ctx, uint32_t pid, const void *v)
 {
-	struct harness_env *e = ((struct harness_rb *)ctx)->env;
-
-	if (e->num_py_ranges == HARNESS_MAX_PY)
-		return -ENOSPC;
-	e->py_ranges[e->num_py_ranges].file_id = file_id;
-	e->py_ranges[e->num_py_ranges++].r = *r;
-	return 0;
-}
-
-static int op_set_proc(void *ctx, uint32_t pid, const struct trec_rb_proc_info *info)
-{
+	const struct trec_rb_proc_info *info = v;
 	struct harness_env *e = ((struct harness_rb *)ctx)->env;
 
 	for (size_t i = 0; i < e->num_rb_procs; i++)
@@ -41,11 +32,6 @@ static int op_set_proc(void *ctx, uint32_t pid, const struct trec_rb_proc_info *
 	return 0;
 }
 
-static void op_del_proc(void *ctx, uint32_t pid)
-{
-	(void)ctx, (void)pid;
-}
-
 static int op_write_blob(void *ctx, enum trec_record_type type, const struct trec_blob *b)
 {
 	return type == TREC_REC_INTERP_CODE
@@ -53,22 +39,18 @@ static int op_write_blob(void *ctx, enum trec_record_type type, const struct tre
 		       : -EINVAL;
 }
 
-static const struct trec_rb_sync_ops rb_ops = {
-	.set_range = op_set_range,
-	.set_proc = op_set_proc,
-	.del_proc = op_del_proc,
-	.write_blob = op_write_blob,
-};
-
 struct harness_rb *harness_rb_new(struct harness_env *env)
 {
 	struct harness_rb *r = calloc(1, sizeof(*r));
+	struct trec_interp_sink sink = { harness_sink_set_range, op_set_proc, harness_sink_del_proc,
+					 op_write_blob, NULL };
 
 	if (!r)
 		return NULL;
 	r->env = env;
 	r->store = rp_ruby_interp.new_store();
-	r->sync = trec_rb_sync_new(&rb_ops, r, false);
+	sink.ctx = r;
+	r->sync = trec_rb_sync_new(&sink, false);
 	if (!r->store || !r->sync) {
 		harness_rb_free(r);
 		return NULL;

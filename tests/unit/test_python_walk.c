@@ -215,11 +215,11 @@ static int fake_set_range(void *ctx, uint64_t file_id, const struct trec_offset_
 	return 0;
 }
 
-static int fake_set_proc(void *ctx, uint32_t pid, const struct trec_py_proc_info *info)
+static int fake_set_proc(void *ctx, uint32_t pid, const void *info)
 {
 	struct fake_maps *m = ctx;
 
-	m->info = *info;
+	m->info = *(const struct trec_py_proc_info *)info;
 	m->procs++;
 	return 0;
 }
@@ -237,10 +237,6 @@ static int fake_write_blob(void *ctx, enum trec_record_type type, const struct t
 		m->blob_errors++;
 	return 0;
 }
-
-static const struct trec_py_sync_ops fake_ops = {
-	fake_set_range, fake_set_proc, fake_del_proc, fake_write_blob,
-};
 
 struct sync_walk {
 	struct trec_py_sync *sync;
@@ -369,7 +365,9 @@ static int run_one(const char *interp, const char *script)
 	struct trec_py_process *proc = calloc(1, sizeof(*proc));
 	struct trec_pyframes *store = trec_pyframes_new();
 	struct fake_maps maps = { .store = store };
-	struct trec_py_sync *sync = trec_py_sync_new(&fake_ops, &maps, false);
+	const struct trec_interp_sink sink = { fake_set_range, fake_set_proc, fake_del_proc,
+					       fake_write_blob, &maps };
+	struct trec_py_sync *sync = trec_py_sync_new(&sink, false);
 	struct trec_interp_stats st;
 	int leaf[16], nleaf = leaf_lines(script, leaf, 16);
 	int good_main = 0, good_worker = 0, walks_main = 0, walks_worker = 0, handoffs = 0;

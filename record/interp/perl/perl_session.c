@@ -10,31 +10,20 @@
 
 struct perl_session {
 	struct trec_interp_table *table; /* first: the table's on_* ops use it */
-	struct trec_interp_glue glue;    /* ctx of the sync ops */
+	struct trec_interp_glue glue;    /* its sink's ctx */
 	struct trec_perl_sync *sync;
-};
-
-/* The procs map value is the backend's own type: a typed adapter. */
-static int set_proc(void *ctx, uint32_t pid, const struct trec_perl_proc_info *info)
-{
-	return trec_interp_glue_set_proc(ctx, pid, info);
-}
-
-static const struct trec_perl_sync_ops session_ops = {
-	.set_range = trec_interp_glue_set_range,
-	.set_proc = set_proc,
-	.del_proc = trec_interp_glue_del_proc,
-	.write_blob = trec_interp_glue_write_blob,
 };
 
 static int perl_start(void **state, const struct trec_interp_env *env)
 {
 	struct perl_session *s = calloc(1, sizeof(*s));
+	struct trec_interp_sink sink;
 
 	if (!s)
 		return -ENOMEM;
 	trec_interp_glue_init(&s->glue, env, env->fd->perl_procs, "perl");
-	s->sync = trec_perl_sync_new(&session_ops, &s->glue, env->verbose);
+	sink = trec_interp_glue_sink(&s->glue);
+	s->sync = trec_perl_sync_new(&sink, env->verbose);
 	if (!s->sync) {
 		free(s);
 		return -ENOMEM;

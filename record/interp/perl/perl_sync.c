@@ -14,8 +14,7 @@ struct perl_pid {
 };
 
 struct trec_perl_sync {
-	const struct trec_perl_sync_ops *ops;
-	void *ctx;
+	struct trec_interp_sink sink; /* where its results go */
 	struct trec_interp_table *table; /* files: trec_perl_file; pids: perl_pid */
 };
 
@@ -56,7 +55,7 @@ static int set_up(void *backend, uint32_t pid, const void *file, const char *ope
 		return ret;
 	}
 	trec_perl_proc_info_init(f, bias, &tsd, &info);
-	return s->ops->set_proc(s->ctx, pid, &info);
+	return s->sink.set_proc(s->sink.ctx, pid, &info);
 }
 
 /* Writes the description of one frame of pid. 1 written, or an errno. */
@@ -67,9 +66,7 @@ static int write_code(struct trec_perl_sync *s, uint32_t pid, const struct perl_
 	struct trec_blob b = { .file_id = cop, .subtype = TREC_PERLCODE_SUBTYPE };
 	uint8_t *buf;
 	size_t len;
-	int err = s->ops->read ? trec_perl_read_code_from(s->ops->read, s->ctx, pid, p->off, cop,
-							  key, &c)
-			       : trec_perl_read_code(pid, p->off, cop, key, &c);
+	int err = trec_perl_read_code(pid, p->off, cop, key, &c);
 
 	if (err)
 		return err;
@@ -79,7 +76,7 @@ static int write_code(struct trec_perl_sync *s, uint32_t pid, const struct perl_
 		return err;
 	b.len = (uint32_t)len;
 	b.data = buf;
-	err = s->ops->write_blob(s->ctx, TREC_REC_INTERP_CODE, &b);
+	err = s->sink.write_blob(s->sink.ctx, TREC_REC_INTERP_CODE, &b);
 	free(buf);
 	return err ? err : 1;
 }
@@ -109,17 +106,14 @@ static const struct trec_interp_table_ops table_ops = {
 	.describe = describe,
 };
 
-struct trec_perl_sync *trec_perl_sync_new(const struct trec_perl_sync_ops *ops, void *ctx,
-					  bool verbose)
+struct trec_perl_sync *trec_perl_sync_new(const struct trec_interp_sink *sink, bool verbose)
 {
 	struct trec_perl_sync *s = calloc(1, sizeof(*s));
-	const struct trec_interp_sink sink = { ops->set_range, ops->del_proc, ctx };
 
 	if (!s)
 		return NULL;
-	s->ops = ops;
-	s->ctx = ctx;
-	s->table = trec_interp_table_new(&table_ops, &sink, s, verbose);
+	s->sink = *sink;
+	s->table = trec_interp_table_new(&table_ops, sink, s, verbose);
 	if (!s->table) {
 		free(s);
 		return NULL;

@@ -22,19 +22,9 @@
 #include "record/interp/perl/perl_code.h"
 #include "trec_types.h"
 
-struct trec_perl_sync_ops {
-	int (*set_range)(void *ctx, uint64_t file_id, const struct trec_offset_range *r);
-	int (*set_proc)(void *ctx, uint32_t pid, const struct trec_perl_proc_info *info);
-	void (*del_proc)(void *ctx, uint32_t pid);
-	int (*write_blob)(void *ctx, enum trec_record_type type, const struct trec_blob *b);
-	/* Optional: where process memory is read from (NULL: the live pid). */
-	trec_perl_read_fn read;
-};
-
 struct trec_perl_sync;
 
-struct trec_perl_sync *trec_perl_sync_new(const struct trec_perl_sync_ops *ops, void *ctx,
-					  bool verbose);
+struct trec_perl_sync *trec_perl_sync_new(const struct trec_interp_sink *sink, bool verbose);
 void trec_perl_sync_free(struct trec_perl_sync *s);
 
 /* As trec_interp_ops.on_mapping: 1 Perl and pid set up, 0 not, < 0 errno. */

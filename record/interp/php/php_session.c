@@ -88,13 +88,12 @@ static void php_stop(void *state)
 static int php_start(void **state, const struct trec_interp_env *env)
 {
 	struct php_session *s = calloc(1, sizeof(*s));
-	struct trec_interp_sink sink = { trec_interp_glue_set_range, trec_interp_glue_del_proc,
-					 NULL };
+	struct trec_interp_sink sink;
 
 	if (!s)
 		return -ENOMEM;
 	trec_interp_glue_init(&s->glue, env, env->fd->php_procs, "php");
-	sink.ctx = &s->glue;
+	sink = trec_interp_glue_sink(&s->glue);
 	s->table = trec_interp_table_new(&table_ops, &sink, s, env->verbose);
 	if (!s->table) {
 		php_stop(s);

@@ -11,8 +11,7 @@
 #include "record/interp/python/python_tramp.h"
 
 struct trec_py_sync {
-	const struct trec_py_sync_ops *ops;
-	void *ctx;
+	struct trec_interp_sink sink; /* where its results go */
 	bool verbose;
 	struct trec_interp_table *table; /* files: trec_py_offsets; pids: trec_py_process */
 	/* Synthetic file ids of trampoline arenas whose deltas were handed out. */
@@ -54,7 +53,7 @@ static int set_up(void *backend, uint32_t pid, const void *file, const char *ope
 		return ret;
 	}
 	trec_py_proc_info_init(&proc->offsets, bias, &proc->tsd, &proc->info);
-	return s->ops->set_proc(s->ctx, pid, &proc->info);
+	return s->sink.set_proc(s->sink.ctx, pid, &proc->info);
 }
 
 static int describe(void *backend, void *arg, uint32_t pid, void *pd,
@@ -63,7 +62,7 @@ static int describe(void *backend, void *arg, uint32_t pid, void *pd,
 	struct trec_py_sync *s = backend;
 
 	(void)arg;
-	return trec_pycode_note(seen, s->ops->write_blob, s->ctx, pid, pd, f->file_id,
+	return trec_pycode_note(seen, s->sink.write_blob, s->sink.ctx, pid, pd, f->file_id,
 				(uint32_t)f->addr_or_line);
 }
 
@@ -80,17 +79,15 @@ static const struct trec_interp_table_ops table_ops = {
 	.describe = describe,
 };
 
-struct trec_py_sync *trec_py_sync_new(const struct trec_py_sync_ops *ops, void *ctx, bool verbose)
+struct trec_py_sync *trec_py_sync_new(const struct trec_interp_sink *sink, bool verbose)
 {
 	struct trec_py_sync *s = calloc(1, sizeof(*s));
-	const struct trec_interp_sink sink = { ops->set_range, ops->del_proc, ctx };
 
 	if (!s)
 		return NULL;
-	s->ops = ops;
-	s->ctx = ctx;
+	s->sink = *sink;
 	s->verbose = verbose;
-	s->table = trec_interp_table_new(&table_ops, &sink, s, verbose);
+	s->table = trec_interp_table_new(&table_ops, sink, s, verbose);
 	if (!s->table) {
 		free(s);
 		return NULL;

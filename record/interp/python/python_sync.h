@@ -22,17 +22,9 @@
 #include "record/interp/python/python_codeobj.h"
 #include "trec_types.h"
 
-struct trec_py_sync_ops {
-	int (*set_range)(void *ctx, uint64_t file_id, const struct trec_offset_range *r);
-	int (*set_proc)(void *ctx, uint32_t pid, const struct trec_py_proc_info *info);
-	void (*del_proc)(void *ctx, uint32_t pid);
-	trec_pycode_write_fn write_blob; /* PYCODE records */
-};
-
 struct trec_py_sync;
 
-struct trec_py_sync *trec_py_sync_new(const struct trec_py_sync_ops *ops, void *ctx,
-				      bool verbose);
+struct trec_py_sync *trec_py_sync_new(const struct trec_interp_sink *sink, bool verbose);
 void trec_py_sync_free(struct trec_py_sync *s);
 
 /*

@@ -13,8 +13,7 @@ struct rb_pid {
 };
 
 struct trec_rb_sync {
-	const struct trec_rb_sync_ops *ops;
-	void *ctx;
+	struct trec_interp_sink sink; /* where its results go */
 	bool verbose;
 	struct trec_interp_table *table; /* files: trec_rb_offsets; pids: rb_pid */
 };
@@ -57,7 +56,7 @@ static int set_up(void *backend, uint32_t pid, const void *file, const char *ope
 	(void)err_len;
 	p->offsets = NULL;
 	trec_rb_proc_info_init(file, bias, &info);
-	ret = s->ops->set_proc(s->ctx, pid, &info);
+	ret = s->sink.set_proc(s->sink.ctx, pid, &info);
 	if (!ret)
 		p->offsets = file;
 	return ret;
@@ -86,7 +85,7 @@ static int write_code(struct trec_rb_sync *s, uint32_t pid, const struct rb_pid 
 		return err;
 	blob.len = (uint32_t)len;
 	blob.data = buf;
-	err = s->ops->write_blob(s->ctx, TREC_REC_INTERP_CODE, &blob);
+	err = s->sink.write_blob(s->sink.ctx, TREC_REC_INTERP_CODE, &blob);
 	free(buf);
 	return err ? err : 1;
 }
@@ -123,17 +122,15 @@ static const struct trec_interp_table_ops table_ops = {
 	.describe = describe,
 };
 
-struct trec_rb_sync *trec_rb_sync_new(const struct trec_rb_sync_ops *ops, void *ctx, bool verbose)
+struct trec_rb_sync *trec_rb_sync_new(const struct trec_interp_sink *sink, bool verbose)
 {
 	struct trec_rb_sync *s = calloc(1, sizeof(*s));
-	const struct trec_interp_sink sink = { ops->set_range, ops->del_proc, ctx };
 
 	if (!s)
 		return NULL;
-	s->ops = ops;
-	s->ctx = ctx;
+	s->sink = *sink;
 	s->verbose = verbose;
-	s->table = trec_interp_table_new(&table_ops, &sink, s, verbose);
+	s->table = trec_interp_table_new(&table_ops, sink, s, verbose);
 	if (!s->table) {
 		free(s);
 		return NULL;

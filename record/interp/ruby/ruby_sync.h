@@ -17,18 +17,9 @@
 #include "trec_format.h"
 #include "trec_types.h"
 
-struct trec_rb_sync_ops {
-	int (*set_range)(void *ctx, uint64_t file_id, const struct trec_offset_range *r);
-	int (*set_proc)(void *ctx, uint32_t pid, const struct trec_rb_proc_info *info);
-	void (*del_proc)(void *ctx, uint32_t pid);
-	/* INTERP_CODE records */
-	int (*write_blob)(void *ctx, enum trec_record_type type, const struct trec_blob *b);
-};
-
 struct trec_rb_sync;
 
-struct trec_rb_sync *trec_rb_sync_new(const struct trec_rb_sync_ops *ops, void *ctx,
-				      bool verbose);
+struct trec_rb_sync *trec_rb_sync_new(const struct trec_interp_sink *sink, bool verbose);
 void trec_rb_sync_free(struct trec_rb_sync *s);
 
 /* 1 when the mapping is a supported libruby and pid is set up, 0 when
