@@ -2,6 +2,7 @@
 /* The BPF-map and output glue shared by interpreter backends; see interp_session.h. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <bpf/bpf.h>
 #include "record/bpf_loader.h"
 #include "record/bpf_optional.h"
@@ -60,4 +61,33 @@ struct trec_interp_sink trec_interp_glue_sink(struct trec_interp_glue *g)
 {
 	return (struct trec_interp_sink){ trec_interp_glue_set_range, trec_interp_glue_set_proc,
 					  trec_interp_glue_del_proc, trec_interp_glue_write_blob, g };
+}
+
+int trec_interp_table_session_start(void **state, const struct trec_interp_env *env,
+				    int procs_fd, const char *lang,
+				    struct trec_interp_table *(*make)(const struct trec_interp_sink *sink,
+								      bool verbose))
+{
+	struct trec_interp_table_session *s = calloc(1, sizeof(*s));
+	struct trec_interp_sink sink;
+
+	if (!s)
+		return -ENOMEM;
+	trec_interp_glue_init(&s->glue, env, procs_fd, lang);
+	sink = trec_interp_glue_sink(&s->glue);
+	s->table = make(&sink, env->verbose);
+	if (!s->table) {
+		free(s);
+		return -ENOMEM;
+	}
+	*state = s;
+	return 0;
+}
+
+void trec_interp_table_session_stop(void *state)
+{
+	struct trec_interp_table_session *s = state;
+
+	trec_interp_table_free(s->table);
+	free(s);
 }

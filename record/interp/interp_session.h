@@ -9,6 +9,7 @@
 #ifndef TREC_INTERP_SESSION_H
 #define TREC_INTERP_SESSION_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "trec_types.h"
 #include "trec_format.h"
@@ -39,5 +40,20 @@ int trec_interp_glue_set_range(void *ctx, uint64_t file_id, const struct trec_of
 int trec_interp_glue_set_proc(void *ctx, uint32_t pid, const void *info);
 void trec_interp_glue_del_proc(void *ctx, uint32_t pid);
 int trec_interp_glue_write_blob(void *ctx, enum trec_record_type type, const struct trec_blob *b);
+
+/* The session state of a backend that is one interpreter table over the
+ * glue (Perl, Ruby, PHP), with the table first for its on_* ops. */
+struct trec_interp_table_session {
+	struct trec_interp_table *table;
+	struct trec_interp_glue glue; /* the table's sink's ctx */
+};
+
+/* As trec_interp_ops.start: the glue over procs_fd, the table make()
+ * builds on the glue's sink. */
+int trec_interp_table_session_start(void **state, const struct trec_interp_env *env,
+				    int procs_fd, const char *lang,
+				    struct trec_interp_table *(*make)(const struct trec_interp_sink *sink,
+								      bool verbose));
+void trec_interp_table_session_stop(void *state);
 
 #endif /* TREC_INTERP_SESSION_H */

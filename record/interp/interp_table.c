@@ -177,7 +177,7 @@ static int set_up(struct trec_interp_table *t, uint32_t pid, uint64_t file_id,
 	p->file_id = file_id;
 	p->bias = bias;
 	p->file = f;
-	ret = t->ops->set_up(t->backend, pid, f->data, open_path, bias, p->data, err, sizeof(err));
+	ret = t->ops->set_up(t, pid, f->data, open_path, bias, p->data, err, sizeof(err));
 	if (!ret) {
 		p->ready = true;
 		t->stats.pids++;
@@ -254,7 +254,7 @@ void trec_interp_table_trace(struct trec_interp_table *t, uint32_t pid,
 				return;
 			}
 		}
-		ret = t->ops->describe(t->backend, arg, pid, p->data, &p->seen, f);
+		ret = t->ops->describe(t, arg, pid, p->data, &p->seen, f);
 		if (ret == 1)
 			t->stats.code_written++;
 		else if (ret == -ESTALE)
@@ -312,6 +312,21 @@ void *trec_interp_table_pid(struct trec_interp_table *t, uint32_t pid, const voi
 	if (file)
 		*file = p && p->file->status == 1 ? p->file->data : NULL;
 	return p ? p->data : NULL;
+}
+
+const struct trec_interp_sink *trec_interp_table_sink(const struct trec_interp_table *t)
+{
+	return &t->sink;
+}
+
+void *trec_interp_table_backend(const struct trec_interp_table *t)
+{
+	return t->backend;
+}
+
+bool trec_interp_table_verbose(const struct trec_interp_table *t)
+{
+	return t->verbose;
 }
 
 void trec_interp_table_get_stats(struct trec_interp_table *t, struct trec_interp_stats *st)

@@ -30,6 +30,8 @@ struct trec_interp_stats {
 	uint64_t code_written, code_unreadable, code_stale;
 };
 
+struct trec_interp_table;
+
 struct trec_interp_table_ops {
 	const char *lang;           /* for messages: "no <lang> stacks" */
 	size_t file_size, pid_size; /* the backend's data per file, per pid */
@@ -49,13 +51,13 @@ struct trec_interp_table_ops {
 	/* Sets pid up for file (fills *pd, writes its procs entry). 0 done;
 	 * -ENOENT not yet (the next sync retries silently); another negative
 	 * errno: failed (when err says why: counted and said once per pid). */
-	int (*set_up)(void *backend, uint32_t pid, const void *file, const char *open_path,
-		      uint64_t bias, void *pd, char *err, size_t err_len);
+	int (*set_up)(struct trec_interp_table *t, uint32_t pid, const void *file,
+		      const char *open_path, uint64_t bias, void *pd, char *err, size_t err_len);
 	/* Describes frame f of pid (arg: trec_interp_table_trace's) unless
 	 * seen (the pid's code handled since its exec: note what it handles
 	 * there): 1 written, 0 handled before, a negative errno when it could
 	 * not be (-ESTALE: replaced before it was read). */
-	int (*describe)(void *backend, void *arg, uint32_t pid, void *pd,
+	int (*describe)(struct trec_interp_table *t, void *arg, uint32_t pid, void *pd,
 			struct trec_interp_seen *seen, const struct trec_frame *f);
 };
 
@@ -71,9 +73,7 @@ struct trec_interp_sink {
 	void *ctx;
 };
 
-struct trec_interp_table;
-
-/* backend is the first argument of ops' callbacks. */
+/* backend: what else the backend keeps (trec_interp_table_backend()). */
 struct trec_interp_table *trec_interp_table_new(const struct trec_interp_table_ops *ops,
 						const struct trec_interp_sink *sink, void *backend,
 						bool verbose);
@@ -105,6 +105,11 @@ void trec_interp_table_exit(struct trec_interp_table *t, uint32_t pid);
 void trec_interp_table_lock(struct trec_interp_table *t);
 void trec_interp_table_unlock(struct trec_interp_table *t);
 void *trec_interp_table_pid(struct trec_interp_table *t, uint32_t pid, const void **file);
+
+/* For ops' callbacks. */
+const struct trec_interp_sink *trec_interp_table_sink(const struct trec_interp_table *t);
+void *trec_interp_table_backend(const struct trec_interp_table *t);
+bool trec_interp_table_verbose(const struct trec_interp_table *t);
 
 void trec_interp_table_get_stats(struct trec_interp_table *t, struct trec_interp_stats *st);
 

@@ -13,7 +13,7 @@
 
 struct harness_perl {
 	struct harness_env *env;
-	struct trec_perl_sync *sync;          /* live */
+	struct trec_interp_table *table;      /* live: trecord's Perl table */
 	const struct trec_perl_offsets *off;  /* offline: the detected row */
 	struct trec_perlframes *store;        /* descriptions, as treport holds them */
 };
@@ -46,8 +46,8 @@ struct harness_perl *harness_perl_new(struct harness_env *env)
 	p->env = env;
 	p->store = trec_perlframes_new();
 	sink.ctx = p;
-	p->sync = trec_perl_sync_new(&sink, false);
-	if (!p->sync) {
+	p->table = trec_perl_table_new(&sink, false);
+	if (!p->table) {
 		harness_perl_free(p);
 		return NULL;
 	}
@@ -58,7 +58,7 @@ void harness_perl_free(struct harness_perl *p)
 {
 	if (!p)
 		return;
-	trec_perl_sync_free(p->sync);
+	trec_interp_table_free(p->table);
 	trec_perlframes_free(p->store);
 	free(p);
 }
@@ -66,7 +66,7 @@ void harness_perl_free(struct harness_perl *p)
 int harness_perl_on_mapping(struct harness_perl *p, uint32_t pid, uint64_t file_id,
 			    const char *open_path, uint64_t bias)
 {
-	int ret = trec_perl_sync_mapping(p->sync, pid, file_id, open_path, bias);
+	int ret = trec_interp_table_mapping(p->table, pid, file_id, open_path, bias);
 
 	return ret < 0 ? ret : 0;
 }
@@ -158,7 +158,7 @@ bool harness_perl_check(struct harness_perl *p, const struct harness_case *c,
 	const char *why;
 
 	if (live)
-		trec_perl_sync_trace(p->sync, c->pid, t->frames, t->num_frames);
+		trec_interp_table_trace(p->table, c->pid, t->frames, t->num_frames, NULL);
 	for (unsigned i = 0; i < t->num_frames && i < TREC_MAX_FRAMES; i++) {
 		const struct trec_frame *f = &t->frames[i];
 		struct rp_interp_sym sym;

@@ -71,7 +71,7 @@ void harness_py_free(struct harness_py *p)
 int harness_py_on_mapping(struct harness_py *p, uint32_t pid, uint64_t file_id,
 			  const char *open_path, uint64_t bias)
 {
-	int ret = trec_py_sync_mapping(p->sync, pid, file_id, open_path, bias);
+	int ret = trec_interp_table_mapping(trec_py_sync_table(p->sync), pid, file_id, open_path, bias);
 	return ret < 0 ? ret : 0;
 }
 
@@ -138,7 +138,8 @@ int harness_py_describe(struct harness_py *p, uint32_t pid, const struct trec_tr
 	int missing = 0;
 
 	if (live)
-		trec_py_sync_trace(p->sync, pid, t->frames, t->num_frames);
+		trec_interp_table_trace(trec_py_sync_table(p->sync), pid, t->frames, t->num_frames,
+					NULL);
 	for (unsigned i = 0; i < t->num_frames && i < TREC_MAX_FRAMES; i++) {
 		const struct trec_frame *f = &t->frames[i];
 		struct trec_pyframe_sym sym;

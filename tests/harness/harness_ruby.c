@@ -11,7 +11,7 @@
 
 struct harness_rb {
 	struct harness_env *env;
-	struct trec_rb_sync *sync;
+	struct trec_interp_table *table; /* trecord's Ruby table */
 	void *store; /* INTERP_CODE records, as treport holds them */
 };
 
@@ -50,8 +50,8 @@ struct harness_rb *harness_rb_new(struct harness_env *env)
 	r->env = env;
 	r->store = rp_ruby_interp.new_store();
 	sink.ctx = r;
-	r->sync = trec_rb_sync_new(&sink, false);
-	if (!r->store || !r->sync) {
+	r->table = trec_rb_table_new(&sink, false);
+	if (!r->store || !r->table) {
 		harness_rb_free(r);
 		return NULL;
 	}
@@ -62,7 +62,7 @@ void harness_rb_free(struct harness_rb *r)
 {
 	if (!r)
 		return;
-	trec_rb_sync_free(r->sync);
+	trec_interp_table_free(r->table);
 	if (r->store)
 		rp_ruby_interp.free_store(r->store);
 	free(r);
@@ -71,7 +71,7 @@ void harness_rb_free(struct harness_rb *r)
 int harness_rb_on_mapping(struct harness_rb *r, uint32_t pid, uint64_t file_id,
 			  const char *open_path, uint64_t bias)
 {
-	return trec_rb_sync_mapping(r->sync, pid, file_id, open_path, bias);
+	return trec_interp_table_mapping(r->table, pid, file_id, open_path, bias);
 }
 
 int harness_rb_case_mapping(struct harness_rb *r, uint32_t pid, uint64_t file_id,
@@ -85,7 +85,7 @@ int harness_rb_case_mapping(struct harness_rb *r, uint32_t pid, uint64_t file_id
 	err = trec_rb_detect(path, &o, NULL, 0);
 	if (err)
 		return err == -ENOENT ? 0 : err;
-	return trec_rb_sync_add_pid(r->sync, pid, file_id, &o, bias);
+	return trec_rb_table_add_pid(r->table, pid, file_id, &o, bias);
 }
 
 static int read_captured(void *ctx, uint64_t addr, void *buf, size_t len)
@@ -98,7 +98,7 @@ int harness_rb_describe(struct harness_rb *r, uint32_t pid, const struct trec_tr
 {
 	int missing = 0;
 
-	trec_rb_sync_trace(r->sync, pid, t->frames, t->num_frames, live ? NULL : read_captured,
+	trec_rb_table_trace(r->table, pid, t->frames, t->num_frames, live ? NULL : read_captured,
 			   r->env);
 	for (unsigned i = 0; i < t->num_frames && i < TREC_MAX_FRAMES; i++) {
 		struct trec_pyframe_sym sym;

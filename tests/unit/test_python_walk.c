@@ -258,8 +258,8 @@ static int sync_mapping(void *ctx, const struct trec_py_mapping *m)
 		return 0;
 	if (!trec_pyelf_vaddr_of_offset(&e, m->pgoff, &vaddr))
 		/* Any id that is stable per mapped file will do here. */
-		trec_py_sync_mapping(w->sync, (uint32_t)w->pid, (uint64_t)m->start >> 21 ^ vaddr, path,
-				     m->start - vaddr);
+		trec_interp_table_mapping(trec_py_sync_table(w->sync), (uint32_t)w->pid,
+					  (uint64_t)m->start >> 21 ^ vaddr, path, m->start - vaddr);
 	trec_pyelf_close(&e);
 	return 0;
 }
@@ -281,7 +281,8 @@ static void see(uint64_t addr)
 static void symbolize(const struct trec_per_cpu_record *rec, int pid, struct trec_py_sync *sync,
 		      struct trec_pyframes *store, struct stack *s)
 {
-	trec_py_sync_trace(sync, (uint32_t)pid, rec->trace.frames, rec->trace.num_frames);
+	trec_interp_table_trace(trec_py_sync_table(sync), (uint32_t)pid, rec->trace.frames,
+				rec->trace.num_frames, NULL);
 	s->n = 0;
 	s->errors = 0;
 	for (unsigned i = 0; i < rec->trace.num_frames && s->n < MAX_FRAMES; i++) {

@@ -13,11 +13,6 @@ struct perl_pid {
 	const struct trec_perl_offsets *off; /* of the Perl it was set up for */
 };
 
-struct trec_perl_sync {
-	struct trec_interp_sink sink; /* where its results go */
-	struct trec_interp_table *table; /* files: trec_perl_file; pids: perl_pid */
-};
-
 static int detect(const char *path, void *file, struct trec_offset_range *r, char *err,
 		  size_t err_len)
 {
@@ -37,10 +32,10 @@ static void detected(const void *file, const char *shown)
 		shown);
 }
 
-static int set_up(void *backend, uint32_t pid, const void *file, const char *open_path,
-		  uint64_t bias, void *pd, char *err, size_t err_len)
+static int set_up(struct trec_interp_table *t, uint32_t pid, const void *file,
+		  const char *open_path, uint64_t bias, void *pd, char *err, size_t err_len)
 {
-	struct trec_perl_sync *s = backend;
+	const struct trec_interp_sink *sink = trec_interp_table_sink(t);
 	const struct trec_perl_file *f = file;
 	struct perl_pid *p = pd;
 	struct trec_perl_proc_info info;
@@ -55,11 +50,11 @@ static int set_up(void *backend, uint32_t pid, const void *file, const char *ope
 		return ret;
 	}
 	trec_perl_proc_info_init(f, bias, &tsd, &info);
-	return s->sink.set_proc(s->sink.ctx, pid, &info);
+	return sink->set_proc(sink->ctx, pid, &info);
 }
 
 /* Writes the description of one frame of pid. 1 written, or an errno. */
-static int write_code(struct trec_perl_sync *s, uint32_t pid, const struct perl_pid *p,
+static int write_code(const struct trec_interp_sink *sink, uint32_t pid, const struct perl_pid *p,
 		      uint64_t cop, uint64_t key)
 {
 	struct trec_perlcode_owned c;
@@ -76,12 +71,12 @@ static int write_code(struct trec_perl_sync *s, uint32_t pid, const struct perl_
 		return err;
 	b.len = (uint32_t)len;
 	b.data = buf;
-	err = s->sink.write_blob(s->sink.ctx, TREC_REC_INTERP_CODE, &b);
+	err = sink->write_blob(sink->ctx, TREC_REC_INTERP_CODE, &b);
 	free(buf);
 	return err ? err : 1;
 }
 
-static int describe(void *backend, void *arg, uint32_t pid, void *pd,
+static int describe(struct trec_interp_table *t, void *arg, uint32_t pid, void *pd,
 		    struct trec_interp_seen *seen, const struct trec_frame *f)
 {
 	struct perl_pid *p = pd;
@@ -90,7 +85,7 @@ static int describe(void *backend, void *arg, uint32_t pid, void *pd,
 	/* Seen before, no COP (or no memory to remember it): skip. */
 	if (!p->off || trec_interp_seen_note(seen, f->file_id, f->addr_or_line))
 		return 0;
-	return write_code(backend, pid, p, f->file_id, f->addr_or_line);
+	return write_code(trec_interp_table_sink(t), pid, p, f->file_id, f->addr_or_line);
 }
 
 static const struct trec_interp_table_ops table_ops = {
@@ -106,42 +101,7 @@ static const struct trec_interp_table_ops table_ops = {
 	.describe = describe,
 };
 
-struct trec_perl_sync *trec_perl_sync_new(const struct trec_interp_sink *sink, bool verbose)
+struct trec_interp_table *trec_perl_table_new(const struct trec_interp_sink *sink, bool verbose)
 {
-	struct trec_perl_sync *s = calloc(1, sizeof(*s));
-
-	if (!s)
-		return NULL;
-	s->sink = *sink;
-	s->table = trec_interp_table_new(&table_ops, sink, s, verbose);
-	if (!s->table) {
-		free(s);
-		return NULL;
-	}
-	return s;
-}
-
-void trec_perl_sync_free(struct trec_perl_sync *s)
-{
-	if (!s)
-		return;
-	trec_interp_table_free(s->table);
-	free(s);
-}
-
-int trec_perl_sync_mapping(struct trec_perl_sync *s, uint32_t pid, uint64_t file_id,
-			   const char *open_path, uint64_t bias)
-{
-	return trec_interp_table_mapping(s->table, pid, file_id, open_path, bias);
-}
-
-void trec_perl_sync_trace(struct trec_perl_sync *s, uint32_t pid,
-			  const struct trec_frame *frames, uint32_t n)
-{
-	trec_interp_table_trace(s ? s->table : NULL, pid, frames, n, NULL);
-}
-
-struct trec_interp_table *trec_perl_sync_table(struct trec_perl_sync *s)
-{
-	return s->table;
+	return trec_interp_table_new(&table_ops, sink, NULL, verbose);
 }

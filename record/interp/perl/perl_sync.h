@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * trecord's Perl support, independent of where its output goes (the BPF
- * maps and the recording for trecord, plain tables for the harness):
+ * maps and the recording for trecord, plain tables for the harness): an
+ * interpreter table (interp_table.h) whose calls
  *
- *   per executable file mapping of a pid:   trec_perl_sync_mapping()
- *   each trace, after its SAMPLE record:    trec_perl_sync_trace()
- *   exec / exit of a pid:                   its table's (interp_table.h)
+ *   per executable file mapping of a pid:   trec_interp_table_mapping()
+ *   each trace, after its SAMPLE record:    trec_interp_table_trace()
+ *   exec / exit of a pid:                   trec_interp_table_exec/exit()
  *
- * The first detects Perl in the mapped file (once per file id) and fills
+ * do the Perl work. The first detects Perl in the mapped file (once per file id) and fills
  * interpreter_offsets[file id] and perl_procs[pid]; the second writes an
  * INTERP_CODE record for each (statement, sub) pair the trace names that
  * is new for its pid. Thread-safe.
@@ -22,17 +23,7 @@
 #include "record/interp/perl/perl_code.h"
 #include "trec_types.h"
 
-struct trec_perl_sync;
-
-struct trec_perl_sync *trec_perl_sync_new(const struct trec_interp_sink *sink, bool verbose);
-void trec_perl_sync_free(struct trec_perl_sync *s);
-
-/* As trec_interp_ops.on_mapping: 1 Perl and pid set up, 0 not, < 0 errno. */
-int trec_perl_sync_mapping(struct trec_perl_sync *s, uint32_t pid, uint64_t file_id,
-			   const char *open_path, uint64_t bias);
-void trec_perl_sync_trace(struct trec_perl_sync *s, uint32_t pid,
-			  const struct trec_frame *frames, uint32_t n);
-/* Its table of files and pids (exec, exit, counters). */
-struct trec_interp_table *trec_perl_sync_table(struct trec_perl_sync *s);
+/* Its files: struct trec_perl_file; its pids: their offsets row. */
+struct trec_interp_table *trec_perl_table_new(const struct trec_interp_sink *sink, bool verbose);
 
 #endif /* TREC_PERL_SYNC_H */

@@ -11,12 +11,6 @@
 #include "record/interp/php/php_session.h"
 #include "record/io/metrics.h"
 
-struct php_session {
-	/* First (the table's on_* ops use it). files: trec_php_engine, pids: php_pid. */
-	struct trec_interp_table *table;
-	struct trec_interp_glue glue;    /* the sink's ctx */
-};
-
 struct php_pid {
 	const struct trec_php_layout *layout;
 };
@@ -40,10 +34,10 @@ static void detected(const void *file, const char *shown)
 		e->cold_start ? "and its " : "without a ");
 }
 
-static int set_up(void *backend, uint32_t pid, const void *file, const char *open_path,
-		  uint64_t bias, void *pd, char *err, size_t err_len)
+static int set_up(struct trec_interp_table *t, uint32_t pid, const void *file,
+		  const char *open_path, uint64_t bias, void *pd, char *err, size_t err_len)
 {
-	struct php_session *s = backend;
+	const struct trec_interp_sink *sink = trec_interp_table_sink(t);
 	const struct trec_php_engine *e = file;
 	struct trec_php_proc_info info;
 
@@ -52,16 +46,16 @@ static int set_up(void *backend, uint32_t pid, const void *file, const char *ope
 	(void)err_len;
 	((struct php_pid *)pd)->layout = e->layout;
 	trec_php_proc_info_init(e, bias, &info);
-	return trec_interp_glue_set_proc(&s->glue, pid, &info);
+	return sink->set_proc(sink->ctx, pid, &info);
 }
 
-static int describe(void *backend, void *arg, uint32_t pid, void *pd,
+static int describe(struct trec_interp_table *t, void *arg, uint32_t pid, void *pd,
 		    struct trec_interp_seen *seen, const struct trec_frame *f)
 {
-	struct php_session *s = backend;
+	const struct trec_interp_sink *sink = trec_interp_table_sink(t);
 
 	(void)arg;
-	return trec_phpcode_note(seen, trec_interp_glue_write_blob, &s->glue, pid,
+	return trec_phpcode_note(seen, sink->write_blob, sink->ctx, pid,
 				 ((struct php_pid *)pd)->layout, f->file_id, (uint32_t)f->addr_or_line);
 }
 
@@ -77,36 +71,21 @@ static const struct trec_interp_table_ops table_ops = {
 	.describe = describe,
 };
 
-static void php_stop(void *state)
+static struct trec_interp_table *php_table_new(const struct trec_interp_sink *sink, bool verbose)
 {
-	struct php_session *s = state;
-
-	trec_interp_table_free(s->table);
-	free(s);
+	return trec_interp_table_new(&table_ops, sink, NULL, verbose);
 }
 
 static int php_start(void **state, const struct trec_interp_env *env)
 {
-	struct php_session *s = calloc(1, sizeof(*s));
-	struct trec_interp_sink sink;
-
-	if (!s)
-		return -ENOMEM;
-	trec_interp_glue_init(&s->glue, env, env->fd->php_procs, "php");
-	sink = trec_interp_glue_sink(&s->glue);
-	s->table = trec_interp_table_new(&table_ops, &sink, s, env->verbose);
-	if (!s->table) {
-		php_stop(s);
-		return -ENOMEM;
-	}
-	*state = s;
-	return 0;
+	return trec_interp_table_session_start(state, env, env->fd->php_procs, "php",
+					       php_table_new);
 }
 
 const struct trec_interp_ops trec_php_interp = {
 	.name = "php",
 	.start = php_start,
-	.stop = php_stop,
+	.stop = trec_interp_table_session_stop,
 	.on_mapping = trec_interp_table_on_mapping,
 	.on_trace = trec_interp_table_on_trace,
 	.on_exec = trec_interp_table_on_exec,

@@ -11,8 +11,6 @@
 #include "record/interp/python/python_tramp.h"
 
 struct trec_py_sync {
-	struct trec_interp_sink sink; /* where its results go */
-	bool verbose;
 	struct trec_interp_table *table; /* files: trec_py_offsets; pids: trec_py_process */
 	/* Synthetic file ids of trampoline arenas whose deltas were handed out. */
 	uint64_t tramp_ids[8];
@@ -37,10 +35,10 @@ static void detected(const void *file, const char *shown)
 		o->minor, o->micro, shown, o->cold_start ? "and its " : "without a ");
 }
 
-static int set_up(void *backend, uint32_t pid, const void *file, const char *open_path,
-		  uint64_t bias, void *pd, char *err, size_t err_len)
+static int set_up(struct trec_interp_table *t, uint32_t pid, const void *file,
+		  const char *open_path, uint64_t bias, void *pd, char *err, size_t err_len)
 {
-	struct trec_py_sync *s = backend;
+	const struct trec_interp_sink *sink = trec_interp_table_sink(t);
 	struct trec_py_process *proc = pd;
 	int ret;
 
@@ -53,16 +51,16 @@ static int set_up(void *backend, uint32_t pid, const void *file, const char *ope
 		return ret;
 	}
 	trec_py_proc_info_init(&proc->offsets, bias, &proc->tsd, &proc->info);
-	return s->sink.set_proc(s->sink.ctx, pid, &proc->info);
+	return sink->set_proc(sink->ctx, pid, &proc->info);
 }
 
-static int describe(void *backend, void *arg, uint32_t pid, void *pd,
+static int describe(struct trec_interp_table *t, void *arg, uint32_t pid, void *pd,
 		    struct trec_interp_seen *seen, const struct trec_frame *f)
 {
-	struct trec_py_sync *s = backend;
+	const struct trec_interp_sink *sink = trec_interp_table_sink(t);
 
 	(void)arg;
-	return trec_pycode_note(seen, s->sink.write_blob, s->sink.ctx, pid, pd, f->file_id,
+	return trec_pycode_note(seen, sink->write_blob, sink->ctx, pid, pd, f->file_id,
 				(uint32_t)f->addr_or_line);
 }
 
@@ -85,8 +83,6 @@ struct trec_py_sync *trec_py_sync_new(const struct trec_interp_sink *sink, bool 
 
 	if (!s)
 		return NULL;
-	s->sink = *sink;
-	s->verbose = verbose;
 	s->table = trec_interp_table_new(&table_ops, sink, s, verbose);
 	if (!s->table) {
 		free(s);
@@ -101,18 +97,6 @@ void trec_py_sync_free(struct trec_py_sync *s)
 		return;
 	trec_interp_table_free(s->table);
 	free(s);
-}
-
-int trec_py_sync_mapping(struct trec_py_sync *s, uint32_t pid, uint64_t file_id,
-			 const char *open_path, uint64_t bias)
-{
-	return trec_interp_table_mapping(s->table, pid, file_id, open_path, bias);
-}
-
-void trec_py_sync_trace(struct trec_py_sync *s, uint32_t pid, const struct trec_frame *frames,
-			uint32_t num_frames)
-{
-	trec_interp_table_trace(s ? s->table : NULL, pid, frames, num_frames, NULL);
 }
 
 /* Hands out an arena's deltas once per synthetic id. */
@@ -131,7 +115,7 @@ static int tramp_deltas_once(struct trec_py_sync *s, const struct trec_py_offset
 	if (n < 0 || trec_py_tramp_deltas(rows, (size_t)n, o->tramp_len, period, deltas))
 		return -ENOTSUP;
 	s->tramp_ids[s->num_tramp_ids++] = id;
-	if (s->verbose)
+	if (trec_interp_table_verbose(s->table))
 		fprintf(stderr, "trecord: python perf trampolines: %u-byte template every %zu bytes, %zu deltas per arena\n",
 			o->tramp_len, period, deltas->num);
 	return 0;

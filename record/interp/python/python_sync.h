@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * trecord's Python support in three calls:
+ * trecord's Python support: an interpreter table (interp_table.h,
+ * trec_py_sync_table()) whose calls
  *
  *   pid sync, per executable file-backed mapping (before the pid's synced
- *   marker is written):      trec_py_sync_mapping()
- *   exec and exit of a pid:  its table's (trec_py_sync_table()) exec / exit
- *   each trace, after its SAMPLE record:  trec_py_sync_trace()
+ *   marker is written):      trec_interp_table_mapping()
+ *   exec and exit of a pid:  trec_interp_table_exec/exit()
+ *   each trace, after its SAMPLE record:  trec_interp_table_trace()
  *
+ * do the Python work, and the -X perf trampolines' arenas (trec_py_sync_anon).
  * The first detects CPython in the mapped file (once per file id) and
  * fills interpreter_offsets[file id] and py_procs[pid]; the last writes a
  * PYCODE record for each code object the trace names that is new for its
@@ -28,16 +30,6 @@ struct trec_py_sync *trec_py_sync_new(const struct trec_interp_sink *sink, bool 
 void trec_py_sync_free(struct trec_py_sync *s);
 
 /*
- * An executable mapping of pid: file_id as in the LPM trie, open_path a
- * path that opens the mapped file (e.g. /proc/PID/map_files/...), bias =
- * mapping start - ELF vaddr of its file offset. Returns 1 when the mapping
- * is a CPython interpreter and pid is now set up, 0 when it is not (or not
- * supported: logged once per file when verbose), negative errno on failure.
- */
-int trec_py_sync_mapping(struct trec_py_sync *s, uint32_t pid, uint64_t file_id,
-			 const char *open_path, uint64_t bias);
-
-/*
  * An anonymous executable mapping [start, end) of pid, synced after its
  * file mappings. When pid maps a CPython whose -X perf trampoline template
  * we can unwind and the mapping is made of its arenas (each one's first
@@ -50,12 +42,8 @@ struct trec_file_deltas;
 int trec_py_sync_anon(struct trec_py_sync *s, uint32_t pid, uint64_t start, uint64_t end,
 		      uint64_t *file_id, struct trec_file_deltas *deltas);
 
-/* Writes PYCODE records for the trace's new Python code objects (s may
- * be NULL: no Python support). */
-void trec_py_sync_trace(struct trec_py_sync *s, uint32_t pid, const struct trec_frame *frames,
-			uint32_t num_frames);
-
-/* Its table of files and pids (exec, exit, counters). */
+/* Its table of files and pids: mappings, traces, exec, exit, counters
+ * (interp_table.h). */
 struct trec_interp_table *trec_py_sync_table(struct trec_py_sync *s);
 
 #endif /* TREC_PYTHON_SYNC_H */

@@ -12,13 +12,7 @@ struct rb_pid {
 	const struct trec_rb_offsets *offsets; /* NULL until set up */
 };
 
-struct trec_rb_sync {
-	struct trec_interp_sink sink; /* where its results go */
-	bool verbose;
-	struct trec_interp_table *table; /* files: trec_rb_offsets; pids: rb_pid */
-};
-
-/* How trec_rb_sync_trace reads the process (none: the live pid). */
+/* How trec_rb_table_trace reads the process (none: the live pid). */
 struct rb_reader {
 	trec_rb_read_fn read;
 	void *ctx;
@@ -43,10 +37,10 @@ static void detected(const void *file, const char *shown)
 		o->micro, (unsigned long long)o->exec_start);
 }
 
-static int set_up(void *backend, uint32_t pid, const void *file, const char *open_path,
-		  uint64_t bias, void *pd, char *err, size_t err_len)
+static int set_up(struct trec_interp_table *t, uint32_t pid, const void *file,
+		  const char *open_path, uint64_t bias, void *pd, char *err, size_t err_len)
 {
-	struct trec_rb_sync *s = backend;
+	const struct trec_interp_sink *sink = trec_interp_table_sink(t);
 	struct rb_pid *p = pd;
 	struct trec_rb_proc_info info;
 	int ret;
@@ -56,14 +50,14 @@ static int set_up(void *backend, uint32_t pid, const void *file, const char *ope
 	(void)err_len;
 	p->offsets = NULL;
 	trec_rb_proc_info_init(file, bias, &info);
-	ret = s->sink.set_proc(s->sink.ctx, pid, &info);
+	ret = sink->set_proc(sink->ctx, pid, &info);
 	if (!ret)
 		p->offsets = file;
 	return ret;
 }
 
 /* Reads, encodes and writes one description. 1 written, negative errno. */
-static int write_code(struct trec_rb_sync *s, uint32_t pid, const struct rb_pid *p,
+static int write_code(const struct trec_interp_sink *sink, uint32_t pid, const struct rb_pid *p,
 		      uint64_t iseq, uint32_t object_id, const struct rb_reader *r)
 {
 	struct trec_rbcode_owned code;
@@ -85,15 +79,14 @@ static int write_code(struct trec_rb_sync *s, uint32_t pid, const struct rb_pid 
 		return err;
 	blob.len = (uint32_t)len;
 	blob.data = buf;
-	err = s->sink.write_blob(s->sink.ctx, TREC_REC_INTERP_CODE, &blob);
+	err = sink->write_blob(sink->ctx, TREC_REC_INTERP_CODE, &blob);
 	free(buf);
 	return err ? err : 1;
 }
 
-static int describe(void *backend, void *arg, uint32_t pid, void *pd,
+static int describe(struct trec_interp_table *t, void *arg, uint32_t pid, void *pd,
 		    struct trec_interp_seen *seen, const struct trec_frame *f)
 {
-	struct trec_rb_sync *s = backend;
 	struct rb_pid *p = pd;
 	uint32_t oid = (uint32_t)f->addr_or_line;
 	int ret;
@@ -102,8 +95,8 @@ static int describe(void *backend, void *arg, uint32_t pid, void *pd,
 	 * retried for every sample. */
 	if (!p->offsets || trec_interp_seen_note(seen, f->file_id, oid))
 		return 0;
-	ret = write_code(s, pid, p, f->file_id, oid, arg);
-	if (ret < 0 && s->verbose)
+	ret = write_code(trec_interp_table_sink(t), pid, p, f->file_id, oid, arg);
+	if (ret < 0 && trec_interp_table_verbose(t))
 		fprintf(stderr, "trecord: pid %u: ruby iseq %#llx not described: %s\n", pid,
 			(unsigned long long)f->file_id, strerror(-ret));
 	return ret;
@@ -122,58 +115,28 @@ static const struct trec_interp_table_ops table_ops = {
 	.describe = describe,
 };
 
-struct trec_rb_sync *trec_rb_sync_new(const struct trec_interp_sink *sink, bool verbose)
+struct trec_interp_table *trec_rb_table_new(const struct trec_interp_sink *sink, bool verbose)
 {
-	struct trec_rb_sync *s = calloc(1, sizeof(*s));
-
-	if (!s)
-		return NULL;
-	s->sink = *sink;
-	s->verbose = verbose;
-	s->table = trec_interp_table_new(&table_ops, sink, s, verbose);
-	if (!s->table) {
-		free(s);
-		return NULL;
-	}
-	return s;
+	return trec_interp_table_new(&table_ops, sink, NULL, verbose);
 }
 
-void trec_rb_sync_free(struct trec_rb_sync *s)
-{
-	if (!s)
-		return;
-	trec_interp_table_free(s->table);
-	free(s);
-}
-
-int trec_rb_sync_mapping(struct trec_rb_sync *s, uint32_t pid, uint64_t file_id,
-			 const char *open_path, uint64_t bias)
-{
-	return trec_interp_table_mapping(s->table, pid, file_id, open_path, bias);
-}
-
-int trec_rb_sync_add_pid(struct trec_rb_sync *s, uint32_t pid, uint64_t file_id,
-			 const struct trec_rb_offsets *o, uint64_t bias)
+int trec_rb_table_add_pid(struct trec_interp_table *t, uint32_t pid, uint64_t file_id,
+			  const struct trec_rb_offsets *o, uint64_t bias)
 {
 	struct trec_offset_range r;
 	int ret;
 
 	trec_rb_offset_range(o, &r);
-	ret = trec_interp_table_add_file(s->table, file_id, o, &r);
+	ret = trec_interp_table_add_file(t, file_id, o, &r);
 	if (!ret)
-		ret = trec_interp_table_mapping(s->table, pid, file_id, NULL, bias);
+		ret = trec_interp_table_mapping(t, pid, file_id, NULL, bias);
 	return ret < 0 ? ret : 0;
 }
 
-void trec_rb_sync_trace(struct trec_rb_sync *s, uint32_t pid, const struct trec_frame *frames,
-			uint32_t n, trec_rb_read_fn read, void *ctx)
+void trec_rb_table_trace(struct trec_interp_table *t, uint32_t pid,
+			 const struct trec_frame *frames, uint32_t n, trec_rb_read_fn read, void *ctx)
 {
 	struct rb_reader r = { read, ctx };
 
-	trec_interp_table_trace(s ? s->table : NULL, pid, frames, n, &r);
-}
-
-struct trec_interp_table *trec_rb_sync_table(struct trec_rb_sync *s)
-{
-	return s->table;
+	trec_interp_table_trace(t, pid, frames, n, &r);
 }
