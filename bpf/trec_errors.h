@@ -129,7 +129,9 @@ enum trec_error {
 	X(RUBY_FRAMES, "ruby frames unwound")                                  \
 	X(RUBY_ERRORS, "ruby unwinder errors") \
 	X(THROTTLED, "samples cut to their leaf: the CPU budget was spent (--max-cpu)") \
-	X(SAMPLER_NS, "ns in BPF, entry to send (samples, off-CPU stacks), all CPUs")
+	X(SAMPLER_NS, "ns in BPF, entry to send (samples, off-CPU stacks), all CPUs") \
+	X(GO_STACK_SWITCHES, "Go: frame-pointer steps from the g0 stack to the goroutine's") \
+	X(GO_SWITCH_ROOTS, "Go: stacks ended at systemstack, mcall, morestack (g0) or clone")
 
 enum trec_metric {
 #define TREC_X(name, desc) TREC_METRIC_##name,

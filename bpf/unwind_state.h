@@ -42,6 +42,8 @@ struct trec_unwind_state {
 	 * (TREC_UNWIND_ANON_DELTAS): its frame is a raw pc. */
 	__u8 anon_code;
 	__u8 lr_valid; /* lr holds the frame's return address (arm64) */
+	__u8 stack_switches; /* Go stack switches taken (fp_unwind.h) */
+	__u8 go_code; /* This frame's code is Go's (TREC_UNWIND_GO) */
 	/* Set by a failing step: the error for the abort frame and the metric
 	 * to bump when the trace is sent. -1 = none. */
 	__s32 error_metric;

@@ -36,11 +36,17 @@ python3 "$TREC_ROOT/tests/perl/check_stacks.py" "$script" "$dir/chain.txt" 0.95 
 check "perl $ver: folded stacks name perl frames 'Package::sub (file.pl:line)'" \
 	grep -q ';Worker::run (chain.pl:18);Perl_pp_sort;.*;Perl_runops_standard;main::descend (chain.pl:35);' \
 	"$dir/chain.folded"
-! grep -q '^\[perl 0x' "$dir/chain.folded" && ! grep -q ';\[perl 0x' "$dir/chain.folded"
-check "perl $ver: every perl frame has a description" test $? -eq 0
+# A code object first seen as the script exits can go undescribed when
+# trecord reads its memory too late (a loaded machine): allow 1 sample in 200.
+read -r undesc total < <(awk '{ n = $NF; t += n } /(^|;)\[perl 0x/ { u += $NF } END { print u + 0, t + 0 }' "$dir/chain.folded")
+check "perl $ver: perl frames have descriptions ($undesc of $total samples without)" \
+	test "$total" -gt 0 -a $((undesc * 200)) -le "$total"
 
 interp_info "$out"
 interp_code_check "perl $ver" descriptions PERL_CODE_WRITTEN PERL_ERRORS 1
+missed=$(awk '$1 == "PERL_CODE_UNREADABLE" || $1 == "PERL_CODE_STALE" { m += $2 } END { print m + 0 }' "$dir/info")
+check "perl $ver: frames without a description are counted ($undesc samples, $missed unread)" \
+	test "$undesc" = 0 -o "$missed" -gt 0
 
 # chain_share WHAT SCRIPT SECONDS SELECT CHAIN MIN: records SCRIPT, then
 # of the samples whose folded stack matches SELECT, >= 95% (and at least
