@@ -124,5 +124,12 @@ void trec_interp_table_on_trace(void *state, uint32_t pid, const struct trec_fra
 void trec_interp_table_on_exec(void *state, uint32_t pid);
 void trec_interp_table_on_exit(void *state, uint32_t pid);
 void trec_interp_table_on_stats(void *state, struct trecord_counters *cnt);
+/* Those five, inside a struct trec_interp_ops initializer. */
+#define TREC_INTERP_TABLE_ON_OPS                         \
+	.on_mapping = trec_interp_table_on_mapping,      \
+	.on_trace = trec_interp_table_on_trace,          \
+	.on_exec = trec_interp_table_on_exec,            \
+	.on_exit = trec_interp_table_on_exit,            \
+	.publish_stats = trec_interp_table_on_stats
 
 #endif /* TREC_INTERP_TABLE_H */

@@ -16,9 +16,5 @@ const struct trec_interp_ops trec_perl_interp = {
 	.name = "perl",
 	.start = perl_start,
 	.stop = trec_interp_table_session_stop,
-	.on_mapping = trec_interp_table_on_mapping,
-	.on_trace = trec_interp_table_on_trace,
-	.on_exec = trec_interp_table_on_exec,
-	.on_exit = trec_interp_table_on_exit,
-	.publish_stats = trec_interp_table_on_stats,
+	TREC_INTERP_TABLE_ON_OPS,
 };

@@ -57,10 +57,6 @@ const struct trec_interp_ops trec_python_interp = {
 	.name = "python",
 	.start = python_start,
 	.stop = python_stop,
-	.on_mapping = trec_interp_table_on_mapping,
 	.on_anon = python_anon,
-	.on_trace = trec_interp_table_on_trace,
-	.on_exec = trec_interp_table_on_exec,
-	.on_exit = trec_interp_table_on_exit,
-	.publish_stats = trec_interp_table_on_stats,
+	TREC_INTERP_TABLE_ON_OPS,
 };
