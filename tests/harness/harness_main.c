@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "harness_maps.h"
+#include "harness_verdict.h"
 #include "../unit/fake_delta_sink.h"
 static bool file_bias(const struct harness_env *e, uint32_t pid, uint64_t file_id, uint64_t *bias)
 {
@@ -90,12 +91,6 @@ static bool has_cfi(const char *path, uint64_t vaddr)
 	return found;
 }
 
-/* A Python frame of the trace, and the native frame after it. */
-struct pyhframe {
-	const struct trec_frame *f;
-	size_t next_native; /* index into the native frames */
-};
-
 static const char *frame_kind(uint8_t kind)
 {
 	switch (kind) {
@@ -113,67 +108,36 @@ static bool is_eval_frame(const struct harness_frame *g)
 	       strcmp(g->name, "rb_vm_exec") == 0; /* Ruby's */
 }
 
-/* An interpreter frame's function, file and line, by its kind. */
-static int interp_lookup(const struct case_maps *cm, uint32_t pid, const struct trec_frame *f,
-			 struct trec_pyframe_sym *sym)
+static bool is_loop(const void *ctx, const struct harness_case *c, size_t i)
 {
-	if (f->kind == TREC_FRAME_RUBY)
-		return cm->rb ? harness_rb_lookup(cm->rb, pid, f, sym) : -ENOENT;
-	return harness_py_lookup(cm->py, pid, f, sym);
+	(void)ctx;
+	return is_eval_frame(&c->frames[i]);
 }
 
-/*
- * The Python verdict: the named Python frames equal the script's own
- * stack (function, file, line, in order), and the runs interleave as in
- * CPython 3.11: one run per _PyEval_EvalFrameDefault frame of gdb's
- * backtrace, right before it, each ending at a frame C code entered.
- */
-static bool python_verdict(const struct case_maps *cm, const struct harness_case *c,
-			   const struct pyhframe *py, size_t npy, size_t ng, size_t *runs_out,
-			   const char **why)
+/* An interpreter frame's function, file and line, by its kind. */
+static int interp_lookup(const void *ctx, uint32_t pid, const struct trec_frame *f,
+			 struct rp_interp_sym *out)
 {
-	size_t evals = 0, runs = 0;
+	const struct case_maps *cm = ctx;
+	struct trec_pyframe_sym sym;
+	int err = f->kind != TREC_FRAME_RUBY ? harness_py_lookup(cm->py, pid, f, &sym)
+		  : cm->rb			   ? harness_rb_lookup(cm->rb, pid, f, &sym)
+						   : -ENOENT;
 
-	for (size_t i = 0; i < ng; i++)
-		evals += is_eval_frame(&c->frames[i]);
-	if (!harness_py_found(cm->py) && !(cm->rb && harness_rb_found(cm->rb)))
-		return *why = "no CPython or Ruby found in the maps", false;
-	if (npy != c->num_pyframes)
-		return *why = "not as many Python frames as the script's own stack", false;
-	for (size_t i = 0; i < npy; i++) {
-		const struct harness_pyframe *want = &c->pyframes[i];
-		struct trec_pyframe_sym sym;
-		bool last_of_run = i + 1 == npy || py[i + 1].next_native != py[i].next_native;
-
-		if (interp_lookup(cm, c->pid, py[i].f, &sym))
-			return *why = "a Python frame has no code object description", false;
-		if (strcmp(sym.function, want->qualname) || strcmp(sym.file, want->file) ||
-		    sym.line != want->line)
-			return *why = "a Python frame differs from the script's own stack", false;
-		if (last_of_run != want->entry)
-			return *why = "a run of Python frames does not end where C code entered", false;
-		if (!last_of_run)
-			continue;
-		runs++;
-		if (py[i].next_native >= ng || !is_eval_frame(&c->frames[py[i].next_native]))
-			return *why = "a run of Python frames is not right before _PyEval_EvalFrameDefault",
-			       false;
-	}
-	*runs_out = runs;
-	if (runs != evals)
-		return *why = "not one run of Python frames per _PyEval_EvalFrameDefault frame", false;
-	return true;
+	if (!err)
+		*out = (struct rp_interp_sym){ sym.function, sym.file, sym.line };
+	return err;
 }
 
 static void print_trace(const struct case_maps *cm, const struct harness_case *c,
-			const struct hframe *hf, size_t nh, const struct pyhframe *py, size_t npy)
+			const struct hframe *hf, size_t nh, const struct harness_iframe *py, size_t npy)
 {
 	size_t k = 0, pos = 0;
 
 	printf("  trace (innermost first):\n");
 	for (size_t i = 0; i <= nh; i++) {
 		for (; k < npy && py[k].next_native == i; k++, pos++) {
-			struct trec_pyframe_sym sym;
+			struct rp_interp_sym sym;
 			if (interp_lookup(cm, c->pid, py[k].f, &sym) == 0)
 				printf("  %3zu %s %s (%s:%d)\n", pos, frame_kind(py[k].f->kind),
 				       sym.function, sym.file, sym.line);
@@ -201,8 +165,8 @@ static int run_case(struct harness *h, const char *path)
 	struct harness_case c;
 	struct case_maps cm = { 0 };
 	struct hframe *hf = NULL;
-	struct pyhframe *py = NULL;
-	struct harness_php_hframe *php = NULL;
+	struct harness_iframe *py = NULL;
+	struct harness_iframe *php = NULL;
 	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	int err = harness_case_read(path, &c);
 	if (err) {
@@ -372,33 +336,28 @@ static int run_case(struct harness *h, const char *path)
 	}
 	/* The Python verdict, unless the case is another interpreter's. */
 	if (cm.py && !(cm.php && harness_php_found(cm.php)) && !harness_perl_found(cm.perl)) {
+		bool rb = harness_rb_found(cm.rb);
+		const struct harness_lang l = { rb ? "ruby" : "python", rb ? "Ruby" : "Python",
+						rb ? "rb_vm_exec" : "_PyEval_EvalFrameDefault",
+						interp_lookup, is_loop, &cm };
 		const char *pywhy = NULL;
 		size_t runs = 0;
 		int undescribed = harness_py_describe(cm.py, c.pid, t, live) +
 				  harness_rb_describe(cm.rb, c.pid, t, live);
-		/* Ruby cases say so; messages otherwise as for Python. */
-		const char *lang = harness_rb_found(cm.rb) ? "ruby" : "python";
 
 		h->py_cases++;
 		if (undescribed)
 			pywhy = "a code object could not be read from the captured memory";
-		else if (python_verdict(&cm, &c, py, npy, ng, &runs, &pywhy))
-			h->py_passed++;
-		h->py_frames += npy;
-		if (!pywhy)
-			printf("PASS: harness %s %s: %zu interpreter frames equal the script's own stack, "
-			       "in %zu runs between native frames (code objects read %s)\n",
-			       name, lang, npy, runs,
-			       live ? "from the live process" : "from the core dump");
+		else if (!harness_py_found(cm.py) && !(cm.rb && harness_rb_found(cm.rb)))
+			pywhy = "no CPython or Ruby found in the maps";
 		else
-			printf("FAIL: harness %s %s: %s\n", name, lang, pywhy);
+			pywhy = harness_runs_verdict(&l, &c, py, npy, ng, &runs);
+		h->py_passed += harness_say_verdict(&l, name, pywhy, npy, runs, "code objects read",
+						    live);
+		h->py_frames += npy;
 		print_trace(&cm, &c, hf, nh, py, npy);
-		if (pywhy) {
-			printf("  the script's own stack:\n");
-			for (size_t i = 0; i < c.num_pyframes; i++)
-				printf("      %s (%s:%d)%s\n", c.pyframes[i].qualname, c.pyframes[i].file,
-				       c.pyframes[i].line, c.pyframes[i].entry ? " [entered from C]" : "");
-		}
+		if (pywhy)
+			harness_print_script_stack(&c);
 	}
 out:
 	free(php);

@@ -5,30 +5,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include "harness_perl.h"
+#include "harness_sink.h"
+#include "harness_verdict.h"
 #include "record/interp/perl/perl_detect.h"
 #include "record/interp/perl/perl_sync.h"
 #include "report/interp/perl/perl_frames.h"
 
 struct harness_perl {
 	struct harness_env *env;
-	struct trec_perl_sync *sync;          /* live */
+	struct trec_interp_table *table;      /* live: trecord's Perl table */
 	const struct trec_perl_offsets *off;  /* offline: the detected row */
 	struct trec_perlframes *store;        /* descriptions, as treport holds them */
 };
 
-static int op_set_range(void *ctx, uint64_t file_id, const struct trec_offset_range *r)
+static int op_set_proc(void *ctx, uint32_t pid, const void *v)
 {
-	struct harness_env *e = ((struct harness_perl *)ctx)->env;
-
-	if (e->num_py_ranges == HARNESS_MAX_PY)
-		return -ENOSPC;
-	e->py_ranges[e->num_py_ranges].file_id = file_id;
-	e->py_ranges[e->num_py_ranges++].r = *r;
-	return 0;
-}
-
-static int op_set_proc(void *ctx, uint32_t pid, const struct trec_perl_proc_info *info)
-{
+	const struct trec_perl_proc_info *info = v;
 	struct harness_env *e = ((struct harness_perl *)ctx)->env;
 
 	e->perl_pid = pid;
@@ -37,34 +29,25 @@ static int op_set_proc(void *ctx, uint32_t pid, const struct trec_perl_proc_info
 	return 0;
 }
 
-static void op_del_proc(void *ctx, uint32_t pid)
-{
-	(void)ctx, (void)pid;
-}
-
 static int op_write_blob(void *ctx, enum trec_record_type type, const struct trec_blob *b)
 {
 	return type == TREC_REC_INTERP_CODE ? trec_perlframes_add(((struct harness_perl *)ctx)->store, b)
 					    : -EINVAL;
 }
 
-static const struct trec_perl_sync_ops perl_ops = {
-	.set_range = op_set_range,
-	.set_proc = op_set_proc,
-	.del_proc = op_del_proc,
-	.write_blob = op_write_blob,
-};
-
 struct harness_perl *harness_perl_new(struct harness_env *env)
 {
 	struct harness_perl *p = calloc(1, sizeof(*p));
+	struct trec_interp_sink sink = { harness_sink_set_range, op_set_proc, harness_sink_del_proc,
+					 op_write_blob, NULL };
 
 	if (!p)
 		return NULL;
 	p->env = env;
 	p->store = trec_perlframes_new();
-	p->sync = trec_perl_sync_new(&perl_ops, p, false);
-	if (!p->sync) {
+	sink.ctx = p;
+	p->table = trec_perl_table_new(&sink, false);
+	if (!p->table) {
 		harness_perl_free(p);
 		return NULL;
 	}
@@ -75,7 +58,7 @@ void harness_perl_free(struct harness_perl *p)
 {
 	if (!p)
 		return;
-	trec_perl_sync_free(p->sync);
+	trec_interp_table_free(p->table);
 	trec_perlframes_free(p->store);
 	free(p);
 }
@@ -83,7 +66,7 @@ void harness_perl_free(struct harness_perl *p)
 int harness_perl_on_mapping(struct harness_perl *p, uint32_t pid, uint64_t file_id,
 			    const char *open_path, uint64_t bias)
 {
-	int ret = trec_perl_sync_mapping(p->sync, pid, file_id, open_path, bias);
+	int ret = trec_interp_table_mapping(p->table, pid, file_id, open_path, bias);
 
 	return ret < 0 ? ret : 0;
 }
@@ -110,7 +93,7 @@ int harness_perl_case_mapping(struct harness_perl *p, const struct harness_case 
 		return err;
 	trec_perl_proc_info_init(&f, bias, &tsd, &info);
 	trec_perl_offset_range(&f, &r);
-	if ((err = op_set_range(p, file_id, &r)) || (err = op_set_proc(p, c->pid, &info)))
+	if ((err = harness_sink_set_range(p, file_id, &r)) || (err = op_set_proc(p, c->pid, &info)))
 		return err;
 	p->off = f.off;
 	return 0;
@@ -149,63 +132,33 @@ static int describe_captured(struct harness_perl *p, uint32_t pid, const struct 
 	return err;
 }
 
-static int lookup(const struct harness_perl *p, uint32_t pid, const struct trec_frame *f,
+static int lookup(const void *ctx, uint32_t pid, const struct trec_frame *f,
 		  struct rp_interp_sym *sym)
 {
+	const struct harness_perl *p = ctx;
 	struct trec_rec_frame rf = { f->file_id, f->addr_or_line, f->kind, f->flags };
 
 	return trec_perlframes_lookup(p->store, pid, &rf, sym);
 }
 
-/* A Perl frame of the trace and the index of the native frame after it. */
-struct plframe {
-	const struct trec_frame *f;
-	size_t next_native;
-};
-
-static const char *verdict(struct harness_perl *p, const struct harness_case *c,
-			   const struct plframe *pl, size_t n, size_t ng, size_t *runs_out)
+static bool is_loop(const void *ctx, const struct harness_case *c, size_t i)
 {
-	size_t loops = 0, runs = 0;
-
-	for (size_t i = 0; i < ng; i++)
-		loops += strcmp(c->frames[i].name, "Perl_runops_standard") == 0;
-	if (n != c->num_pyframes)
-		return "not as many Perl frames as the script's own stack";
-	for (size_t i = 0; i < n; i++) {
-		const struct harness_pyframe *want = &c->pyframes[i];
-		bool last_of_run = i + 1 == n || pl[i + 1].next_native != pl[i].next_native;
-		struct rp_interp_sym sym;
-
-		if (lookup(p, c->pid, pl[i].f, &sym))
-			return "a Perl frame has no description";
-		if (strcmp(sym.function, want->qualname) || strcmp(sym.file, want->file) ||
-		    sym.line != want->line)
-			return "a Perl frame differs from the script's own stack";
-		if (last_of_run != want->entry)
-			return "a run of Perl frames does not end where C code entered";
-		if (!last_of_run)
-			continue;
-		runs++;
-		if (pl[i].next_native >= ng ||
-		    strcmp(c->frames[pl[i].next_native].name, "Perl_runops_standard"))
-			return "a run of Perl frames is not right before Perl_runops_standard";
-	}
-	*runs_out = runs;
-	return runs == loops ? NULL : "not one run of Perl frames per Perl_runops_standard frame";
+	(void)ctx;
+	return strcmp(c->frames[i].name, "Perl_runops_standard") == 0;
 }
 
 bool harness_perl_check(struct harness_perl *p, const struct harness_case *c,
 			const struct trec_trace *t, size_t ng, bool live, const char *name,
 			size_t *frames)
 {
-	struct plframe pl[TREC_MAX_FRAMES];
+	const struct harness_lang l = { "perl", "Perl", "Perl_runops_standard", lookup, is_loop, p };
+	struct harness_iframe pl[TREC_MAX_FRAMES];
 	size_t n = 0, native = 0, runs = 0;
 	int undescribed = 0;
 	const char *why;
 
 	if (live)
-		trec_perl_sync_trace(p->sync, c->pid, t->frames, t->num_frames);
+		trec_interp_table_trace(p->table, c->pid, t->frames, t->num_frames, NULL);
 	for (unsigned i = 0; i < t->num_frames && i < TREC_MAX_FRAMES; i++) {
 		const struct trec_frame *f = &t->frames[i];
 		struct rp_interp_sym sym;
@@ -223,30 +176,11 @@ bool harness_perl_check(struct harness_perl *p, const struct harness_case *c,
 			undescribed++;
 	}
 	*frames = n;
-	why = undescribed ? "a Perl frame could not be described" : verdict(p, c, pl, n, ng, &runs);
-	if (!why)
-		printf("PASS: harness %s perl: %zu Perl frames equal the script's own stack, in %zu "
-		       "runs between native frames (described %s)\n",
-		       name, n, runs, live ? "from the live process" : "from the core dump");
-	else
-		printf("FAIL: harness %s perl: %s\n", name, why);
-	printf("  perl frames (innermost first), each before native frame #:\n");
-	for (size_t i = 0; i < n; i++) {
-		struct rp_interp_sym sym;
-
-		if (!lookup(p, c->pid, pl[i].f, &sym))
-			printf("    %s (%s:%d) before #%zu %s\n", sym.function, sym.file, sym.line,
-			       pl[i].next_native,
-			       pl[i].next_native < ng ? c->frames[pl[i].next_native].name : "-");
-		else
-			printf("    [perl %#llx] before #%zu\n", (unsigned long long)pl[i].f->file_id,
-			       pl[i].next_native);
-	}
-	if (why) {
-		printf("  the script's own stack:\n");
-		for (size_t i = 0; i < c->num_pyframes; i++)
-			printf("    %s (%s:%d)%s\n", c->pyframes[i].qualname, c->pyframes[i].file,
-			       c->pyframes[i].line, c->pyframes[i].entry ? " [entered from C]" : "");
-	}
+	why = undescribed ? "a Perl frame could not be described"
+			  : harness_runs_verdict(&l, c, pl, n, ng, &runs);
+	harness_say_verdict(&l, name, why, n, runs, "described", live);
+	harness_print_iframes(&l, c, pl, n, ng);
+	if (why)
+		harness_print_script_stack(c);
 	return !why;
 }

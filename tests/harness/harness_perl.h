@@ -19,7 +19,7 @@ struct harness_perl;
 struct harness_perl *harness_perl_new(struct harness_env *env);
 void harness_perl_free(struct harness_perl *p);
 
-/* Live process (pid sync's exec_mapping op): trecord's trec_perl_sync. */
+/* Live process (pid sync's exec_mapping op): trecord's Perl table. */
 int harness_perl_on_mapping(struct harness_perl *p, uint32_t pid, uint64_t file_id,
 			    const char *open_path, uint64_t bias);
 /* Process gone: the same detection from the case's mapping of path, with

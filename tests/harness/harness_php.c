@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "harness_php.h"
+#include "harness_verdict.h"
 #include "record/interp/php/php_code.h"
 #include "record/interp/php/php_detect.h"
 #include "report/interp/php/php_frames.h"
@@ -98,9 +99,10 @@ static int describe(struct harness_php *p, uint32_t pid, const struct trec_frame
 	return err;
 }
 
-static int lookup(const struct harness_php *p, uint32_t pid, const struct trec_frame *f,
+static int lookup(const void *ctx, uint32_t pid, const struct trec_frame *f,
 		  struct rp_interp_sym *sym)
 {
+	const struct harness_php *p = ctx;
 	struct trec_rec_frame rf = { f->file_id, f->addr_or_line, f->kind, f->flags };
 
 	return rp_php_interp.lookup(p->store, pid, &rf, sym);
@@ -108,8 +110,9 @@ static int lookup(const struct harness_php *p, uint32_t pid, const struct trec_f
 
 /* gdb's frame i is the VM loop: execute_ex, or its .cold part, which a
  * stripped binary has no name for (gdb says "??"). */
-static bool is_loop_frame(const struct harness_php *p, const struct harness_case *c, size_t i)
+static bool is_loop_frame(const void *ctx, const struct harness_case *c, size_t i)
 {
+	const struct harness_php *p = ctx;
 	uint64_t vaddr = c->frames[i].pc - (i ? 1 : 0) - p->bias;
 
 	return strcmp(c->frames[i].name, "execute_ex") == 0 ||
@@ -117,70 +120,23 @@ static bool is_loop_frame(const struct harness_php *p, const struct harness_case
 		vaddr < p->engine.cold_end);
 }
 
-static const char *check(struct harness_php *p, const struct harness_case *c,
-			 const struct harness_php_hframe *php, size_t nphp, size_t ng, bool live,
-			 size_t *runs_out)
-{
-	size_t loops = 0, runs = 0;
-
-	for (size_t i = 0; i < ng; i++)
-		loops += is_loop_frame(p, c, i);
-	if (!harness_php_found(p))
-		return "no Zend engine found in the maps";
-	for (size_t i = 0; i < nphp; i++)
-		if (describe(p, c->pid, php[i].f, live))
-			return "a PHP function could not be read";
-	if (nphp != c->num_pyframes)
-		return "not as many PHP frames as the script's own stack";
-	for (size_t i = 0; i < nphp; i++) {
-		const struct harness_pyframe *want = &c->pyframes[i];
-		bool last_of_run = i + 1 == nphp || php[i + 1].next_native != php[i].next_native;
-		struct rp_interp_sym sym;
-
-		if (lookup(p, c->pid, php[i].f, &sym))
-			return "a PHP frame has no description";
-		if (strcmp(sym.function, want->qualname) || strcmp(sym.file, want->file) ||
-		    sym.line != want->line)
-			return "a PHP frame differs from the script's own stack";
-		if (last_of_run != want->entry)
-			return "a run of PHP frames does not end where C code entered";
-		if (!last_of_run)
-			continue;
-		runs++;
-		if (php[i].next_native >= ng || !is_loop_frame(p, c, php[i].next_native))
-			return "a run of PHP frames is not right before execute_ex";
-	}
-	*runs_out = runs;
-	return runs == loops ? NULL : "not one run of PHP frames per execute_ex frame";
-}
-
 bool harness_php_verdict(struct harness_php *p, const struct harness_case *c, const char *name,
-			 const struct harness_php_hframe *php, size_t nphp, size_t ng, bool live)
+			 const struct harness_iframe *php, size_t nphp, size_t ng, bool live)
 {
+	const struct harness_lang l = { "php", "PHP", "execute_ex", lookup, is_loop_frame, p };
+	const char *why = NULL;
 	size_t runs = 0;
-	const char *why = check(p, c, php, nphp, ng, live, &runs);
 
+	if (!harness_php_found(p))
+		why = "no Zend engine found in the maps";
+	for (size_t i = 0; i < nphp && !why; i++)
+		if (describe(p, c->pid, php[i].f, live))
+			why = "a PHP function could not be read";
 	if (!why)
-		printf("PASS: harness %s php: %zu PHP frames equal the script's own stack, in %zu "
-		       "runs between native frames (functions read %s)\n",
-		       name, nphp, runs, live ? "from the live process" : "from the core dump");
-	else
-		printf("FAIL: harness %s php: %s\n", name, why);
-	printf("  php frames (innermost first; native frame index after each):\n");
-	for (size_t i = 0; i < nphp; i++) {
-		struct rp_interp_sym sym;
-
-		if (lookup(p, c->pid, php[i].f, &sym) == 0)
-			printf("  %3zu %s (%s:%d) | %zu\n", i, sym.function, sym.file, sym.line,
-			       php[i].next_native);
-		else
-			printf("  %3zu [php %#llx]\n", i, (unsigned long long)php[i].f->file_id);
-	}
-	if (why) {
-		printf("  the script's own stack:\n");
-		for (size_t i = 0; i < c->num_pyframes; i++)
-			printf("      %s (%s:%d)%s\n", c->pyframes[i].qualname, c->pyframes[i].file,
-			       c->pyframes[i].line, c->pyframes[i].entry ? " [entered from C]" : "");
-	}
+		why = harness_runs_verdict(&l, c, php, nphp, ng, &runs);
+	harness_say_verdict(&l, name, why, nphp, runs, "functions read", live);
+	harness_print_iframes(&l, c, php, nphp, ng);
+	if (why)
+		harness_print_script_stack(c);
 	return !why;
 }

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include "harness_case.h"
+#include "harness_verdict.h"
 
 struct harness_php;
 
@@ -27,11 +28,6 @@ int harness_php_mapping(struct harness_php *p, uint32_t pid, uint64_t file_id, c
 bool harness_php_found(const struct harness_php *p);
 
 /* A PHP frame of the trace and the index of the native frame after it. */
-struct harness_php_hframe {
-	const struct trec_frame *f;
-	size_t next_native;
-};
-
 /*
  * The PHP verdict of case `name`: every PHP frame described (from the
  * live process or the captured memory), the frames equal to the script's
@@ -42,6 +38,6 @@ struct harness_php_hframe {
  * Prints one PASS/FAIL line and the trace; true when it passes.
  */
 bool harness_php_verdict(struct harness_php *p, const struct harness_case *c, const char *name,
-			 const struct harness_php_hframe *php, size_t nphp, size_t ng, bool live);
+			 const struct harness_iframe *php, size_t nphp, size_t ng, bool live);
 
 #endif /* TREC_HARNESS_PHP_H */

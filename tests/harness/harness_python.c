@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "harness_python.h"
+#include "harness_sink.h"
 #include "record/interp/python/python_codeobj.h"
 #include "record/interp/python/python_detect.h"
 #include "record/interp/python/python_sync.h"
@@ -18,18 +19,9 @@ struct harness_py {
 	struct trec_pyframes *store;   /* PYCODE records, as treport holds them */
 };
 
-static int op_set_range(void *ctx, uint64_t file_id, const struct trec_offset_range *r)
+static int op_set_proc(void *ctx, uint32_t pid, const void *v)
 {
-	struct harness_env *e = ((struct harness_py *)ctx)->env;
-	if (e->num_py_ranges == HARNESS_MAX_PY)
-		return -ENOSPC;
-	e->py_ranges[e->num_py_ranges].file_id = file_id;
-	e->py_ranges[e->num_py_ranges++].r = *r;
-	return 0;
-}
-
-static int op_set_proc(void *ctx, uint32_t pid, const struct trec_py_proc_info *info)
-{
+	const struct trec_py_proc_info *info = v;
 	struct harness_env *e = ((struct harness_py *)ctx)->env;
 	for (size_t i = 0; i < e->num_py_procs; i++)
 		if (e->py_procs[i].pid == pid) {
@@ -43,32 +35,23 @@ static int op_set_proc(void *ctx, uint32_t pid, const struct trec_py_proc_info *
 	return 0;
 }
 
-static void op_del_proc(void *ctx, uint32_t pid)
-{
-	(void)ctx, (void)pid;
-}
-
 static int op_write_blob(void *ctx, enum trec_record_type type, const struct trec_blob *b)
 {
 	return type == TREC_REC_PYCODE ? trec_pyframes_add(((struct harness_py *)ctx)->store, b)
 				       : -EINVAL;
 }
 
-static const struct trec_py_sync_ops py_ops = {
-	.set_range = op_set_range,
-	.set_proc = op_set_proc,
-	.del_proc = op_del_proc,
-	.write_blob = op_write_blob,
-};
-
 struct harness_py *harness_py_new(struct harness_env *env)
 {
 	struct harness_py *p = calloc(1, sizeof(*p));
+	struct trec_interp_sink sink = { harness_sink_set_range, op_set_proc, harness_sink_del_proc,
+					 op_write_blob, NULL };
 	if (!p)
 		return NULL;
 	p->env = env;
 	p->store = trec_pyframes_new();
-	p->sync = trec_py_sync_new(&py_ops, p, false);
+	sink.ctx = p;
+	p->sync = trec_py_sync_new(&sink, false);
 	if (!p->store || !p->sync) {
 		harness_py_free(p);
 		return NULL;
@@ -88,7 +71,7 @@ void harness_py_free(struct harness_py *p)
 int harness_py_on_mapping(struct harness_py *p, uint32_t pid, uint64_t file_id,
 			  const char *open_path, uint64_t bias)
 {
-	int ret = trec_py_sync_mapping(p->sync, pid, file_id, open_path, bias);
+	int ret = trec_interp_table_mapping(trec_py_sync_table(p->sync), pid, file_id, open_path, bias);
 	return ret < 0 ? ret : 0;
 }
 
@@ -114,7 +97,7 @@ int harness_py_case_mapping(struct harness_py *p, const struct harness_case *c,
 	proc->bias = bias;
 	trec_py_proc_info_init(&proc->offsets, bias, &proc->tsd, &proc->info);
 	trec_py_offset_range(&proc->offsets, &r);
-	if ((err = op_set_range(p, file_id, &r)) || (err = op_set_proc(p, c->pid, &proc->info)))
+	if ((err = harness_sink_set_range(p, file_id, &r)) || (err = op_set_proc(p, c->pid, &proc->info)))
 		return err;
 	p->have_proc = true;
 	return 0;
@@ -155,7 +138,8 @@ int harness_py_describe(struct harness_py *p, uint32_t pid, const struct trec_tr
 	int missing = 0;
 
 	if (live)
-		trec_py_sync_trace(p->sync, pid, t->frames, t->num_frames);
+		trec_interp_table_trace(trec_py_sync_table(p->sync), pid, t->frames, t->num_frames,
+					NULL);
 	for (unsigned i = 0; i < t->num_frames && i < TREC_MAX_FRAMES; i++) {
 		const struct trec_frame *f = &t->frames[i];
 		struct trec_pyframe_sym sym;

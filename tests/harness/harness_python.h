@@ -27,7 +27,7 @@ int harness_py_case_mapping(struct harness_py *p, const struct harness_case *c,
 			    uint64_t file_id, const char *path, uint64_t bias);
 
 /* Describes the code objects of the trace's Python frames: from the live
- * process (trecord's trec_py_sync_trace) or from the captured memory.
+ * process (trecord's Python table) or from the captured memory.
  * Returns the number of frames that could not be described. */
 int harness_py_describe(struct harness_py *p, uint32_t pid, const struct trec_trace *t, bool live);
 

@@ -5,28 +5,19 @@
 #include <string.h>
 #include "harness.h"
 #include "harness_ruby.h"
+#include "harness_sink.h"
 #include "record/interp/ruby/ruby_sync.h"
 #include "report/interp/ruby/ruby_frames.h"
 
 struct harness_rb {
 	struct harness_env *env;
-	struct trec_rb_sync *sync;
+	struct trec_interp_table *table; /* trecord's Ruby table */
 	void *store; /* INTERP_CODE records, as treport holds them */
 };
 
-static int op_set_range(void *ctx, uint64_t file_id, const struct trec_offset_range *r)
+static int op_set_proc(void *ctx, uint32_t pid, const void *v)
 {
-	struct harness_env *e = ((struct harness_rb *)ctx)->env;
-
-	if (e->num_py_ranges == HARNESS_MAX_PY)
-		return -ENOSPC;
-	e->py_ranges[e->num_py_ranges].file_id = file_id;
-	e->py_ranges[e->num_py_ranges++].r = *r;
-	return 0;
-}
-
-static int op_set_proc(void *ctx, uint32_t pid, const struct trec_rb_proc_info *info)
-{
+	const struct trec_rb_proc_info *info = v;
 	struct harness_env *e = ((struct harness_rb *)ctx)->env;
 
 	for (size_t i = 0; i < e->num_rb_procs; i++)
@@ -41,11 +32,6 @@ static int op_set_proc(void *ctx, uint32_t pid, const struct trec_rb_proc_info *
 	return 0;
 }
 
-static void op_del_proc(void *ctx, uint32_t pid)
-{
-	(void)ctx, (void)pid;
-}
-
 static int op_write_blob(void *ctx, enum trec_record_type type, const struct trec_blob *b)
 {
 	return type == TREC_REC_INTERP_CODE
@@ -53,23 +39,19 @@ static int op_write_blob(void *ctx, enum trec_record_type type, const struct tre
 		       : -EINVAL;
 }
 
-static const struct trec_rb_sync_ops rb_ops = {
-	.set_range = op_set_range,
-	.set_proc = op_set_proc,
-	.del_proc = op_del_proc,
-	.write_blob = op_write_blob,
-};
-
 struct harness_rb *harness_rb_new(struct harness_env *env)
 {
 	struct harness_rb *r = calloc(1, sizeof(*r));
+	struct trec_interp_sink sink = { harness_sink_set_range, op_set_proc, harness_sink_del_proc,
+					 op_write_blob, NULL };
 
 	if (!r)
 		return NULL;
 	r->env = env;
 	r->store = rp_ruby_interp.new_store();
-	r->sync = trec_rb_sync_new(&rb_ops, r, false);
-	if (!r->store || !r->sync) {
+	sink.ctx = r;
+	r->table = trec_rb_table_new(&sink, false);
+	if (!r->store || !r->table) {
 		harness_rb_free(r);
 		return NULL;
 	}
@@ -80,7 +62,7 @@ void harness_rb_free(struct harness_rb *r)
 {
 	if (!r)
 		return;
-	trec_rb_sync_free(r->sync);
+	trec_interp_table_free(r->table);
 	if (r->store)
 		rp_ruby_interp.free_store(r->store);
 	free(r);
@@ -89,7 +71,7 @@ void harness_rb_free(struct harness_rb *r)
 int harness_rb_on_mapping(struct harness_rb *r, uint32_t pid, uint64_t file_id,
 			  const char *open_path, uint64_t bias)
 {
-	return trec_rb_sync_mapping(r->sync, pid, file_id, open_path, bias);
+	return trec_interp_table_mapping(r->table, pid, file_id, open_path, bias);
 }
 
 int harness_rb_case_mapping(struct harness_rb *r, uint32_t pid, uint64_t file_id,
@@ -103,7 +85,7 @@ int harness_rb_case_mapping(struct harness_rb *r, uint32_t pid, uint64_t file_id
 	err = trec_rb_detect(path, &o, NULL, 0);
 	if (err)
 		return err == -ENOENT ? 0 : err;
-	return trec_rb_sync_add_pid(r->sync, pid, file_id, &o, bias);
+	return trec_rb_table_add_pid(r->table, pid, file_id, &o, bias);
 }
 
 static int read_captured(void *ctx, uint64_t addr, void *buf, size_t len)
@@ -116,7 +98,7 @@ int harness_rb_describe(struct harness_rb *r, uint32_t pid, const struct trec_tr
 {
 	int missing = 0;
 
-	trec_rb_sync_trace(r->sync, pid, t->frames, t->num_frames, live ? NULL : read_captured,
+	trec_rb_table_trace(r->table, pid, t->frames, t->num_frames, live ? NULL : read_captured,
 			   r->env);
 	for (unsigned i = 0; i < t->num_frames && i < TREC_MAX_FRAMES; i++) {
 		struct trec_pyframe_sym sym;

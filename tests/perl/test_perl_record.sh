@@ -15,6 +15,7 @@
 # interpreter's stack deltas take a second or more to load, which is not
 # what this test measures.
 source "$(dirname "$0")/../lib/common.sh"
+source "$(dirname "$0")/../lib/interp_record.sh"
 TRECORD=${TREC_PLAIN_BUILD:-$TREC_ROOT/build}/trecord
 PERL=/usr/bin/perl
 
@@ -27,14 +28,8 @@ script=$TREC_ROOT/tests/perl/chain.pl
 ver=$("$PERL" -e 'printf "%vd", $^V')
 out=$dir/chain.tr
 
-if ! "$TRECORD" -q -F 499 -o "$out" -- "$PERL" "$script" 3 >"$dir/rec.log" 2>&1; then
-	fail "perl $ver: trecord runs chain.pl"
-	sed 's/^/  | /' "$dir/rec.log"
-	exit 1
-fi
-pass "perl $ver: trecord runs chain.pl"
-"$TREPORT" "$out" --perf-script >"$dir/chain.txt" 2>"$dir/rep.log"
-check "perl $ver: treport --perf-script" test -s "$dir/chain.txt"
+interp_record "perl $ver" "$out" chain.pl "$PERL" "$script" 3 || exit 1
+interp_perf_script "perl $ver" "$out" "$dir/chain.txt"
 python3 "$TREC_ROOT/tests/perl/check_stacks.py" "$script" "$dir/chain.txt" 0.95 "perl $ver"
 
 "$TREPORT" "$out" --folded >"$dir/chain.folded" 2>>"$dir/rep.log"
@@ -47,16 +42,8 @@ read -r undesc total < <(awk '{ n = $NF; t += n } /(^|;)\[perl 0x/ { u += $NF } 
 check "perl $ver: perl frames have descriptions ($undesc of $total samples without)" \
 	test "$total" -gt 0 -a $((undesc * 200)) -le "$total"
 
-"$TREPORT" "$out" --info >"$dir/info" 2>&1
-written=$(awk '$1 == "PERL_CODE_WRITTEN" {print $2}' "$dir/info")
-errors=$(awk '$1 == "PERL_ERRORS" {print $2}' "$dir/info")
-samples=$(awk '$1 == "SAMPLES" {print $2}' "$dir/info")
-if [ "${written:-0}" -gt 0 ] && [ "${errors:-1}" -le $(( ${samples:-0} / 100 + 2 )) ]; then
-	pass "perl $ver: descriptions written ($written), unwinder errors $errors"
-else
-	fail "perl $ver: descriptions written (${written:-none}), unwinder errors ${errors:-?}"
-	grep -E 'samples in .* stack group' "$dir/info" | sed 's/^/  /'
-fi
+interp_info "$out"
+interp_code_check "perl $ver" descriptions PERL_CODE_WRITTEN PERL_ERRORS 1
 missed=$(awk '$1 == "PERL_CODE_UNREADABLE" || $1 == "PERL_CODE_STALE" { m += $2 } END { print m + 0 }' "$dir/info")
 check "perl $ver: frames without a description are counted ($undesc samples, $missed unread)" \
 	test "$undesc" = 0 -o "$missed" -gt 0

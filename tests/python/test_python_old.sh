@@ -10,6 +10,7 @@
 #
 # trecord is the plain build, as in test_python_record.sh (why: there).
 source "$(dirname "$0")/../lib/common.sh"
+source "$(dirname "$0")/../lib/interp_record.sh"
 TRECORD=${TREC_PLAIN_BUILD:-$TREC_ROOT/build}/trecord
 DEPTH=20
 
@@ -28,29 +29,17 @@ done
 for py in "${pythons[@]}"; do
 	ver=$("$py" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')
 	out=$dir/busy-$ver.tr
-	if ! "$TRECORD" -q -F 499 -o "$out" -- "$py" "$script" 2.5 $DEPTH >"$dir/rec.log" 2>&1; then
-		fail "python $ver: trecord runs busy.py"
-		sed 's/^/  | /' "$dir/rec.log"
-		continue
-	fi
-	pass "python $ver: trecord runs busy.py"
-	"$TREPORT" "$out" --perf-script >"$dir/busy.txt" 2>"$dir/rep.log"
-	check "python $ver: treport --perf-script" test -s "$dir/busy.txt"
+	interp_record "python $ver" "$out" busy.py "$py" "$script" 2.5 $DEPTH || continue
+	interp_perf_script "python $ver" "$out" "$dir/busy.txt"
 	python3 "$TREC_ROOT/tests/python/check_stacks.py" "$script" "$dir/busy.txt" 0.95 \
 		"python $ver, depth $DEPTH" $DEPTH co_name
 	"$TREPORT" "$out" --folded >"$dir/busy.folded" 2>>"$dir/rep.log"
 	check "python $ver: folded stacks name python frames 'function (file.py:line)'" \
 		grep -qE ';_PyEval_EvalFrameDefault;([^;]*;)*run \(busy\.py:[0-9]+\);([^;]*;)*recurse \(busy\.py:[0-9]+\);' "$dir/busy.folded"
-	"$TREPORT" "$out" --info >"$dir/info" 2>&1
-	written=$(awk '$1 == "PY_CODE_WRITTEN" {print $2}' "$dir/info")
-	errors=$(awk '$1 == "PYTHON_ERRORS" {print $2}' "$dir/info")
-	tails=$(awk '$1 == "MAX_TAIL_CALLS" {print $2}' "$dir/info")
-	samples=$(awk '$1 == "SAMPLES" {print $2}' "$dir/info")
-	if [ "${written:-0}" -gt 0 ] && [ "${errors:-1}" -le $(( ${samples:-0} / 100 + 2 )) ] &&
-		[ "${tails:-1}" -eq 0 ]; then
-		pass "python $ver: PYCODE records written ($written), unwinder errors $errors, tail-call budget never exhausted"
-	else
-		fail "python $ver: PYCODE records written (${written:-none}), unwinder errors ${errors:-?}, MAX_TAIL_CALLS ${tails:-?}"
-		[ -n "${TREC_KEEP:-}" ] && cp "$out" "$TREC_KEEP/"
-	fi
+	interp_info "$out"
+	tails=$(interp_metric MAX_TAIL_CALLS)
+	check "python $ver: tail-call budget never exhausted (MAX_TAIL_CALLS ${tails:-?})" \
+		[ "${tails:-1}" -eq 0 ]
+	interp_code_check "python $ver" "PYCODE records" PY_CODE_WRITTEN PYTHON_ERRORS 1 ||
+		{ [ -n "${TREC_KEEP:-}" ] && cp "$out" "$TREC_KEEP/"; }
 done

@@ -10,6 +10,7 @@
 # unwinding fails (NATIVE_NO_PAGE_INFO) — that start-up is not what this
 # test measures, and the Python code runs under ASan in test_python_walk.
 source "$(dirname "$0")/../lib/common.sh"
+source "$(dirname "$0")/../lib/interp_record.sh"
 TRECORD=${TREC_PLAIN_BUILD:-$TREC_ROOT/build}/trecord
 
 [ "$(id -u)" = 0 ] || skip_all "needs root"
@@ -29,29 +30,14 @@ done
 for py in "${pythons[@]}"; do
 	ver=$("$py" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')
 	out=$dir/busy-$ver.tr
-	if ! "$TRECORD" -q -F 499 -o "$out" -- "$py" "$script" 2.5 >"$dir/rec.log" 2>&1; then
-		fail "python $ver: trecord runs busy.py"
-		sed 's/^/  | /' "$dir/rec.log"
-		continue
-	fi
-	pass "python $ver: trecord runs busy.py"
-	"$TREPORT" "$out" --perf-script >"$dir/busy.txt" 2>"$dir/rep.log"
-	check "python $ver: treport --perf-script" test -s "$dir/busy.txt"
+	interp_record "python $ver" "$out" busy.py "$py" "$script" 2.5 || continue
+	interp_perf_script "python $ver" "$out" "$dir/busy.txt"
 	python3 "$TREC_ROOT/tests/python/check_stacks.py" "$script" "$dir/busy.txt" 0.95 "python $ver"
 	"$TREPORT" "$out" --folded >"$dir/busy.folded" 2>>"$dir/rep.log"
 	check "python $ver: folded stacks name python frames 'function (file.py:line)'" \
 		grep -q ';Worker.run (busy.py:[0-9]*);recurse (busy.py:[0-9]*);' "$dir/busy.folded"
-	"$TREPORT" "$out" --info >"$dir/info" 2>&1
-	written=$(awk '$1 == "PY_CODE_WRITTEN" {print $2}' "$dir/info")
-	errors=$(awk '$1 == "PYTHON_ERRORS" {print $2}' "$dir/info")
-	samples=$(awk '$1 == "SAMPLES" {print $2}' "$dir/info")
-	# A few right after exec: py_procs waits for libc to be mapped.
-	if [ "${written:-0}" -gt 0 ] && [ "${errors:-1}" -le $(( ${samples:-0} / 100 + 2 )) ]; then
-		pass "python $ver: PYCODE records written ($written), unwinder errors $errors"
-	else
-		fail "python $ver: PYCODE records written (${written:-none}), unwinder errors ${errors:-?}"
-		grep -E 'samples in .* stack group' "$dir/info" | sed 's/^/  /'
-		[ -n "${TREC_KEEP:-}" ] && cp "$out" "$TREC_KEEP/"
-	fi
+	interp_info "$out"
+	interp_code_check "python $ver" "PYCODE records" PY_CODE_WRITTEN PYTHON_ERRORS 1 ||
+		{ [ -n "${TREC_KEEP:-}" ] && cp "$out" "$TREC_KEEP/"; }
 
 done

@@ -10,8 +10,12 @@
 # whose native unwinding ended at stack deltas not loaded yet are counted
 # apart (not Ruby's doing). Prints PASS/FAIL lines and a few offenders.
 #   usage: python3 check_stacks.py busy.rb perf-script-file min-fraction label
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from perf_script import samples  # noqa: E402
 
 script, path, min_frac, label = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
 base = script.rsplit("/", 1)[-1]
@@ -27,26 +31,6 @@ for no, line in enumerate(open(script), 1):
 depth = int(re.search(r"^DEPTH = (\d+)", open(script).read(), re.M).group(1))
 WANT = ["<main>", "main", "run", "block in run"] + ["recurse"] * (depth + 1) + ["leaf"]
 FRAME = re.compile(r"^(.+) \((.+):(\d+|\?)\)$")
-
-
-def samples(f):
-    """(time, [frame names leaf first]) per perf-script sample."""
-    t, names = None, []
-    for line in f:
-        line = line.rstrip("\n")
-        if not line.strip():
-            if t is not None:
-                yield t, names
-            t, names = None, []
-        elif line.startswith("\t"):
-            _, _, rest = line.strip().partition(" ")
-            name, _, _ = rest.rpartition(" (")
-            names.append(re.sub(r"\+0x[0-9a-f]+$", "", name))
-        else:
-            m = re.search(r" (\d+\.\d+):", line)
-            t = float(m.group(1)) if m else 0.0
-    if t is not None:
-        yield t, names
 
 
 def chain_ok(names):
@@ -73,7 +57,7 @@ def chain_ok(names):
     return True, ""
 
 
-all_samples = list(samples(open(path)))
+all_samples = list(samples(open(path), inlined=True, no_time=0.0))
 has_ours = [i for i, (_, n) in enumerate(all_samples) if any("(%s:" % base in x for x in n)]
 if not has_ours:
     print("FAIL: %s: no sample names a frame of %s" % (label, base))

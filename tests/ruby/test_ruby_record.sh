@@ -10,6 +10,7 @@
 # which native unwinding fails; the Ruby code runs under ASan in the
 # harness case (tests/harness/test_unwind_ruby.sh) and the unit tests.
 source "$(dirname "$0")/../lib/common.sh"
+source "$(dirname "$0")/../lib/interp_record.sh"
 TRECORD=${TREC_PLAIN_BUILD:-$TREC_ROOT/build}/trecord
 
 [ "$(id -u)" = 0 ] || skip_all "needs root"
@@ -21,27 +22,13 @@ script=$TREC_ROOT/tests/ruby/busy.rb
 ver=$("$RUBY" -e 'print RUBY_VERSION')
 out=$dir/busy.tr
 
-if ! "$TRECORD" -q -F 499 -o "$out" -- "$RUBY" "$script" 3 >"$dir/rec.log" 2>&1; then
-	fail "ruby $ver: trecord runs busy.rb"
-	sed 's/^/  | /' "$dir/rec.log"
-	exit 1
-fi
-pass "ruby $ver: trecord runs busy.rb"
-"$TREPORT" "$out" --perf-script >"$dir/busy.txt" 2>"$dir/rep.log"
-check "ruby $ver: treport --perf-script" test -s "$dir/busy.txt"
+interp_record "ruby $ver" "$out" busy.rb "$RUBY" "$script" 3 || exit 1
+interp_perf_script "ruby $ver" "$out" "$dir/busy.txt"
 python3 "$TREC_ROOT/tests/ruby/check_stacks.py" "$script" "$dir/busy.txt" 0.95 "ruby $ver"
 "$TREPORT" "$out" --folded >"$dir/busy.folded" 2>>"$dir/rep.log"
 check "ruby $ver: folded stacks name ruby frames 'label (file.rb:line)'" \
 	grep -q ';block in run (busy.rb:[0-9]*);recurse (busy.rb:[0-9]*);' "$dir/busy.folded"
-"$TREPORT" "$out" --info >"$dir/info" 2>&1
-written=$(awk '$1 == "RB_CODE_WRITTEN" {print $2}' "$dir/info")
-errors=$(awk '$1 == "RUBY_ERRORS" {print $2}' "$dir/info")
-frames=$(awk '$1 == "RUBY_FRAMES" {print $2}' "$dir/info")
-samples=$(awk '$1 == "SAMPLES" {print $2}' "$dir/info")
-if [ "${written:-0}" -gt 0 ] && [ "${frames:-0}" -gt 0 ] &&
-	[ "${errors:-1}" -le $(( ${samples:-0} / 100 + 2 )) ]; then
-	pass "ruby $ver: iseq descriptions written ($written), $frames ruby frames, unwinder errors $errors"
-else
-	fail "ruby $ver: iseq descriptions written (${written:-none}), ruby frames ${frames:-none}, unwinder errors ${errors:-?}"
-	grep -E 'samples in .* stack group' "$dir/info" | sed 's/^/  /'
-fi
+interp_info "$out"
+interp_code_check "ruby $ver" "iseq descriptions" RB_CODE_WRITTEN RUBY_ERRORS 1
+frames=$(interp_metric RUBY_FRAMES)
+check "ruby $ver: ruby frames unwound (${frames:-none})" [ "${frames:-0}" -gt 0 ]

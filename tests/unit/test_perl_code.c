@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "record/interp/interp_seen.h"
 #include "record/interp/perl/perl_code.h"
 #include "report/interp/perl/perl_frames.h"
 #include "trec_perlcode.h"
@@ -214,17 +215,19 @@ static void store(void)
 
 static void seen(void)
 {
-	struct trec_perl_seen *s = trec_perl_seen_new();
+	struct trec_interp_seen s = { 0 };
 	int ok = 1;
 
 	for (uint64_t i = 1; i <= 5000; i++)
-		ok &= trec_perl_seen_note(s, i * 16, i) == 0;
+		ok &= trec_interp_seen_note(&s, i * 16, i) == 0;
 	for (uint64_t i = 1; i <= 5000; i++)
-		ok &= trec_perl_seen_note(s, i * 16, i) == 1 && trec_perl_seen_note(s, i * 16, i + 1) == 0;
+		ok &= trec_interp_seen_note(&s, i * 16, i) == 1 &&
+		      trec_interp_seen_note(&s, i * 16, i + 1) == 0;
 	CHECK(ok, "the seen set tells new (statement, key) pairs from known ones");
-	trec_perl_seen_clear(s);
-	CHECK(trec_perl_seen_note(s, 16, 1) == 0, "cleared (exec): pairs are new again");
-	trec_perl_seen_free(s);
+	CHECK(trec_interp_seen_note(&s, 0, 1) == 1, "no statement: nothing to describe");
+	trec_interp_seen_clear(&s);
+	CHECK(trec_interp_seen_note(&s, 16, 1) == 0, "cleared (exec): pairs are new again");
+	trec_interp_seen_clear(&s);
 }
 
 int main(void)

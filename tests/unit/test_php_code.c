@@ -6,7 +6,7 @@
  * (through process_vm_readv on ourselves), written as an INTERP_CODE
  * payload (format/trec_phpcode.c) and named by treport's store
  * (report/interp/php/php_frames.c). Also: hostile payloads, the object
- * id guard, and the cache's once-per-function rule.
+ * id guard, and the once-per-function rule.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -113,7 +113,7 @@ static void hostile(const struct trec_blob *b)
 int main(void)
 {
 	const struct trec_php_layout *l = trec_php_layout_of(20220829);
-	struct trec_phpcode_cache *cache = trec_phpcode_cache_new();
+	struct trec_interp_seen seen = { 0 };
 	struct trec_phpcode_owned fn;
 	struct sink sink = { 0 };
 	uint64_t addr = (uint64_t)(uintptr_t)op_array;
@@ -142,15 +142,15 @@ int main(void)
 	      "its object id is BPF's (php_types.h)");
 	trec_phpcode_owned_free(&fn);
 
-	CHECK(trec_phpcode_cache_note(cache, write_sink, &sink, pid, l, addr, id) == 1 &&
+	CHECK(trec_phpcode_note(&seen, write_sink, &sink, pid, l, addr, id) == 1 &&
 	      sink.n == 1 && sink.last.file_id == addr && sink.last.subtype == TREC_PHPCODE_SUBTYPE,
-	      "the cache writes one INTERP_CODE record for a new function");
-	CHECK(trec_phpcode_cache_note(cache, write_sink, &sink, pid, l, addr, id) == 0 && sink.n == 1,
+	      "one INTERP_CODE record is written for a new function");
+	CHECK(trec_phpcode_note(&seen, write_sink, &sink, pid, l, addr, id) == 0 && sink.n == 1,
 	      "and none the second time");
-	CHECK(trec_phpcode_cache_note(cache, write_sink, &sink, pid, l, addr, id ^ 1) == -ESTALE,
+	CHECK(trec_phpcode_note(&seen, write_sink, &sink, pid, l, addr, id ^ 1) == -ESTALE,
 	      "a function replaced since the sample is not described (stale)");
-	trec_phpcode_cache_forget_pid(cache, pid);
-	CHECK(trec_phpcode_cache_note(cache, write_sink, &sink, pid, l, addr, id) == 1 && sink.n == 2,
+	trec_interp_seen_clear(&seen);
+	CHECK(trec_phpcode_note(&seen, write_sink, &sink, pid, l, addr, id) == 1 && sink.n == 2,
 	      "after the pid is forgotten (exec) it is described again");
 	hostile(&sink.last);
 
@@ -171,7 +171,7 @@ int main(void)
 
 	/* An internal function (usort) and the script's top level. */
 	addr = (uint64_t)(uintptr_t)internal_fn;
-	CHECK(trec_phpcode_cache_note(cache, write_sink, &sink, pid, l, addr, 0) == 1 &&
+	CHECK(trec_phpcode_note(&seen, write_sink, &sink, pid, l, addr, 0) == 1 &&
 	      !rp_php_interp.add(store, &sink.last), "an internal function is described");
 	f = frame(addr, 0, 0);
 	rp_php_interp.format(store, pid, &f, label, sizeof(label));
@@ -179,18 +179,18 @@ int main(void)
 	put64(op_array, l->fn_name, 0);
 	put64(op_array, l->fn_scope, 0);
 	addr = (uint64_t)(uintptr_t)op_array;
-	trec_phpcode_cache_forget_pid(cache, pid);
-	CHECK(trec_phpcode_cache_note(cache, write_sink, &sink, pid, l, addr, 0) == 1 &&
+	trec_interp_seen_clear(&seen);
+	CHECK(trec_phpcode_note(&seen, write_sink, &sink, pid, l, addr, 0) == 1 &&
 	      !rp_php_interp.add(store, &sink.last), "the top-level code is described");
 	f = frame(addr, 64, 0);
 	rp_php_interp.format(store, pid, &f, label, sizeof(label));
 	CHECK(!strcmp(label, "{main} (chain.php:64)"), "top level named as PHP does (%s)", label);
 
 	op_array[0] = 9;
-	trec_phpcode_cache_forget_pid(cache, pid);
-	CHECK(trec_phpcode_cache_note(cache, write_sink, &sink, pid, l, addr, 0) == -EINVAL,
+	trec_interp_seen_clear(&seen);
+	CHECK(trec_phpcode_note(&seen, write_sink, &sink, pid, l, addr, 0) == -EINVAL,
 	      "a function type PHP does not have is refused");
-	CHECK(trec_phpcode_cache_note(cache, write_sink, &sink, pid, l, 8, 0) == -EFAULT,
+	CHECK(trec_phpcode_note(&seen, write_sink, &sink, pid, l, 8, 0) == -EFAULT,
 	      "an unreadable address is refused");
 
 	struct trec_blob junk = { 1, TREC_PHPCODE_SUBTYPE, 3, (const uint8_t *)"abc" };
@@ -202,6 +202,6 @@ int main(void)
 	CHECK(trec_phpcode_encode(&big, &buf, &len) == -EINVAL, "encoder refuses oversized strings");
 
 	rp_php_interp.free_store(store);
-	trec_phpcode_cache_free(cache);
+	trec_interp_seen_clear(&seen);
 	return failures ? 1 : 0;
 }

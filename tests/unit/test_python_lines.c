@@ -10,66 +10,22 @@
 #include <string.h>
 #include <unistd.h>
 #include "report/interp/python/python_lines.h"
-#include "python_check.h"
+#include "python_lines_check.h"
 
-static size_t unhex(const char *h, uint8_t *out, size_t max)
+static int line_of(const uint8_t *table, size_t n, int first, long unit, int minor)
 {
-	size_t n = 0;
-
-	while (h[0] && h[1] && n < max) {
-		unsigned v;
-
-		if (sscanf(h, "%2x", &v) != 1)
-			break;
-		out[n++] = (uint8_t)v;
-		h += 2;
-	}
-	return n;
+	(void)minor;
+	return trec_py_line_of(table, n, first, unit);
 }
 
 /* Compares every code unit of every code object python prints. */
 static void against(const char *python, const char *sources)
 {
-	static char line[1 << 20];
-	static uint8_t table[1 << 18];
 	char cmd[8192];
-	unsigned long codes = 0, units = 0, bad = 0;
-	FILE *p;
 
 	snprintf(cmd, sizeof(cmd), "%s %s/tests/python/dump_linetables.py %s", python,
 		 getenv("TREC_ROOT") ? getenv("TREC_ROOT") : ".", sources);
-	p = popen(cmd, "r");
-	if (!p) {
-		CHECK(0, "%s: run dump_linetables.py", python);
-		return;
-	}
-	while (fgets(line, sizeof(line), p)) {
-		char *hex = strchr(line, '\t'), *lines;
-		int first = atoi(line);
-		size_t n;
-
-		if (!hex || !(lines = strchr(hex + 1, '\t')))
-			continue;
-		*lines++ = 0;
-		n = unhex(hex + 1, table, sizeof(table));
-		codes++;
-		for (long unit = 0; *lines && *lines != '\n'; unit++) {
-			int want = (int)strtol(lines, &lines, 10);
-			int got = trec_py_line_of(table, n, first, unit);
-
-			units++;
-			if (got != want && bad++ < 5)
-				printf("  code line %d unit %ld: got %d want %d\n", first, unit, got, want);
-			if (*lines == ',')
-				lines++;
-		}
-		/* Past the end: no line. */
-		if (trec_py_line_of(table, n, first, 1 << 20) != -1)
-			bad++;
-	}
-	pclose(p);
-	CHECK(codes > 50 && !bad, "%s: lines of %lu code units in %lu code objects equal co_positions (%lu differ)",
-	      python, units, codes, bad);
+	lines_check_dump(cmd, python, line_of, 0, 1, "co_positions");
 }
 
 static void hostile(void)

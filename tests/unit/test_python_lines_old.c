@@ -11,68 +11,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/interp/python/python_lines_old.h"
-#include "python_check.h"
-
-static size_t unhex(const char *h, uint8_t *out, size_t max)
-{
-	size_t n = 0;
-
-	while (h[0] && h[1] && n < max) {
-		unsigned v;
-
-		if (sscanf(h, "%2x", &v) != 1)
-			break;
-		out[n++] = (uint8_t)v;
-		h += 2;
-	}
-	return n;
-}
+#include "python_lines_check.h"
 
 /* minor 10: the f_lasti BPF reports is the code unit index; 8, 9: bytes. */
+static int line_of(const uint8_t *table, size_t n, int first, long unit, int minor)
+{
+	return minor >= 10 ? trec_py_line_of_310(table, n, first, unit)
+			   : trec_py_line_of_lnotab(table, n, first, unit * 2);
+}
+
 static void against(const char *python, int minor, const char *lib)
 {
-	static char line[1 << 20];
-	static uint8_t table[1 << 18];
-	char cmd[8192];
-	/* (lib is < 1 KiB: 5 paths fit) */
-	unsigned long codes = 0, units = 0, bad = 0;
-	FILE *p;
+	const char *root = getenv("TREC_ROOT") ? getenv("TREC_ROOT") : ".";
+	char cmd[8192]; /* (lib is < 1 KiB: 5 paths fit) */
 
 	snprintf(cmd, sizeof(cmd),
 		 "%s %s/tests/python/dump_linetables_old.py %s/json/encoder.py %s/argparse.py "
 		 "%s/typing.py %s/tests/python/busy.py",
-		 python, getenv("TREC_ROOT") ? getenv("TREC_ROOT") : ".", lib, lib, lib,
-		 getenv("TREC_ROOT") ? getenv("TREC_ROOT") : ".");
-	p = popen(cmd, "r");
-	if (!p) {
-		CHECK(0, "%s: run dump_linetables_old.py", python);
-		return;
-	}
-	while (fgets(line, sizeof(line), p)) {
-		char *hex = strchr(line, '\t'), *lines;
-		int first = atoi(line);
-		size_t n;
-
-		if (!hex || !(lines = strchr(hex + 1, '\t')))
-			continue;
-		*lines++ = 0;
-		n = unhex(hex + 1, table, sizeof(table));
-		codes++;
-		for (long unit = 0; *lines && *lines != '\n'; unit++) {
-			int want = (int)strtol(lines, &lines, 10);
-			int got = minor >= 10 ? trec_py_line_of_310(table, n, first, unit)
-					      : trec_py_line_of_lnotab(table, n, first, unit * 2);
-
-			units++;
-			if (got != want && bad++ < 5)
-				printf("  code line %d unit %ld: got %d want %d\n", first, unit, got, want);
-			if (*lines == ',')
-				lines++;
-		}
-	}
-	pclose(p);
-	CHECK(codes > 50 && !bad, "%s: lines of %lu instructions in %lu code objects equal the interpreter's (%lu differ)",
-	      python, units, codes, bad);
+		 python, root, lib, lib, lib, root);
+	lines_check_dump(cmd, python, line_of, minor, 0, "the interpreter's");
 }
 
 static void hostile(void)

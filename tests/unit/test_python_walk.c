@@ -215,11 +215,11 @@ static int fake_set_range(void *ctx, uint64_t file_id, const struct trec_offset_
 	return 0;
 }
 
-static int fake_set_proc(void *ctx, uint32_t pid, const struct trec_py_proc_info *info)
+static int fake_set_proc(void *ctx, uint32_t pid, const void *info)
 {
 	struct fake_maps *m = ctx;
 
-	m->info = *info;
+	m->info = *(const struct trec_py_proc_info *)info;
 	m->procs++;
 	return 0;
 }
@@ -237,10 +237,6 @@ static int fake_write_blob(void *ctx, enum trec_record_type type, const struct t
 		m->blob_errors++;
 	return 0;
 }
-
-static const struct trec_py_sync_ops fake_ops = {
-	fake_set_range, fake_set_proc, fake_del_proc, fake_write_blob,
-};
 
 struct sync_walk {
 	struct trec_py_sync *sync;
@@ -262,8 +258,8 @@ static int sync_mapping(void *ctx, const struct trec_py_mapping *m)
 		return 0;
 	if (!trec_pyelf_vaddr_of_offset(&e, m->pgoff, &vaddr))
 		/* Any id that is stable per mapped file will do here. */
-		trec_py_sync_mapping(w->sync, (uint32_t)w->pid, (uint64_t)m->start >> 21 ^ vaddr, path,
-				     m->start - vaddr);
+		trec_interp_table_mapping(trec_py_sync_table(w->sync), (uint32_t)w->pid,
+					  (uint64_t)m->start >> 21 ^ vaddr, path, m->start - vaddr);
 	trec_pyelf_close(&e);
 	return 0;
 }
@@ -285,7 +281,8 @@ static void see(uint64_t addr)
 static void symbolize(const struct trec_per_cpu_record *rec, int pid, struct trec_py_sync *sync,
 		      struct trec_pyframes *store, struct stack *s)
 {
-	trec_py_sync_trace(sync, (uint32_t)pid, rec->trace.frames, rec->trace.num_frames);
+	trec_interp_table_trace(trec_py_sync_table(sync), (uint32_t)pid, rec->trace.frames,
+				rec->trace.num_frames, NULL);
 	s->n = 0;
 	s->errors = 0;
 	for (unsigned i = 0; i < rec->trace.num_frames && s->n < MAX_FRAMES; i++) {
@@ -369,8 +366,10 @@ static int run_one(const char *interp, const char *script)
 	struct trec_py_process *proc = calloc(1, sizeof(*proc));
 	struct trec_pyframes *store = trec_pyframes_new();
 	struct fake_maps maps = { .store = store };
-	struct trec_py_sync *sync = trec_py_sync_new(&fake_ops, &maps, false);
-	struct trec_py_sync_stats st;
+	const struct trec_interp_sink sink = { fake_set_range, fake_set_proc, fake_del_proc,
+					       fake_write_blob, &maps };
+	struct trec_py_sync *sync = trec_py_sync_new(&sink, false);
+	struct trec_interp_stats st;
 	int leaf[16], nleaf = leaf_lines(script, leaf, 16);
 	int good_main = 0, good_worker = 0, walks_main = 0, walks_worker = 0, handoffs = 0;
 	int ret = 0, out_fd = -1;
@@ -471,12 +470,12 @@ static int run_one(const char *interp, const char *script)
 	CHECK(shim.metrics[TREC_METRIC_PYTHON_ERRORS] == 0, "%s: no python unwinder errors (%llu)",
 	      interp, (unsigned long long)shim.metrics[TREC_METRIC_PYTHON_ERRORS]);
 	memset(shim.metrics, 0, sizeof(shim.metrics));
-	trec_py_sync_get_stats(sync, &st);
+	trec_interp_table_get_stats(trec_py_sync_table(sync), &st);
 	CHECK(st.code_written == num_seen && !st.code_unreadable && !st.code_stale &&
 	      !maps.blob_errors,
 	      "%s: one PYCODE record per code object (%llu written, %zu seen)", interp,
 	      (unsigned long long)st.code_written, num_seen);
-	trec_py_sync_remove(sync, (uint32_t)pid);
+	trec_interp_table_exit(trec_py_sync_table(sync), (uint32_t)pid);
 	CHECK(maps.dels == 1, "%s: exit removes the pid's py_procs entry", interp);
 out_kill:
 	kill(pid, SIGKILL);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Perl frame descriptions and the per-pid set of pairs seen; perl_code.h. */
+/* Perl frame descriptions; see perl_code.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,71 +215,4 @@ void trec_perlcode_owned_free(struct trec_perlcode_owned *c)
 	free(c->name);
 	free(c->file);
 	memset(c, 0, sizeof(*c));
-}
-
-/* ---- pairs seen ---------------------------------------------------------- */
-
-struct pair {
-	uint64_t cop, key; /* cop 0: empty slot (frames without a COP are not noted) */
-};
-
-struct trec_perl_seen {
-	struct pair *slots;
-	size_t cap, used; /* cap a power of two (or 0), used <= cap / 2 */
-};
-
-struct trec_perl_seen *trec_perl_seen_new(void)
-{
-	return calloc(1, sizeof(struct trec_perl_seen));
-}
-
-void trec_perl_seen_free(struct trec_perl_seen *s)
-{
-	if (s)
-		free(s->slots);
-	free(s);
-}
-
-void trec_perl_seen_clear(struct trec_perl_seen *s)
-{
-	free(s->slots);
-	memset(s, 0, sizeof(*s));
-}
-
-static struct pair *slot(struct pair *slots, size_t cap, uint64_t cop, uint64_t key)
-{
-	size_t i = (size_t)(((cop >> 3) ^ key * 0x9e3779b97f4a7c15ull) * 0xff51afd7ed558ccdull >> 20) &
-		   (cap - 1);
-
-	while (slots[i].cop && (slots[i].cop != cop || slots[i].key != key))
-		i = (i + 1) & (cap - 1);
-	return &slots[i];
-}
-
-int trec_perl_seen_note(struct trec_perl_seen *s, uint64_t cop, uint64_t key)
-{
-	struct pair *p;
-
-	if (!cop)
-		return 1; /* nothing to describe */
-	if (2 * (s->used + 1) > s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 256;
-		struct pair *slots = calloc(cap, sizeof(*slots));
-
-		if (!slots)
-			return -ENOMEM;
-		for (size_t i = 0; i < s->cap; i++)
-			if (s->slots[i].cop)
-				*slot(slots, cap, s->slots[i].cop, s->slots[i].key) = s->slots[i];
-		free(s->slots);
-		s->slots = slots;
-		s->cap = cap;
-	}
-	p = slot(s->slots, s->cap, cop, key);
-	if (p->cop)
-		return 1;
-	p->cop = cop;
-	p->key = key;
-	s->used++;
-	return 0;
 }

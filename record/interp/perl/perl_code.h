@@ -38,14 +38,4 @@ int trec_perl_read_code(uint32_t pid, const struct trec_perl_offsets *off, uint6
 			uint64_t key, struct trec_perlcode_owned *out);
 void trec_perlcode_owned_free(struct trec_perlcode_owned *c);
 
-/* The (cop, key) pairs of one pid that were handled (written or failed). */
-struct trec_perl_seen;
-
-struct trec_perl_seen *trec_perl_seen_new(void);
-void trec_perl_seen_free(struct trec_perl_seen *s);
-/* 1 if (cop, key) was noted before, else notes it and returns 0;
- * -ENOMEM. */
-int trec_perl_seen_note(struct trec_perl_seen *s, uint64_t cop, uint64_t key);
-void trec_perl_seen_clear(struct trec_perl_seen *s);
-
 #endif /* TREC_PERL_CODE_H */

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * trecord's Perl support, independent of where its output goes (the BPF
- * maps and the recording for trecord, plain tables for the harness):
+ * maps and the recording for trecord, plain tables for the harness): an
+ * interpreter table (interp_table.h) whose calls
  *
- *   per executable file mapping of a pid:   trec_perl_sync_mapping()
- *   each trace, after its SAMPLE record:    trec_perl_sync_trace()
- *   exec / exit of a pid:                   trec_perl_sync_exec/remove()
+ *   per executable file mapping of a pid:   trec_interp_table_mapping()
+ *   each trace, after its SAMPLE record:    trec_interp_table_trace()
+ *   exec / exit of a pid:                   trec_interp_table_exec/exit()
  *
- * The first detects Perl in the mapped file (once per file id) and fills
+ * do the Perl work. The first detects Perl in the mapped file (once per file id) and fills
  * interpreter_offsets[file id] and perl_procs[pid]; the second writes an
  * INTERP_CODE record for each (statement, sub) pair the trace names that
  * is new for its pid. Thread-safe.
@@ -18,41 +19,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
+#include "record/interp/interp_table.h"
 #include "record/interp/perl/perl_code.h"
 #include "trec_types.h"
 
-struct trec_perl_sync_ops {
-	int (*set_range)(void *ctx, uint64_t file_id, const struct trec_offset_range *r);
-	int (*set_proc)(void *ctx, uint32_t pid, const struct trec_perl_proc_info *info);
-	void (*del_proc)(void *ctx, uint32_t pid);
-	int (*write_blob)(void *ctx, enum trec_record_type type, const struct trec_blob *b);
-	/* Optional: where process memory is read from (NULL: the live pid). */
-	trec_perl_read_fn read;
-};
-
-struct trec_perl_sync_stats {
-	uint64_t interpreters;  /* files detected as a Perl we can unwind */
-	uint64_t unsupported;   /* Perl files we cannot unwind (version, build) */
-	uint64_t pids;          /* processes set up */
-	uint64_t pid_failures;  /* Perl pids we could not set up (libc TSD) */
-	uint64_t code_written, code_unreadable, code_stale;
-};
-
-struct trec_perl_sync;
-
-struct trec_perl_sync *trec_perl_sync_new(const struct trec_perl_sync_ops *ops, void *ctx,
-					  bool verbose);
-void trec_perl_sync_free(struct trec_perl_sync *s);
-
-/* As trec_interp_ops.on_mapping: 1 Perl and pid set up, 0 not, < 0 errno. */
-int trec_perl_sync_mapping(struct trec_perl_sync *s, uint32_t pid, uint64_t file_id,
-			   const char *open_path, uint64_t bias);
-void trec_perl_sync_trace(struct trec_perl_sync *s, uint32_t pid,
-			  const struct trec_frame *frames, uint32_t n);
-/* exec: the pid's code is gone (its perl_procs entry stays until the new
- * image's sync replaces it); exit: forget the pid. */
-void trec_perl_sync_exec(struct trec_perl_sync *s, uint32_t pid);
-void trec_perl_sync_remove(struct trec_perl_sync *s, uint32_t pid);
-void trec_perl_sync_get_stats(struct trec_perl_sync *s, struct trec_perl_sync_stats *st);
+/* Its files: struct trec_perl_file; its pids: their offsets row. */
+struct trec_interp_table *trec_perl_table_new(const struct trec_interp_sink *sink, bool verbose);
 
 #endif /* TREC_PERL_SYNC_H */

@@ -4,9 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
-#include <stdbool.h>
-#include "format/containers/u64map.h"
-#include "format/containers/vec.h"
 #include "record/interp/php/php_code.h"
 
 int trec_php_read_pid(void *ctx, uint64_t addr, void *buf, size_t len)
@@ -122,57 +119,9 @@ void trec_phpcode_owned_free(struct trec_phpcode_owned *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* ---- which functions were described -------------------------------------- */
-
-struct seen {
-	struct seen *next;
-	uint32_t pid, object_id;
-};
-
-struct trec_phpcode_cache {
-	struct trec_u64map by_addr; /* address -> chain of struct seen */
-};
-
-struct trec_phpcode_cache *trec_phpcode_cache_new(void)
-{
-	return calloc(1, sizeof(struct trec_phpcode_cache));
-}
-
-void trec_phpcode_cache_free(struct trec_phpcode_cache *c)
-{
-	uint64_t k;
-	void *v;
-
-	if (!c)
-		return;
-	for (size_t i = 0; trec_u64map_next(&c->by_addr, &i, &k, &v);)
-		for (struct seen *s = v, *next; s; s = next) {
-			next = s->next;
-			free(s);
-		}
-	trec_u64map_free(&c->by_addr);
-	free(c);
-}
-
-static int remember(struct trec_phpcode_cache *c, uint64_t addr, uint32_t pid, uint32_t id)
-{
-	struct seen *s = malloc(sizeof(*s));
-	int err = 0;
-
-	if (!s)
-		return -ENOMEM;
-	s->pid = pid;
-	s->object_id = id;
-	s->next = trec_u64map_get(&c->by_addr, addr);
-	trec_u64map_put(&c->by_addr, addr, s, &err);
-	if (err)
-		free(s);
-	return err;
-}
-
-int trec_phpcode_cache_note(struct trec_phpcode_cache *c, trec_phpcode_write_fn write,
-			    void *wctx, uint32_t pid, const struct trec_php_layout *l,
-			    uint64_t addr, uint32_t object_id)
+int trec_phpcode_note(struct trec_interp_seen *seen, trec_phpcode_write_fn write, void *wctx,
+		      uint32_t pid, const struct trec_php_layout *l, uint64_t addr,
+		      uint32_t object_id)
 {
 	struct trec_phpcode_owned fn;
 	int ipid = (int)pid, err;
@@ -180,18 +129,24 @@ int trec_phpcode_cache_note(struct trec_phpcode_cache *c, trec_phpcode_write_fn 
 	uint8_t *buf;
 	size_t len;
 
-	for (const struct seen *s = trec_u64map_get(&c->by_addr, addr); s; s = s->next)
-		if (s->pid == pid && (s->object_id == object_id || !object_id))
-			return 0;
+	if (!addr)
+		return -EINVAL;
 	/* Failures are remembered too: one attempt per function. */
-	if ((err = remember(c, addr, pid, object_id)))
-		return err;
+	err = trec_interp_seen_note(seen, addr, object_id);
+	if (err)
+		return err < 0 ? err : 0;
 	err = trec_php_read_function(trec_php_read_pid, &ipid, pid, l, addr, &fn);
 	if (err)
 		return err;
 	if (object_id && fn.c.object_id != object_id) {
 		trec_phpcode_owned_free(&fn);
 		return -ESTALE;
+	}
+	/* BPF could not read the function: what is there now counts as
+	 * handled under its real id too. */
+	if (!object_id && (err = trec_interp_seen_note(seen, addr, fn.c.object_id))) {
+		trec_phpcode_owned_free(&fn);
+		return err < 0 ? err : 0;
 	}
 	err = trec_phpcode_encode(&fn.c, &buf, &len);
 	trec_phpcode_owned_free(&fn);
@@ -202,50 +157,4 @@ int trec_phpcode_cache_note(struct trec_phpcode_cache *c, trec_phpcode_write_fn 
 	err = write(wctx, TREC_REC_INTERP_CODE, &b);
 	free(buf);
 	return err ? err : 1;
-}
-
-/* Drops pid's entries under one address. */
-static void forget_at(struct trec_phpcode_cache *c, uint64_t addr, uint32_t pid)
-{
-	struct seen *head = trec_u64map_get(&c->by_addr, addr), **pp = &head;
-
-	while (*pp) {
-		struct seen *s = *pp;
-
-		if (s->pid == pid) {
-			*pp = s->next;
-			free(s);
-		} else {
-			pp = &s->next;
-		}
-	}
-	if (head)
-		trec_u64map_put(&c->by_addr, addr, head, NULL); /* replaces: no growth */
-	else
-		trec_u64map_del(&c->by_addr, addr);
-}
-
-void trec_phpcode_cache_forget_pid(struct trec_phpcode_cache *c, uint32_t pid)
-{
-	uint64_t k, *keys = NULL;
-	size_t n = 0, cap = 0;
-	void *v;
-
-	/* Addresses first: changing the map would disturb the walk. Out of
-	 * memory, the pid's entries stay (a reused address then goes
-	 * undescribed, counted nowhere: rare enough). */
-	for (size_t i = 0; trec_u64map_next(&c->by_addr, &i, &k, &v);) {
-		bool has = false;
-
-		for (const struct seen *s = v; s && !has; s = s->next)
-			has = s->pid == pid;
-		if (!has)
-			continue;
-		if (TREC_GROW(keys, cap, n + 1, 64))
-			break;
-		keys[n++] = k;
-	}
-	for (size_t i = 0; i < n; i++)
-		forget_at(c, keys[i], pid);
-	free(keys);
 }

@@ -8,6 +8,7 @@
 #define TREC_PHP_CODE_H
 
 #include <stdint.h>
+#include "record/interp/interp_seen.h"
 #include "record/interp/php/php_detect.h"
 #include "trec_format.h"
 #include "trec_phpcode.h"
@@ -33,27 +34,19 @@ int trec_php_read_function(trec_php_read_fn read, void *ctx, uint32_t pid,
 			   struct trec_phpcode_owned *out);
 void trec_phpcode_owned_free(struct trec_phpcode_owned *c);
 
-/* Remembers which (pid, address, object id) have been handled. */
-struct trec_phpcode_cache;
-
-struct trec_phpcode_cache *trec_phpcode_cache_new(void);
-void trec_phpcode_cache_free(struct trec_phpcode_cache *c);
-
 /* Where records go (trecord: the locked output writer). */
 typedef int (*trec_phpcode_write_fn)(void *ctx, enum trec_record_type type,
 				     const struct trec_blob *b);
 
 /*
  * For a PHP frame (file_id = addr, low 32 bits of addr_or_line = object
- * id) of pid: reads and writes the record unless done before. 1 written,
- * 0 handled before, a negative errno when it could not be described;
- * -ESTALE when the function at addr is not the one the sample saw.
+ * id) of pid: reads and writes the record unless seen (pid's functions
+ * handled before; notes it). 1 written, 0 handled before, a negative
+ * errno when it could not be described; -ESTALE when the function at addr
+ * is not the one the sample saw.
  */
-int trec_phpcode_cache_note(struct trec_phpcode_cache *c, trec_phpcode_write_fn write,
-			    void *wctx, uint32_t pid, const struct trec_php_layout *l,
-			    uint64_t addr, uint32_t object_id);
-
-/* Forgets a pid (exit, exec): its addresses may be reused. */
-void trec_phpcode_cache_forget_pid(struct trec_phpcode_cache *c, uint32_t pid);
+int trec_phpcode_note(struct trec_interp_seen *seen, trec_phpcode_write_fn write, void *wctx,
+		      uint32_t pid, const struct trec_php_layout *l, uint64_t addr,
+		      uint32_t object_id);
 
 #endif /* TREC_PHP_CODE_H */

@@ -226,97 +226,10 @@ void trec_pycode_owned_free(struct trec_pycode_owned *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* ---- which code objects have been handled ------------------------------ */
-
-struct key {
-	uint64_t addr; /* 0: empty slot */
-	uint32_t pid, object_id;
-};
-
-struct trec_pycode_cache {
-	struct key *slots;
-	size_t cap, used; /* cap is a power of two, used <= cap / 2 */
-};
-
-struct trec_pycode_cache *trec_pycode_cache_new(void)
+int trec_pycode_note(struct trec_interp_seen *seen, trec_pycode_write_fn write, void *ctx,
+		     uint32_t pid, const struct trec_py_process *proc, uint64_t addr,
+		     uint32_t object_id)
 {
-	struct trec_pycode_cache *c = calloc(1, sizeof(*c));
-
-	if (!c)
-		return NULL;
-	c->cap = 1024;
-	c->slots = calloc(c->cap, sizeof(*c->slots));
-	if (!c->slots) {
-		free(c);
-		return NULL;
-	}
-	return c;
-}
-
-void trec_pycode_cache_free(struct trec_pycode_cache *c)
-{
-	if (!c)
-		return;
-	free(c->slots);
-	free(c);
-}
-
-static size_t slot_of(const struct key *k, size_t cap)
-{
-	uint64_t h = (k->addr >> 4) ^ ((uint64_t)k->pid << 40) ^ ((uint64_t)k->object_id << 20);
-
-	return (size_t)(h * 0x9e3779b97f4a7c15ull >> 17) & (cap - 1);
-}
-
-static struct key *find_slot(struct key *slots, size_t cap, const struct key *k)
-{
-	size_t i = slot_of(k, cap);
-
-	while (slots[i].addr && (slots[i].addr != k->addr || slots[i].pid != k->pid ||
-				 slots[i].object_id != k->object_id))
-		i = (i + 1) & (cap - 1);
-	return &slots[i];
-}
-
-/* Rebuilds the table with cap slots, leaving out drop_pid's keys if drop. */
-static int rehash(struct trec_pycode_cache *c, size_t cap, int drop, uint32_t drop_pid)
-{
-	struct key *slots = calloc(cap, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	c->used = 0;
-	for (size_t i = 0; i < c->cap; i++) {
-		if (!c->slots[i].addr || (drop && c->slots[i].pid == drop_pid))
-			continue;
-		*find_slot(slots, cap, &c->slots[i]) = c->slots[i];
-		c->used++;
-	}
-	free(c->slots);
-	c->slots = slots;
-	c->cap = cap;
-	return 0;
-}
-
-static int insert(struct trec_pycode_cache *c, const struct key *k)
-{
-	struct key *s;
-
-	if (2 * (c->used + 1) > c->cap && rehash(c, c->cap * 2, 0, 0))
-		return -ENOMEM;
-	s = find_slot(c->slots, c->cap, k);
-	if (!s->addr) {
-		*s = *k;
-		c->used++;
-	}
-	return 0;
-}
-
-int trec_pycode_cache_note(struct trec_pycode_cache *c, trec_pycode_write_fn write, void *ctx,
-			   uint32_t pid, const struct trec_py_process *proc, uint64_t addr,
-			   uint32_t object_id)
-{
-	struct key k = { addr, pid, object_id };
 	struct trec_pycode_owned code;
 	struct trec_blob blob;
 	uint8_t *buf;
@@ -325,12 +238,11 @@ int trec_pycode_cache_note(struct trec_pycode_cache *c, trec_pycode_write_fn wri
 
 	if (!addr)
 		return -EINVAL;
-	if (find_slot(c->slots, c->cap, &k)->addr)
-		return 0;
 	/* Remember the attempt whatever happens: a failed read is not
 	 * retried for every sample. */
-	if ((err = insert(c, &k)))
-		return err;
+	err = trec_interp_seen_note(seen, addr, object_id);
+	if (err)
+		return err < 0 ? err : 0;
 	err = trec_py_read_code((int)pid, proc, addr, &code);
 	if (err)
 		return err;
@@ -338,19 +250,11 @@ int trec_pycode_cache_note(struct trec_pycode_cache *c, trec_pycode_write_fn wri
 		trec_pycode_owned_free(&code);
 		return -ESTALE;
 	}
-	if (!object_id) {
-		/* BPF could not read the object: describe what is there now
-		 * under its real id too, so that later samples find it. */
-		struct key real = { addr, pid, code.c.object_id };
-
-		if (find_slot(c->slots, c->cap, &real)->addr) {
-			trec_pycode_owned_free(&code);
-			return 0;
-		}
-		if ((err = insert(c, &real))) {
-			trec_pycode_owned_free(&code);
-			return err;
-		}
+	/* BPF could not read the object: describe what is there now under
+	 * its real id too, so that later samples find it. */
+	if (!object_id && (err = trec_interp_seen_note(seen, addr, code.c.object_id))) {
+		trec_pycode_owned_free(&code);
+		return err < 0 ? err : 0;
 	}
 	err = trec_pycode_encode(&code.c, &buf, &len);
 	trec_pycode_owned_free(&code);
@@ -363,11 +267,4 @@ int trec_pycode_cache_note(struct trec_pycode_cache *c, trec_pycode_write_fn wri
 	err = write(ctx, TREC_REC_PYCODE, &blob);
 	free(buf);
 	return err ? err : 1;
-}
-
-void trec_pycode_cache_forget_pid(struct trec_pycode_cache *c, uint32_t pid)
-{
-	/* On allocation failure the old table stays: stale entries only
-	 * suppress a re-read, they never name a frame wrongly. */
-	rehash(c, c->cap, 1, pid);
 }

@@ -8,6 +8,7 @@
 #define TREC_PYTHON_CODEOBJ_H
 
 #include <stdint.h>
+#include "record/interp/interp_seen.h"
 #include "record/interp/python/python_detect.h"
 #include "trec_format.h"
 #include "trec_pycode.h"
@@ -37,12 +38,6 @@ int trec_py_read_code_from(trec_py_read_fn read, void *ctx, uint32_t pid,
 			   struct trec_pycode_owned *out);
 void trec_pycode_owned_free(struct trec_pycode_owned *c);
 
-/* Remembers which (pid, code address, object id) have been written. */
-struct trec_pycode_cache;
-
-struct trec_pycode_cache *trec_pycode_cache_new(void);
-void trec_pycode_cache_free(struct trec_pycode_cache *c);
-
 /* Where PYCODE records go (trecord: the locked output writer). */
 typedef int (*trec_pycode_write_fn)(void *ctx, enum trec_record_type type,
 				    const struct trec_blob *b);
@@ -50,15 +45,12 @@ typedef int (*trec_pycode_write_fn)(void *ctx, enum trec_record_type type,
 /*
  * For a Python frame (file_id = addr, low 32 bits of addr_or_line =
  * object_id) in a sample of pid: reads and writes the PYCODE record unless
- * done before. 1 written, 0 already handled (written, or failed before),
- * negative errno when the object could not be described; -ESTALE when the
- * object at addr is not the one the sample saw (its id differs).
+ * seen (the pid's code handled before; notes it). 1 written, 0 handled
+ * before, negative errno when the object could not be described; -ESTALE
+ * when the object at addr is not the one the sample saw (its id differs).
  */
-int trec_pycode_cache_note(struct trec_pycode_cache *c, trec_pycode_write_fn write, void *ctx,
-			   uint32_t pid, const struct trec_py_process *proc, uint64_t addr,
-			   uint32_t object_id);
-
-/* Forgets a pid (exit, exec): its addresses may be reused by a new one. */
-void trec_pycode_cache_forget_pid(struct trec_pycode_cache *c, uint32_t pid);
+int trec_pycode_note(struct trec_interp_seen *seen, trec_pycode_write_fn write, void *ctx,
+		     uint32_t pid, const struct trec_py_process *proc, uint64_t addr,
+		     uint32_t object_id);
 
 #endif /* TREC_PYTHON_CODEOBJ_H */

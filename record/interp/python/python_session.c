@@ -4,41 +4,32 @@
 #include <stdlib.h>
 #include "record/bpf_loader.h"
 #include "record/interp/interp_session.h"
+#include "record/interp/interp_table.h"
 #include "record/interp/python/python_session.h"
 #include "record/interp/python/python_sync.h"
 #include "record/interp/python/python_tramp.h"
-#include "record/io/metrics.h"
 
 struct python_session {
-	struct trec_interp_glue glue; /* ctx of the sync ops */
+	struct trec_interp_table *table; /* first: the table's on_* ops use it */
+	struct trec_interp_glue glue;    /* its sink's ctx */
 	struct trec_py_sync *py;
-};
-
-/* The procs map value is the backend's own type: a typed adapter. */
-static int set_proc(void *ctx, uint32_t pid, const struct trec_py_proc_info *info)
-{
-	return trec_interp_glue_set_proc(ctx, pid, info);
-}
-
-static const struct trec_py_sync_ops session_ops = {
-	.set_range = trec_interp_glue_set_range,
-	.set_proc = set_proc,
-	.del_proc = trec_interp_glue_del_proc,
-	.write_blob = trec_interp_glue_write_blob,
 };
 
 static int python_start(void **state, const struct trec_interp_env *env)
 {
 	struct python_session *s = calloc(1, sizeof(*s));
+	struct trec_interp_sink sink;
 
 	if (!s)
 		return -ENOMEM;
 	trec_interp_glue_init(&s->glue, env, env->fd->py_procs, "python");
-	s->py = trec_py_sync_new(&session_ops, &s->glue, env->verbose);
+	sink = trec_interp_glue_sink(&s->glue);
+	s->py = trec_py_sync_new(&sink, env->verbose);
 	if (!s->py) {
 		free(s);
 		return -ENOMEM;
 	}
+	s->table = trec_py_sync_table(s->py);
 	*state = s;
 	return 0;
 }
@@ -49,14 +40,6 @@ static void python_stop(void *state)
 
 	trec_py_sync_free(s->py);
 	free(s);
-}
-
-static int python_mapping(void *state, uint32_t pid, uint64_t file_id, const char *open_path,
-			  uint64_t bias)
-{
-	struct python_session *s = state;
-
-	return trec_py_sync_mapping(s->py, pid, file_id, open_path, bias);
 }
 
 static uint64_t python_anon(void *state, uint32_t pid, uint64_t start, uint64_t end,
@@ -70,44 +53,10 @@ static uint64_t python_anon(void *state, uint32_t pid, uint64_t start, uint64_t 
 	return TREC_PY_TRAMP_ARENA;
 }
 
-static void python_trace(void *state, uint32_t pid, const struct trec_frame *frames, uint32_t n)
-{
-	trec_py_sync_trace(((struct python_session *)state)->py, pid, frames, n);
-}
-
-static void python_exec(void *state, uint32_t pid)
-{
-	trec_py_sync_exec(((struct python_session *)state)->py, pid);
-}
-
-static void python_exit(void *state, uint32_t pid)
-{
-	trec_py_sync_remove(((struct python_session *)state)->py, pid);
-}
-
-static void python_stats(void *state, struct trecord_counters *cnt)
-{
-	struct python_session *s = state;
-	struct trec_py_sync_stats st;
-
-	trec_py_sync_get_stats(s->py, &st);
-	trecord_set(cnt, TRECORD_METRIC_PY_INTERPRETERS, st.interpreters);
-	trecord_set(cnt, TRECORD_METRIC_PY_UNSUPPORTED, st.unsupported);
-	trecord_set(cnt, TRECORD_METRIC_PY_PIDS, st.pids);
-	trecord_set(cnt, TRECORD_METRIC_PY_PID_FAILURES, st.pid_failures);
-	trecord_set(cnt, TRECORD_METRIC_PY_CODE_WRITTEN, st.code_written);
-	trecord_set(cnt, TRECORD_METRIC_PY_CODE_UNREADABLE, st.code_unreadable);
-	trecord_set(cnt, TRECORD_METRIC_PY_CODE_STALE, st.code_stale);
-}
-
 const struct trec_interp_ops trec_python_interp = {
 	.name = "python",
 	.start = python_start,
 	.stop = python_stop,
-	.on_mapping = python_mapping,
 	.on_anon = python_anon,
-	.on_trace = python_trace,
-	.on_exec = python_exec,
-	.on_exit = python_exit,
-	.publish_stats = python_stats,
+	TREC_INTERP_TABLE_ON_OPS,
 };

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * trecord's Ruby support: per executable mapping, detect libruby (once per
- * file) and set the pid up (interpreter_offsets[file], ruby_procs[pid]);
- * per trace, describe each new iseq in an INTERP_CODE record. The BPF map
- * writes and the record output go through ops, so the offline harness runs
- * the same code. Thread-safe.
+ * trecord's Ruby support, an interpreter table (interp_table.h): per
+ * executable mapping, detect libruby (once per file) and set the pid up
+ * (interpreter_offsets[file], ruby_procs[pid]); per trace, describe each
+ * new iseq in an INTERP_CODE record. The BPF map writes and the record
+ * output go through its sink, so the offline harness runs the same code.
+ * Thread-safe.
  */
 #ifndef TREC_RUBY_SYNC_H
 #define TREC_RUBY_SYNC_H
@@ -12,49 +13,21 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
+#include "record/interp/interp_table.h"
 #include "record/interp/ruby/ruby_iseq.h"
 #include "trec_format.h"
 #include "trec_types.h"
 
-struct trec_rb_sync_ops {
-	int (*set_range)(void *ctx, uint64_t file_id, const struct trec_offset_range *r);
-	int (*set_proc)(void *ctx, uint32_t pid, const struct trec_rb_proc_info *info);
-	void (*del_proc)(void *ctx, uint32_t pid);
-	/* INTERP_CODE records */
-	int (*write_blob)(void *ctx, enum trec_record_type type, const struct trec_blob *b);
-};
+/* trecord's Ruby table: its files are struct trec_rb_offsets. */
+struct trec_interp_table *trec_rb_table_new(const struct trec_interp_sink *sink, bool verbose);
 
-struct trec_rb_sync_stats {
-	uint64_t interpreters; /* files detected as Ruby */
-	uint64_t unsupported;  /* Ruby files we cannot unwind (version, TLS model) */
-	uint64_t pids;         /* processes set up */
-	uint64_t code_written, code_unreadable, code_stale;
-};
-
-struct trec_rb_sync;
-
-struct trec_rb_sync *trec_rb_sync_new(const struct trec_rb_sync_ops *ops, void *ctx,
-				      bool verbose);
-void trec_rb_sync_free(struct trec_rb_sync *s);
-
-/* 1 when the mapping is a supported libruby and pid is set up, 0 when
- * not, a negative errno on failure. */
-int trec_rb_sync_mapping(struct trec_rb_sync *s, uint32_t pid, uint64_t file_id,
-			 const char *open_path, uint64_t bias);
-
-/* Describes the trace's new Ruby iseqs, reading through read(ctx) (NULL:
+/* trec_interp_table_trace() reading the process through read(ctx) (NULL:
  * the live process). */
-void trec_rb_sync_trace(struct trec_rb_sync *s, uint32_t pid, const struct trec_frame *frames,
-			uint32_t n, trec_rb_read_fn read, void *ctx);
-
-/* exec: its iseqs are gone; exit: forget the pid too. */
-void trec_rb_sync_exec(struct trec_rb_sync *s, uint32_t pid);
-void trec_rb_sync_remove(struct trec_rb_sync *s, uint32_t pid);
+void trec_rb_table_trace(struct trec_interp_table *t, uint32_t pid,
+			 const struct trec_frame *frames, uint32_t n, trec_rb_read_fn read, void *ctx);
 
 /* Sets pid up from offsets detected elsewhere (the harness's core dump). */
-int trec_rb_sync_add_pid(struct trec_rb_sync *s, uint32_t pid, uint64_t file_id,
-			 const struct trec_rb_offsets *o, uint64_t bias);
-
-void trec_rb_sync_get_stats(struct trec_rb_sync *s, struct trec_rb_sync_stats *st);
+int trec_rb_table_add_pid(struct trec_interp_table *t, uint32_t pid, uint64_t file_id,
+			  const struct trec_rb_offsets *o, uint64_t bias);
 
 #endif /* TREC_RUBY_SYNC_H */
