@@ -9,8 +9,10 @@
 
 #include "trec_types.h"
 
-/* Bytes of the stack read at once by the native unwinder. */
-#define TREC_STACK_WINDOW 256
+/* Bytes of the stack read at once by the native unwinder, at most: a power
+ * of two no larger than a page, so a read that stops at a multiple of it
+ * stays in its page (bpf/native_unwind.h's read_stack_u64). */
+#define TREC_STACK_WINDOW 4096
 
 struct trec_unwind_state {
 	__u64 pc, sp, fp; /* rip, rsp, rbp on x86-64; pc, sp, x29 on arm64 */
@@ -52,22 +54,20 @@ struct trec_unwind_state {
 	 * do not change under one trace, and the record is cleared per trace.
 	 *   memo_text_*   the 4 KiB page (+ 1; 0: none) of the last pc the
 	 *                 trie resolved: one mapping holds a whole page
-	 *   memo_delta_*  the last delta found, by (file, lookup address)
 	 *   memo_page_*   the last stack_delta_pages value, by (file, page)
 	 *   memo_no_interp  a file interpreter_offsets does not have */
 	__u64 memo_text_page, memo_text_file_id, memo_text_bias_and_unwinder;
-	__u64 memo_delta_file, memo_delta_addr;
 	__u64 memo_page_file, memo_page;
 	__u32 memo_page_first, memo_page_num;
 	__u64 memo_no_interp;
-	__u16 memo_delta_info;
 	__u16 native_frames; /* NATIVE_FRAMES, added once per trace */
 
 	/* A window of stack memory read at once (native_unwind.h's
 	 * read_stack_u64): a frame's return address and saved rbp, and often
-	 * its callers', come from one read. win_base 0: empty. Last, so a
-	 * trace's reset clears only what precedes it. */
+	 * its callers', come from one read. win_base 0: empty; win_len bytes
+	 * valid. A trace's reset clears only what precedes win. */
 	__u64 win_base;
+	__u32 win_len;
 	__u64 win[TREC_STACK_WINDOW / 8];
 };
 
