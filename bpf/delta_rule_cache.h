@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A per-CPU, direct-mapped cache of stack-delta lookups that outlives the
+ * A per-CPU, two-way set-associative cache of stack-delta lookups that outlives the
  * trace: (file id, lookup address) -> unwind_info. A stack of distinct
  * functions repeats its return addresses from one sample to the next but
  * not within a trace, so the per-trace memos miss on every frame; here a
@@ -23,38 +23,46 @@
 
 /* Return addresses of one file are near each other: low bits spread them
  * (calls are 5 bytes or more, but for `call *%reg`), the file id keeps
- * files apart. */
-static __always_inline struct trec_delta_cache_slot *delta_cache_slot(__u64 file_id, __u64 addr)
+ * files apart. Two ways per set: a pair of return addresses 4 KiB apart
+ * does not evict each other on every trace. */
+static __always_inline struct trec_delta_cache_set *delta_cache_set(__u64 file_id, __u64 addr)
 {
-	__u32 i = (__u32)((addr >> 2) ^ file_id ^ (file_id >> 32)) & (TREC_DELTA_CACHE_SLOTS - 1);
+	__u32 i = (__u32)((addr >> 2) ^ file_id ^ (file_id >> 32)) & (TREC_DELTA_CACHE_SETS - 1);
 
 	return bpf_map_lookup_elem(&delta_rule_cache, &i);
 }
 
 static __always_inline bool delta_cache_get(__u64 file_id, __u64 addr, __u16 *unwind_info)
 {
-	struct trec_delta_cache_slot *s;
+	struct trec_delta_cache_set *s;
+	__u64 key = addr << 16;
 
 	if (!file_id)
 		return false;
-	s = delta_cache_slot(file_id, addr);
-	if (!s || s->file_id != file_id || s->addr_info >> 16 != addr)
+	s = delta_cache_set(file_id, addr);
+	if (!s)
 		return false;
-	*unwind_info = (__u16)s->addr_info;
-	return true;
+	for (int w = 0; w < TREC_DELTA_CACHE_WAYS; w++) {
+		if (s->way[w].file_id == file_id && (s->way[w].addr_info & ~0xffffULL) == key) {
+			*unwind_info = (__u16)s->way[w].addr_info;
+			return true;
+		}
+	}
+	return false;
 }
 
 static __always_inline void delta_cache_put(__u64 file_id, __u64 addr, __u16 unwind_info)
 {
-	struct trec_delta_cache_slot *s;
+	struct trec_delta_cache_set *s;
 
 	if (!file_id || addr >> TREC_DELTA_CACHE_ADDR_BITS)
 		return;
-	s = delta_cache_slot(file_id, addr);
+	s = delta_cache_set(file_id, addr);
 	if (!s)
 		return;
-	s->file_id = file_id;
-	s->addr_info = addr << 16 | unwind_info;
+	s->way[1] = s->way[0];
+	s->way[0].file_id = file_id;
+	s->way[0].addr_info = addr << 16 | unwind_info;
 }
 
 #endif /* TREC_DELTA_RULE_CACHE_H */

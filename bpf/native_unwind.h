@@ -38,8 +38,10 @@ static __always_inline int read_stack_u64(struct trec_unwind_state *st, __u64 *d
 	__u32 len;
 
 	if (!st->win_base || off > (__u64)st->win_len - 8 || (off & 7)) {
-		len = TREC_STACK_WINDOW - (addr & (TREC_STACK_WINDOW - 1));
-		if (len < 8 || len > TREC_STACK_WINDOW ||
+		len = TREC_PAGE_SIZE - (addr & (TREC_PAGE_SIZE - 1));
+		if (len > TREC_STACK_WINDOW)
+			len = TREC_STACK_WINDOW;
+		if (len < 8 ||
 		    bpf_probe_read_user(st->win, len, (const void *)(unsigned long)addr)) {
 			st->win_base = 0;
 			return read_user_u64(dst, addr);

@@ -9,9 +9,10 @@
 
 #include "trec_types.h"
 
-/* Bytes of the stack read at once by the native unwinder, at most: a power
- * of two no larger than a page, so a read that stops at a multiple of it
- * stays in its page (bpf/native_unwind.h's read_stack_u64). */
+/* Bytes of the stack read at once by the native unwinder, at most (a power
+ * of two); a read stops at the end of its page, which is at least this
+ * long on every architecture (bpf/native_unwind.h's read_stack_u64). */
+#define TREC_PAGE_SIZE 4096
 #define TREC_STACK_WINDOW 4096
 
 struct trec_unwind_state {

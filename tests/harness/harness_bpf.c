@@ -33,7 +33,7 @@ static struct harness_env *env;
 static struct trec_per_cpu_record record;
 /* One CPU's delta_rule_cache: kept from one unwind to the next, as the
  * real map is, until harness_forget_caches (a new recording). */
-static struct trec_delta_cache_slot delta_cache[TREC_DELTA_CACHE_SLOTS];
+static struct trec_delta_cache_set delta_cache[TREC_DELTA_CACHE_SETS];
 static jmp_buf tail_call_jmp;
 
 static void *bpf_map_lookup_elem(void *map, const void *key)
@@ -55,7 +55,7 @@ static void *bpf_map_lookup_elem(void *map, const void *key)
 	if (map == &unwind_info_array)
 		return idx < TREC_MAX_UNWIND_INFOS ? &env->sink->infos[idx] : NULL;
 	if (map == &delta_rule_cache)
-		return idx < TREC_DELTA_CACHE_SLOTS ? &delta_cache[idx] : NULL;
+		return idx < TREC_DELTA_CACHE_SETS ? &delta_cache[idx] : NULL;
 	if (map == &interpreter_offsets) {
 		for (size_t i = 0; i < env->num_py_ranges; i++)
 			if (env->py_ranges[i].file_id == *(const uint64_t *)key)

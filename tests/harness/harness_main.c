@@ -440,7 +440,7 @@ static int lookup_file(struct case_maps *cm, uint64_t id, const char *path)
 	uint64_t hi = (d.entries[d.num - 1].addr | TREC_DELTA_PAGE_MASK) + 1;
 	size_t bad = 0;
 	/* Twice per address: the search, then delta_rule_cache's copy of it;
-	 * the next address finds its slot (addr >> 2) holding another key. */
+	 * the next address finds its set (addr >> 2) holding other keys. */
 	for (uint64_t a = 2 * lo; a < 2 * hi; a++) {
 		uint64_t at = a / 2;
 		uint16_t info = 0;
