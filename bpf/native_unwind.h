@@ -75,9 +75,19 @@ static __always_inline int get_stack_delta(struct trec_unwind_state *st, __u16 *
 	__u32 lo, hi, idx;
 	__u16 low = addr & TREC_DELTA_PAGE_MASK;
 
-	/* Found before, in this trace or an earlier one on this CPU. */
-	if (delta_cache_get(key.file_id, addr, unwind_info))
+	/* The same return address again (a recursion): the same delta. */
+	if (st->memo_delta_file && st->memo_delta_file == key.file_id &&
+	    st->memo_delta_addr == addr) {
+		*unwind_info = st->memo_delta_info;
 		return 0;
+	}
+	/* Found before, in this trace or an earlier one on this CPU. */
+	if (delta_cache_get(key.file_id, addr, unwind_info)) {
+		st->memo_delta_file = key.file_id;
+		st->memo_delta_addr = addr;
+		st->memo_delta_info = *unwind_info;
+		return 0;
+	}
 	if (!st->memo_page_file || st->memo_page_file != key.file_id || st->memo_page != key.page) {
 		page = bpf_map_lookup_elem(&stack_delta_pages, &key);
 		if (!page)
@@ -123,6 +133,9 @@ static __always_inline int get_stack_delta(struct trec_unwind_state *st, __u16 *
 				 TREC_METRIC_NATIVE_DELTA_INVALID);
 	*unwind_info = d->unwind_info;
 	delta_cache_put(key.file_id, addr, d->unwind_info);
+	st->memo_delta_file = key.file_id;
+	st->memo_delta_addr = addr;
+	st->memo_delta_info = d->unwind_info;
 	return 0;
 }
 

@@ -55,12 +55,15 @@ struct trec_unwind_state {
 	 * do not change under one trace, and the record is cleared per trace.
 	 *   memo_text_*   the 4 KiB page (+ 1; 0: none) of the last pc the
 	 *                 trie resolved: one mapping holds a whole page
+	 *   memo_delta_*  the last delta found, by (file, lookup address)
 	 *   memo_page_*   the last stack_delta_pages value, by (file, page)
 	 *   memo_no_interp  a file interpreter_offsets does not have */
 	__u64 memo_text_page, memo_text_file_id, memo_text_bias_and_unwinder;
+	__u64 memo_delta_file, memo_delta_addr;
 	__u64 memo_page_file, memo_page;
 	__u32 memo_page_first, memo_page_num;
 	__u64 memo_no_interp;
+	__u16 memo_delta_info;
 	__u16 native_frames; /* NATIVE_FRAMES, added once per trace */
 
 	/* A window of stack memory read at once (native_unwind.h's
