@@ -16,6 +16,7 @@
 #define TREC_NATIVE_UNWIND_H
 
 #include "tracemgmt.h"
+#include "delta_rule_cache.h"
 
 #define TREC_MIN_USER_PC 0x1000ULL
 
@@ -25,21 +26,28 @@ static __always_inline int read_user_u64(__u64 *dst, __u64 addr)
 }
 
 /*
- * A u64 of the stack being walked, through the window of TREC_STACK_WINDOW
- * bytes read at once: a probe read costs about as much for a window as for
- * 8 bytes, and the next frames' slots are usually in it. Where the window
- * cannot be read (the top of the stack), a plain 8-byte read.
+ * A u64 of the stack being walked, through the window of up to
+ * TREC_STACK_WINDOW bytes read at once: a probe read costs about as much
+ * for a window as for 8 bytes, and the next frames' slots are usually in
+ * it. A window ends at its page's end, which is readable when addr is (a
+ * read into the next page could fault past the top of the stack).
  */
 static __always_inline int read_stack_u64(struct trec_unwind_state *st, __u64 *dst, __u64 addr)
 {
 	__u64 off = addr - st->win_base;
+	__u32 len;
 
-	if (!st->win_base || off > TREC_STACK_WINDOW - 8 || (off & 7)) {
-		if (bpf_probe_read_user(st->win, sizeof(st->win), (const void *)(unsigned long)addr)) {
+	if (!st->win_base || off > (__u64)st->win_len - 8 || (off & 7)) {
+		len = TREC_PAGE_SIZE - (addr & (TREC_PAGE_SIZE - 1));
+		if (len > TREC_STACK_WINDOW)
+			len = TREC_STACK_WINDOW;
+		if (len < 8 ||
+		    bpf_probe_read_user(st->win, len, (const void *)(unsigned long)addr)) {
 			st->win_base = 0;
 			return read_user_u64(dst, addr);
 		}
 		st->win_base = addr;
+		st->win_len = len;
 		off = 0;
 	}
 	*dst = st->win[(off >> 3) & (TREC_STACK_WINDOW / 8 - 1)];
@@ -71,6 +79,13 @@ static __always_inline int get_stack_delta(struct trec_unwind_state *st, __u16 *
 	if (st->memo_delta_file && st->memo_delta_file == key.file_id &&
 	    st->memo_delta_addr == addr) {
 		*unwind_info = st->memo_delta_info;
+		return 0;
+	}
+	/* Found before, in this trace or an earlier one on this CPU. */
+	if (delta_cache_get(key.file_id, addr, unwind_info)) {
+		st->memo_delta_file = key.file_id;
+		st->memo_delta_addr = addr;
+		st->memo_delta_info = *unwind_info;
 		return 0;
 	}
 	if (!st->memo_page_file || st->memo_page_file != key.file_id || st->memo_page != key.page) {
@@ -117,6 +132,7 @@ static __always_inline int get_stack_delta(struct trec_unwind_state *st, __u16 *
 		return set_error(st, TREC_ERR_NATIVE_STACK_DELTA_INVALID,
 				 TREC_METRIC_NATIVE_DELTA_INVALID);
 	*unwind_info = d->unwind_info;
+	delta_cache_put(key.file_id, addr, d->unwind_info);
 	st->memo_delta_file = key.file_id;
 	st->memo_delta_addr = addr;
 	st->memo_delta_info = d->unwind_info;

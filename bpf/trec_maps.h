@@ -128,6 +128,14 @@ struct {
 	__type(value, struct trec_unwind_info);
 } unwind_info_array SEC(".maps");
 
+/* Delta lookups already made on this CPU (delta_rule_cache.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TREC_DELTA_CACHE_SETS);
+	__type(key, __u32);
+	__type(value, struct trec_delta_cache_set);
+} delta_rule_cache SEC(".maps");
+
 /* file id -> interpreter loop range and unwinder program. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

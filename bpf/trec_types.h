@@ -297,6 +297,21 @@ struct trec_unwind_info {
 
 #define TREC_MAX_UNWIND_INFOS 16384
 #define TREC_MAX_STACK_DELTAS (1U << 22) /* 4M deltas, 16 MiB */
+
+/* Sets of the per-CPU cache of delta lookups (bpf/delta_rule_cache.h). */
+#define TREC_DELTA_CACHE_SETS 1024
+#define TREC_DELTA_CACHE_WAYS 2
+
+/* (file id, lookup address) -> unwind_info; file_id 0: empty. */
+struct trec_delta_cache_slot {
+	__u64 file_id;
+	__u64 addr_info; /* lookup address << 16 | unwind_info */
+};
+
+/* The keys of one index, the most recently found first. */
+struct trec_delta_cache_set {
+	struct trec_delta_cache_slot way[TREC_DELTA_CACHE_WAYS];
+};
 #define TREC_MAX_DELTA_PAGES 65536
 
 /* ---- interpreters ------------------------------------------------------ */

@@ -9,8 +9,11 @@
 
 #include "trec_types.h"
 
-/* Bytes of the stack read at once by the native unwinder. */
-#define TREC_STACK_WINDOW 256
+/* Bytes of the stack read at once by the native unwinder, at most (a power
+ * of two); a read stops at the end of its page, which is at least this
+ * long on every architecture (bpf/native_unwind.h's read_stack_u64). */
+#define TREC_PAGE_SIZE 4096
+#define TREC_STACK_WINDOW 4096
 
 struct trec_unwind_state {
 	__u64 pc, sp, fp; /* rip, rsp, rbp on x86-64; pc, sp, x29 on arm64 */
@@ -67,9 +70,10 @@ struct trec_unwind_state {
 
 	/* A window of stack memory read at once (native_unwind.h's
 	 * read_stack_u64): a frame's return address and saved rbp, and often
-	 * its callers', come from one read. win_base 0: empty. Last, so a
-	 * trace's reset clears only what precedes it. */
+	 * its callers', come from one read. win_base 0: empty; win_len bytes
+	 * valid. A trace's reset clears only what precedes win. */
 	__u64 win_base;
+	__u32 win_len;
 	__u64 win[TREC_STACK_WINDOW / 8];
 };
 

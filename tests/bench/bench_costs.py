@@ -4,14 +4,17 @@
             RSS of `trecord -- /bin/true` against `perf record -g -- /bin/true`,
             median of interleaved runs
   unwind    BPF time per sample at two stack depths of the FP-less `deep`
-            workload at 4000 Hz (budget raised to 50% so no sample is cut):
+            recursion at 4000 Hz (budget raised to 50% so no sample is cut):
             ns per native frame (the slope) and fixed ns per sample (the
-            intercept); from SAMPLER_NS (bpf_ktime from the sampler's entry
-            to the trace's send, per sent trace) and, for the whole
-            programs, kernel.bpf_stats_enabled's run time per run
-  slowdown  the deep workload's own CPU time for fixed work at 4000 Hz,
-            250 frames deep: alone, under trecord (default budget and
-            --max-cpu 50) and under perf record -g, median of interleaved runs
+            intercept); and per frame of `chain`, 250 distinct functions
+            with frames of 8-400 bytes (its ns/trace less that intercept);
+            from SAMPLER_NS (bpf_ktime from the sampler's entry to the
+            trace's send, per sent trace) and, for the whole programs,
+            kernel.bpf_stats_enabled's run time per run
+  slowdown  each workload's own CPU time for fixed work at 4000 Hz, about
+            250 frames deep: alone, under trecord and under perf record -g,
+            SLOWDOWN_RUNS interleaved rounds; median ratio to the median
+            alone, and the interquartile range of the runs' ratios
 """
 
 import os
@@ -26,6 +29,9 @@ import bpf_owned  # noqa: E402
 STARTUP_RUNS = 11
 DEPTHS = (16, 250)
 FREQ = 4000
+SLOWDOWN_RUNS = 15
+# The slowdown's workloads: (name, binary, arguments after -n UNITS).
+STACKS = (("deep", "deep", [str(DEPTHS[-1])]), ("chain", "chain", []))
 
 
 def wait_rusage(cmd):
@@ -66,22 +72,25 @@ def info_metrics(treport, path):
     return m
 
 
+def work_cmd(b, binary, units, args):
+    return [os.path.join(b.a.workloads, binary), "-n", str(units)] + args
+
+
 def deep_cmd(b, units, depth):
-    return [os.path.join(b.a.workloads, "deep"), "-n", str(units), str(depth)]
+    return work_cmd(b, "deep", units, [str(depth)])
 
 
-def calibrate_deep(b, secs):
+def calibrate(b, binary, args, secs):
+    """Units of work that take about secs of CPU alone."""
     units = 100
-    cmd = deep_cmd(b, units, DEPTHS[-1])
-    _, _, err = wait_rusage(cmd)
+    _, _, err = wait_rusage(work_cmd(b, binary, units, args))
     cpu_ns = int(err.split("cpu_ns=")[1].split()[0])
     return max(1, int(units * secs * 1e9 / max(cpu_ns, 1)))
 
 
-def unwind_one(b, units, depth):
-    path = os.path.join(b.out, "deep%d.tr" % depth)
-    cmd = [b.a.trecord, "-q", "-f", "--max-cpu", "50", "-F", str(FREQ), "-o", path, "--"] + \
-        deep_cmd(b, units, depth)
+def unwind_one(b, name, work):
+    path = os.path.join(b.out, "%s.tr" % name)
+    cmd = [b.a.trecord, "-q", "-f", "--max-cpu", "50", "-F", str(FREQ), "-o", path, "--"] + work
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     last = None
     while proc.poll() is None:
@@ -98,7 +107,7 @@ def unwind_one(b, units, depth):
     perf_progs = [p for p in (last or []) if p.get("type") == "perf_event"]
     runs = max((p.get("run_cnt", 0) for p in perf_progs), default=0)
     run_ns = sum(p.get("run_time_ns", 0) for p in perf_progs)
-    return {"depth": depth, "traces": sent,
+    return {"name": name, "traces": sent,
             "frames": m.get("NATIVE_FRAMES", 0) / sent if sent else None,
             "ns_per_trace": m.get("SAMPLER_NS", 0) / sent if sent else None,
             "throttled": m.get("THROTTLED", 0),
@@ -106,44 +115,65 @@ def unwind_one(b, units, depth):
 
 
 def unwind(b, units):
+    """units: {workload name: units of about --secs}."""
     path = "/proc/sys/kernel/bpf_stats_enabled"
     old = open(path).read().strip()
     try:
         with open(path, "w") as f:
             f.write("1")
-        rows = [unwind_one(b, units, d) for d in DEPTHS]
+        rows = [unwind_one(b, "deep%d" % d, deep_cmd(b, 2 * units["deep"], d)) for d in DEPTHS]
+        rows.append(unwind_one(b, "chain", work_cmd(b, "chain", 2 * units["chain"], [])))
     finally:
         with open(path, "w") as f:
             f.write(old)
-    lo, hi = rows[0], rows[-1]
-    slope = fixed = None
+    lo, hi, chain = rows
+    slope = fixed = chain_slope = None
     if lo["frames"] is not None and hi["frames"] is not None and hi["frames"] > lo["frames"]:
         slope = (hi["ns_per_trace"] - lo["ns_per_trace"]) / (hi["frames"] - lo["frames"])
         fixed = lo["ns_per_trace"] - slope * lo["frames"]
-    return {"rows": rows, "ns_per_frame": slope, "fixed_ns": fixed}
+        if chain["frames"]:
+            chain_slope = (chain["ns_per_trace"] - fixed) / chain["frames"]
+    return {"rows": rows, "ns_per_frame": slope, "fixed_ns": fixed,
+            "chain_ns_per_frame": chain_slope}
+
+
+def quartiles(v):
+    v = sorted(v)
+    q = statistics.quantiles(v, n=4) if len(v) > 1 else [v[0]] * 3
+    return q[0], q[2]
 
 
 def slowdown(b, units):
-    depth = DEPTHS[-1]
-    work = deep_cmd(b, units, depth)
-    path = os.path.join(b.out, "slow")
-    configs = {
-        "alone": work,
-        "trec": [b.a.trecord, "-q", "-f", "-F", str(FREQ), "-o", path + ".tr", "--"] + work,
-        "trec --max-cpu 50": [b.a.trecord, "-q", "-f", "--max-cpu", "50", "-F", str(FREQ),
-                              "-o", path + "50.tr", "--"] + work,
-        "perf-g": ["perf", "record", "-q", "-e", "cpu-clock", "-g", "-F", str(FREQ),
-                   "--no-buildid-cache", "-o", path + ".data", "--"] + work,
-    }
-    names = list(configs)
-    cpu = {n: [] for n in names}
-    for r in range(b.a.runs):
-        for n in names[r % len(names):] + names[:r % len(names)]:
-            _, _, err = wait_rusage(configs[n])
-            cpu[n].append(int(err.rsplit("cpu_ns=", 1)[1].split()[0]) / 1e9)
-    base = statistics.median(cpu["alone"])
-    res = {n: statistics.median(v) / base for n, v in cpu.items() if n != "alone"}
-    res["throttled"] = info_metrics(b.a.treport, path + ".tr").get("THROTTLED", 0)
+    """Every round runs every (workload, recorder) pair, in a rotating order."""
+    configs = {}
+    for name, binary, args in STACKS:
+        work = work_cmd(b, binary, units[name], args)
+        path = os.path.join(b.out, "slow-" + name)
+        configs[(name, "alone")] = work
+        configs[(name, "trec")] = [b.a.trecord, "-q", "-f", "-F", str(FREQ), "-o",
+                                   path + ".tr", "--"] + work
+        configs[(name, "perf-g")] = ["perf", "record", "-q", "-e", "cpu-clock", "-g", "-F",
+                                     str(FREQ), "--no-buildid-cache", "-o", path + ".data",
+                                     "--"] + work
+    keys = list(configs)
+    cpu = {k: [] for k in keys}
+    load = [os.getloadavg()[0]]
+    for r in range(SLOWDOWN_RUNS):
+        for k in keys[r % len(keys):] + keys[:r % len(keys)]:
+            _, _, err = wait_rusage(configs[k])
+            cpu[k].append(int(err.rsplit("cpu_ns=", 1)[1].split()[0]) / 1e9)
+    load.append(os.getloadavg()[0])
+    res = {"runs": SLOWDOWN_RUNS, "load": load}
+    for name, _, _ in STACKS:
+        base = statistics.median(cpu[(name, "alone")])
+        row = {"alone_s": base}
+        for rec in ("alone", "trec", "perf-g"):
+            ratios = [c / base for c in cpu[(name, rec)]]
+            row[rec] = statistics.median(ratios)
+            row[rec + "_iqr"] = quartiles(ratios)
+        row["throttled"] = info_metrics(b.a.treport, os.path.join(
+            b.out, "slow-%s.tr" % name)).get("THROTTLED", 0)
+        res[name] = row
     return res
 
 
@@ -151,8 +181,8 @@ def run_all(b):
     """Fills b.res["costs"]; perf columns need perf, trec ones trecord."""
     if not b.have_trec:
         return
-    units = calibrate_deep(b, b.a.secs)
-    b.res["costs"] = {"startup": startup(b), "unwind": unwind(b, 2 * units),
+    units = {name: calibrate(b, binary, args, b.a.secs) for name, binary, args in STACKS}
+    b.res["costs"] = {"startup": startup(b), "unwind": unwind(b, units),
                       "slowdown": slowdown(b, units), "units": units}
 
 
@@ -173,24 +203,34 @@ def table_rows(res):
         L.append("| %s | %.0f | %.0f |" % (t, 1000 * s[t]["cpu_s"], s[t]["rss_kib"] / 1024))
     L.append("| trec / perf-g | %.2fx | %.2fx |" % (
         s["trec"]["cpu_s"] / s["perf-g"]["cpu_s"], s["trec"]["rss_kib"] / s["perf-g"]["rss_kib"]))
-    L += ["", "**BPF unwind cost** at %d Hz on the FP-less `deep` workload (`--max-cpu 50`): "
-          "BPF time per sent trace from SAMPLER_NS (the sampler's entry to the trace's send), "
-          "and kernel.bpf_stats_enabled's run time per run of the perf_event programs (every "
-          "tick of every CPU, other processes' filtered ticks included). Slope: **%s ns per "
-          "native frame**; intercept: **%s ns fixed per sample**." % (
-              FREQ, fmt(u["ns_per_frame"], ".0f"), fmt(u["fixed_ns"], ",.0f")), "",
-          "| depth | frames/trace | ns/trace | bpf_stats ns/run | traces | throttled |",
-          "|---:|---:|---:|---:|---:|---:|"]
+    L += ["", "**BPF unwind cost** at %d Hz (`--max-cpu 50`): BPF time per sent trace from "
+          "SAMPLER_NS (the sampler's entry to the trace's send), and "
+          "kernel.bpf_stats_enabled's run time per run of the perf_event programs (every "
+          "tick of every CPU, other processes' filtered ticks included). On the `deep` "
+          "recursion (one return address, 48-byte frames), slope: **%s ns per native "
+          "frame**; intercept: **%s ns fixed per sample**. On `chain` (250 distinct "
+          "functions, frames of 8-400 bytes): **%s ns per native frame** (its ns/trace less "
+          "the intercept)." % (
+              FREQ, fmt(u["ns_per_frame"], ".0f"), fmt(u["fixed_ns"], ",.0f"),
+              fmt(u.get("chain_ns_per_frame"), ".0f")), "",
+          "| workload | frames/trace | ns/trace | bpf_stats ns/run | traces | throttled |",
+          "|---|---:|---:|---:|---:|---:|"]
     for r in u["rows"]:
-        L.append("| %d | %s | %s | %s | %d | %d |" % (
-            r["depth"], fmt(r["frames"], ".1f"), fmt(r["ns_per_trace"], ",.0f"),
+        L.append("| %s | %s | %s | %s | %d | %d |" % (
+            r["name"], fmt(r["frames"], ".1f"), fmt(r["ns_per_trace"], ",.0f"),
             fmt(r["stats_ns_per_run"], ",.0f"), r["traces"], r["throttled"]))
-    L += ["", "**Slowdown** at %d Hz, %d frames deep, no frame pointers: the workload's "
-          "own CPU time for fixed work under the recorder / alone (median of interleaved "
-          "runs). trec's default budget (10%%) throttled %d samples of its run." % (
-              FREQ, DEPTHS[-1], d["throttled"]), "",
-          "| trec | trec --max-cpu 50 | perf -g |", "|---:|---:|---:|",
-          "| %.3fx | %.3fx | %.3fx |" % (d["trec"], d["trec --max-cpu 50"], d["perf-g"])]
+    L += ["", "**Slowdown** at %d Hz, no frame pointers, about 250 frames deep: each "
+          "workload's own CPU time for fixed work (about %.1f s alone) under the recorder / "
+          "its median alone; %d interleaved rounds (load average %.1f, then %.1f), median "
+          "and in brackets the interquartile range of the rounds' ratios. trec's default "
+          "budget (10%%) throttled %s samples." % (
+              FREQ, d["deep"]["alone_s"], d["runs"], d["load"][0], d["load"][1],
+              " and ".join(str(d[n]["throttled"]) for n, _, _ in STACKS)), "",
+          "| workload | alone | trec | perf -g |", "|---|---:|---:|---:|"]
+    for n, _, _ in STACKS:
+        L.append("| %s | %s |" % (n, " | ".join(
+            "%.3fx (%.3f-%.3f)" % ((d[n][rec],) + d[n][rec + "_iqr"])
+            for rec in ("alone", "trec", "perf-g"))))
     return L
 
 
@@ -203,7 +243,6 @@ def main():
     ap.add_argument("--treport", required=True)
     ap.add_argument("--workloads", required=True)
     ap.add_argument("--out-dir", required=True)
-    ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--secs", type=float, default=1.0)
     a = ap.parse_args()
     os.makedirs(a.out_dir, exist_ok=True)

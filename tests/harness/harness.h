@@ -88,6 +88,10 @@ struct harness_regs {
 	uint64_t lr;
 };
 
+/* Empties what the program keeps across samples (delta_rule_cache), as a
+ * new recording starts: before each case's maps are filled. */
+void harness_forget_caches(void);
+
 /* Runs the program for one sample of (pid, tid) with these registers.
  * 0 if a trace was sent (into e->trace), -1 if not. */
 int harness_unwind(struct harness_env *e, const struct harness_regs *r, uint32_t pid,

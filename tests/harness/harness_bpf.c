@@ -31,6 +31,9 @@ static uint64_t sampled_fs_base;
 
 static struct harness_env *env;
 static struct trec_per_cpu_record record;
+/* One CPU's delta_rule_cache: kept from one unwind to the next, as the
+ * real map is, until harness_forget_caches (a new recording). */
+static struct trec_delta_cache_set delta_cache[TREC_DELTA_CACHE_SETS];
 static jmp_buf tail_call_jmp;
 
 static void *bpf_map_lookup_elem(void *map, const void *key)
@@ -51,6 +54,8 @@ static void *bpf_map_lookup_elem(void *map, const void *key)
 		return idx < env->sink->max_deltas ? &env->sink->deltas[idx] : NULL;
 	if (map == &unwind_info_array)
 		return idx < TREC_MAX_UNWIND_INFOS ? &env->sink->infos[idx] : NULL;
+	if (map == &delta_rule_cache)
+		return idx < TREC_DELTA_CACHE_SETS ? &delta_cache[idx] : NULL;
 	if (map == &interpreter_offsets) {
 		for (size_t i = 0; i < env->num_py_ranges; i++)
 			if (env->py_ranges[i].file_id == *(const uint64_t *)key)
@@ -165,6 +170,11 @@ static long bpf_perf_event_output(void *ctx, void *map, __u64 flags, void *data,
 {
 	(void)ctx, (void)map, (void)flags, (void)data, (void)size;
 	return 0;
+}
+
+void harness_forget_caches(void)
+{
+	memset(delta_cache, 0, sizeof(delta_cache));
 }
 
 int harness_unwind(struct harness_env *e, const struct harness_regs *r, uint32_t pid,

@@ -160,6 +160,22 @@ static const char *error_name(uint64_t code)
 	return "?";
 }
 
+/* The same sample again, with what the first left in the program's
+ * cross-sample caches: the trace must not change. */
+static bool unwind_again_agrees(struct harness_env *e, const struct harness_case *c)
+{
+	struct trec_trace *first = malloc(sizeof(*first));
+	bool same;
+
+	if (!first)
+		return false;
+	memcpy(first, &e->trace, sizeof(*first));
+	same = harness_unwind(e, &c->regs, c->pid, c->tid) == 0 &&
+	       memcmp(first, &e->trace, sizeof(*first)) == 0;
+	free(first);
+	return same;
+}
+
 static int run_case(struct harness *h, const char *path)
 {
 	struct harness_case c;
@@ -181,6 +197,7 @@ static int run_case(struct harness *h, const char *path)
 	snprintf(proc, sizeof(proc), "/proc/%u/maps", c.pid);
 	/* TREC_HARNESS_CASE_MAPS: the pid is not the process's (qemu-user). */
 	int live = !getenv("TREC_HARNESS_CASE_MAPS") && access(proc, R_OK) == 0;
+	harness_forget_caches();
 	cm.env.sink = fake_sink_new(1 << 20);
 	cm.env.mem = c.mem;
 	cm.env.num_mem = c.num_mem;
@@ -207,6 +224,11 @@ static int run_case(struct harness *h, const char *path)
 	h->max_infos = infos > h->max_infos ? infos : h->max_infos;
 	if (harness_unwind(&cm.env, &c.regs, c.pid, c.tid) != 0) {
 		printf("FAIL: harness %s: the program sent no trace\n", name);
+		goto out;
+	}
+	if (!unwind_again_agrees(&cm.env, &c)) {
+		printf("FAIL: harness %s: a second sample (delta_rule_cache warm) gave another trace\n",
+		       name);
 		goto out;
 	}
 
@@ -385,10 +407,13 @@ static int lookup_file(struct case_maps *cm, uint64_t id, const char *path)
 	uint64_t lo = d.entries[0].addr & ~TREC_DELTA_PAGE_MASK;
 	uint64_t hi = (d.entries[d.num - 1].addr | TREC_DELTA_PAGE_MASK) + 1;
 	size_t bad = 0;
-	for (uint64_t a = lo; a < hi; a++) {
+	/* Twice per address: the search, then delta_rule_cache's copy of it;
+	 * the next address finds its set (addr >> 2) holding other keys. */
+	for (uint64_t a = 2 * lo; a < 2 * hi; a++) {
+		uint64_t at = a / 2;
 		uint16_t info = 0;
-		int e = harness_stack_delta(&cm->env, id, a, &info);
-		struct resolved_rule want = source_rule(&d, a), got = { 0 };
+		int e = harness_stack_delta(&cm->env, id, at, &info);
+		struct resolved_rule want = source_rule(&d, at), got = { 0 };
 		if (e)
 			got.command = 0xffff; /* never a valid rule */
 		else if (info & TREC_UNWIND_COMMAND)
@@ -397,7 +422,7 @@ static int lookup_file(struct case_maps *cm, uint64_t id, const char *path)
 			got.info = cm->env.sink->infos[info];
 		if (!resolved_eq(&got, &want) && bad++ < 5)
 			printf("  %#lx: BPF lookup gave %#x (error %d), extraction %#x\n",
-			       (unsigned long)a, got.command, e, want.command);
+			       (unsigned long)at, got.command, e, want.command);
 	}
 	/* Beyond the last page there must be no page entry at all. */
 	uint16_t info;

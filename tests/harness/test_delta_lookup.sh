@@ -9,4 +9,4 @@ HARNESS=${TREC_HARNESS:-$TREC_BUILD/harness/trec-harness}
 build_workloads || { fail "workloads build"; exit 1; }
 libs=(/lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2)
 [ -e /usr/lib/x86_64-linux-gnu/libstdc++.so.6 ] && libs+=(/usr/lib/x86_64-linux-gnu/libstdc++.so.6)
-"$HARNESS" --lookup "${libs[@]}" "$WORKLOADS"/busy "$WORKLOADS"/cxxexcept "$WORKLOADS"/libdlspin.so
+"$HARNESS" --lookup "${libs[@]}" "$WORKLOADS"/busy "$WORKLOADS"/chain "$WORKLOADS"/cxxexcept "$WORKLOADS"/libdlspin.so

@@ -65,6 +65,8 @@ bg() {
 W=$WORKLOADS
 bg capture busy-recursion spin 0 5 current "$W/busy" 5
 bg capture busy-qsort cmp_ints 40 3 current "$W/busy" 5
+# 250 distinct functions, frames of 8 to 400 bytes: no per-trace memo hits.
+bg capture chain spin 0 2 current "$W/chain" 5
 bg capture cxx-inlined work::inlined_work 0 12 current "$W/cxxexcept" 5
 bg capture cxx-personality __gxx_personality_v0 0 0 current "$W/cxxexcept" 5
 bg capture cxx-unwinding-dtor 'work::Guard::~Guard' 1 4 current "$W/cxxexcept" 5
