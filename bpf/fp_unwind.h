@@ -82,7 +82,10 @@ static __always_inline int trec_fp_step(struct trec_unwind_state *st, bool *stop
  */
 static __always_inline int trec_fp_fallback(struct trec_unwind_state *st, bool *stop)
 {
-	if (st->fp && !trec_fp_step(st, stop)) {
+	/* Still loading: defer the walk rather than guess (deferred.h). */
+	if (defer_wanted(st))
+		st->defer_pending = 1;
+	else if (st->fp && !trec_fp_step(st, stop)) {
 		increment_metric(TREC_METRIC_NATIVE_FP_FALLBACK);
 		return 0;
 	}

@@ -42,6 +42,9 @@ struct trec_unwind_state {
 	 * (TREC_UNWIND_ANON_DELTAS): its frame is a raw pc. */
 	__u8 anon_code;
 	__u8 lr_valid; /* lr holds the frame's return address (arm64) */
+	/* Deferred unwinding (deferred.h): the step stopped to be deferred;
+	 * the trace went to userspace as a deferral; deferring failed once. */
+	__u8 defer_pending, deferred, defer_refused;
 	/* Set by a failing step: the error for the abort frame and the metric
 	 * to bump when the trace is sent. -1 = none. */
 	__s32 error_metric;

@@ -33,6 +33,8 @@ struct trec_pid_sync_ops {
 	/* Stack deltas for a file seen for the first time, read from fd (the
 	 * callee owns and closes it). NULL: no deltas. */
 	void (*load_deltas)(void *ctx, uint64_t file_id, int fd, uint64_t size, const char *name);
+	/* A file's deltas will be loaded (before its prefixes go in); or NULL. */
+	void (*expect_deltas)(void *ctx, uint64_t file_id);
 	/* Records for the recording (may be NULL in tests). */
 	int (*write_file)(void *ctx, const struct trec_file_info *f);
 	int (*write_mappings)(void *ctx, const struct trec_mapping_snapshot *m);
