@@ -35,8 +35,9 @@ struct trec_deferred_msg {
 	/* The cursor at the frame whose deltas were missing; the trace does
 	 * not hold that frame yet (the resumed walk pushes it). */
 	struct trec_unwind_state state;
-	__u8 stack[TREC_DEFER_STACK_BYTES];
 	struct trec_trace trace; /* num_frames frames are valid */
+	/* Last: the reader keeps only stack_len bytes of it. */
+	__u8 stack[TREC_DEFER_STACK_BYTES];
 };
 
 #endif /* TREC_DEFERRED_TYPES_H */

@@ -49,6 +49,8 @@ static int on_ring_msg(void *ctx, void *data, size_t len)
 	 * process would wait behind the samples queued before its event. */
 	if (type == TREC_MSG_PID_EVENT && len >= sizeof(struct trec_pid_event_msg))
 		c->x.on_pid_event(c->x.on_pid_event_arg, data);
+	if (type == TREC_MSG_DEFERRED)
+		len = trec_deferred_msg_used(data, len);
 	if (trec_msg_queue_push_prio(c->x.queue, data, len, type == TREC_MSG_PID_EVENT))
 		trecord_count(c->x.cnt, type == TREC_MSG_PID_EVENT ? TRECORD_METRIC_QUEUE_DROPPED_EVENTS
 								 : TRECORD_METRIC_QUEUE_DROPPED_TRACES, 1);

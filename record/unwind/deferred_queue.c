@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Deferred samples waiting for deltas (see deferred_queue.h). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "format/containers/vec.h"
@@ -21,6 +22,13 @@ void trec_deferred_init(struct trec_deferred *d, const struct trec_deferred_walk
 	memset(d, 0, sizeof(*d));
 	d->fds = *fds;
 	d->loads_finished = loads_finished;
+	d->max_pending = TREC_DEFERRED_MAX_PENDING;
+	if (getenv("TREC_DEFER_MAX_PENDING")) {
+		unsigned long v = strtoul(getenv("TREC_DEFER_MAX_PENDING"), NULL, 10);
+
+		if (v < d->max_pending)
+			d->max_pending = v;
+	}
 	d->cnt = cnt;
 	d->emit = emit;
 	d->emit_arg = emit_arg;
@@ -42,6 +50,17 @@ static void emit_unresumed(struct trec_deferred *d, const struct trec_trace *t)
 	d->emit(d->emit_arg, &d->out, TREC_TRACE_HEADER_SIZE + (n + 1) * sizeof(struct trec_frame));
 }
 
+#define MSG_FIXED offsetof(struct trec_deferred_msg, stack)
+
+size_t trec_deferred_msg_used(const void *data, size_t len)
+{
+	const struct trec_deferred_msg *m = data;
+
+	if (len < MSG_FIXED || m->stack_len > len - MSG_FIXED)
+		return len;
+	return MSG_FIXED + m->stack_len;
+}
+
 void trec_deferred_add(struct trec_deferred *d, const void *data, size_t len)
 {
 	const struct trec_deferred_msg *m = data;
@@ -49,7 +68,8 @@ void trec_deferred_add(struct trec_deferred *d, const void *data, size_t len)
 	size_t tlen, need;
 	uint32_t n;
 
-	if (len < sizeof(*m) || m->stack_len == 0 || m->stack_len > TREC_DEFER_STACK_BYTES ||
+	if (len < MSG_FIXED || m->stack_len == 0 || m->stack_len > TREC_DEFER_STACK_BYTES ||
+	    m->stack_len > len - MSG_FIXED ||
 	    m->trace.num_frames >= TREC_MAX_FRAMES) {
 		trecord_count(d->cnt, TRECORD_METRIC_BAD_MESSAGES, 1);
 		return;
@@ -57,7 +77,7 @@ void trec_deferred_add(struct trec_deferred *d, const void *data, size_t len)
 	n = m->trace.num_frames;
 	tlen = TREC_TRACE_HEADER_SIZE + n * sizeof(struct trec_frame);
 	need = sizeof(*e) + m->stack_len + tlen;
-	if (d->n >= TREC_DEFERRED_MAX_PENDING || d->bytes + need > TREC_DEFERRED_MAX_BYTES ||
+	if (d->n >= d->max_pending || d->bytes + need > TREC_DEFERRED_MAX_BYTES ||
 	    TREC_GROW(d->v, d->cap, d->n + 1, 64) || !(e = malloc(need))) {
 		trecord_count(d->cnt, TRECORD_METRIC_DEFERRED_DROPPED, 1);
 		emit_unresumed(d, &m->trace);

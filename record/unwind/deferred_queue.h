@@ -17,7 +17,8 @@
 struct trecord_counters;
 
 /* Bounds on what waits: past them a sample is written as BPF left it
- * (ending in NO_PAGE_INFO) and counted in DEFERRED_DROPPED. */
+ * (ending in NO_PAGE_INFO) and counted in DEFERRED_DROPPED. The
+ * environment's TREC_DEFER_MAX_PENDING may lower the count (tests). */
 #define TREC_DEFERRED_MAX_PENDING 4096
 #define TREC_DEFERRED_MAX_BYTES (48u << 20)
 /* A sample waits at most this long for a file's deltas. */
@@ -38,6 +39,7 @@ struct trec_deferred {
 	uint64_t tried_loads;
 	struct trec_deferred_entry **v;
 	size_t n, cap, bytes;
+	size_t max_pending;
 	uint64_t tried_ns; /* the last pass over the pending samples */
 	struct trec_trace out; /* a finished trace, on its way to emit */
 };
@@ -45,6 +47,9 @@ struct trec_deferred {
 void trec_deferred_init(struct trec_deferred *d, const struct trec_deferred_walk_fds *fds,
 			const atomic_uint_fast64_t *loads_finished, struct trecord_counters *cnt,
 			trec_deferred_emit_fn emit, void *emit_arg);
+/* The bytes of a TREC_MSG_DEFERRED message worth queueing: up to the end
+ * of its copied stack. */
+size_t trec_deferred_msg_used(const void *data, size_t len);
 /* A TREC_MSG_DEFERRED message from the ring buffer (hostile: checked). */
 void trec_deferred_add(struct trec_deferred *d, const void *data, size_t len);
 /* Walks the pending samples again when a load has ended since the last
