@@ -28,8 +28,6 @@ static __always_inline bool defer_wanted(struct trec_unwind_state *st)
 	       bpf_map_lookup_elem(&defer_files, &st->text_file_id);
 }
 
-static __always_inline int trec_unwind_one_frame(struct trec_unwind_state *st, bool *stop);
-
 #ifndef TREC_TESTING_OFFLINE
 /* Copies the stack from base: all TREC_DEFER_STACK_BYTES if mapped, else
  * up to the end of base's page plus the most whole pages that are (the
@@ -64,15 +62,18 @@ static __always_inline __u32 defer_copy_stack(__u8 *dst, __u64 base)
 	return len;
 }
 
-/* Sends the trace so far, the cursor (whose frame, pushed last, is taken
- * back: the resumed walk pushes it again) and the stack copy. 0 if sent. */
+/* Deferrals stop while this much waits in the ring buffer: a burst (-a at
+ * a high rate while a big file loads) must leave room for whole traces. */
+#define TREC_DEFER_MAX_RING_BACKLOG (4U << 20)
+
+/* Sends the trace so far, the cursor and the stack copy. 0 if sent. */
 static __always_inline int defer_send(struct trec_per_cpu_record *rec)
 {
 	struct trec_unwind_state *st = &rec->state;
 	struct trec_deferred_msg *m;
 	__u32 len;
 
-	if ((rec->trace.flags & TREC_TRACE_F_OFFCPU) || !rec->trace.num_frames)
+	if (bpf_ringbuf_query(&trace_events, BPF_RB_AVAIL_DATA) >= TREC_DEFER_MAX_RING_BACKLOG)
 		return -1;
 	m = bpf_ringbuf_reserve(&trace_events, sizeof(*m), 0);
 	if (!m)
@@ -83,9 +84,6 @@ static __always_inline int defer_send(struct trec_per_cpu_record *rec)
 		bpf_ringbuf_discard(m, 0);
 		return -1;
 	}
-	rec->trace.num_frames--;
-	if (st->native_frames)
-		st->native_frames--;
 	m->msg_type = TREC_MSG_DEFERRED;
 	m->stack_len = len;
 	m->mappings_pid = rec->mappings_pid;
@@ -108,28 +106,35 @@ static __always_inline int defer_send(struct trec_per_cpu_record *rec)
 #endif
 
 /*
- * After a failed step: if it failed to be deferred, the deferral is sent
- * and the trace is done (st->deferred: not sent as a trace). If it cannot
- * be, the step again without deferral (the frame-pointer fallback).
- * Returns what the step returns: 0 to go on, -1 to stop.
+ * After a failed step. If it failed to be deferred, the frame it could
+ * not step from is taken back (the resumed walk, or the retry, pushes it
+ * again) and the deferral is sent: the trace is done (st->deferred: not
+ * sent as a trace). If it cannot be, true: the walk runs the step again,
+ * without deferral (the frame-pointer fallback). A retry rather than a
+ * second step here keeps the step inlined once.
  */
-static __always_inline int defer_after_step(struct trec_per_cpu_record *rec, bool *stop)
+static __always_inline bool defer_or_retry(struct trec_per_cpu_record *rec)
 {
 	struct trec_unwind_state *st = &rec->state;
 
 	if (!st->defer_pending)
-		return -1;
+		return false;
 	st->defer_pending = 0;
-	if (!defer_send(rec)) {
-		st->deferred = 1;
-		increment_metric(TREC_METRIC_DEFERRED_SENT);
-		return -1;
+	rec->trace.num_frames--;
+	st->native_frames--;
+	/* Off-CPU stacks wait in offcpu_pending for their end: not deferred. */
+	if (!(rec->trace.flags & TREC_TRACE_F_OFFCPU)) {
+		if (!defer_send(rec)) {
+			st->deferred = 1;
+			increment_metric(TREC_METRIC_DEFERRED_SENT);
+			return false;
+		}
+		increment_metric(TREC_METRIC_DEFERRED_LOST);
 	}
-	increment_metric(TREC_METRIC_DEFERRED_LOST);
 	st->defer_refused = 1;
 	st->unwind_error = TREC_ERR_OK;
 	st->error_metric = -1;
-	return trec_unwind_one_frame(st, stop);
+	return true;
 }
 
 #endif /* TREC_DEFERRED_H */

@@ -133,7 +133,7 @@ enum trec_error {
 	X(THROTTLED, "samples cut to their leaf: the CPU budget was spent (--max-cpu)") \
 	X(SAMPLER_NS, "ns in BPF, entry to send (samples, off-CPU stacks), all CPUs") \
 	X(DEFERRED_SENT, "samples whose walk was deferred: stack copied for userspace (deltas loading)") \
-	X(DEFERRED_LOST, "deferrals refused (ring buffer full, stack unreadable): frame-pointer fallback")
+	X(DEFERRED_LOST, "deferrals refused (ring buffer backlog, stack unreadable): frame-pointer fallback")
 
 enum trec_metric {
 #define TREC_X(name, desc) TREC_METRIC_##name,

@@ -15,6 +15,7 @@
 #include "record/io/msg_queue.h"
 #include "record/io/output.h"
 #include "record/jit/capture.h"
+#include "record/stop_signals.h"
 #include "trec_types.h"
 
 /* A cached kernel stack: the bare addresses. At most KSTACK_CACHE_MAX are
@@ -354,7 +355,7 @@ static void finish_deferred(struct trec_consumer *c)
 {
 	uint64_t until = trec_now_ns() + DEFERRED_END_WAIT_NS;
 
-	while (trec_deferred_pending(&c->deferred) && trec_now_ns() < until) {
+	while (trec_deferred_pending(&c->deferred) && trec_now_ns() < until && !trec_stop_hurry()) {
 		trec_deferred_poll(&c->deferred, trec_now_ns(), false);
 		usleep(5000);
 	}
