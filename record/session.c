@@ -246,6 +246,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 					   !trec_delta_cache_dir(s->delta_cache_dir,
 								 sizeof(s->delta_cache_dir))
 				   ? s->delta_cache_dir : NULL,
+		.deferred_waiting = &s->consumer.deferred.waiting,
 	});
 	if (!err)
 		err = trec_consumer_start_ring(&s->consumer);

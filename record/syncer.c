@@ -204,6 +204,8 @@ static void *sync_main(void *arg)
 		}
 		drain_requests(s);
 		drain_reports(s);
+		trec_pid_sync_hold_exited(s->sync, s->x.deferred_waiting &&
+						     atomic_load(s->x.deferred_waiting));
 		trec_pid_sync_reap(s->sync, false);
 		trec_jit_tick(s->x.jit, trec_now_ns());
 		if (trec_now_ns() - last_sweep > SWEEP_INTERVAL_NS) {

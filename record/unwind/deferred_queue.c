@@ -95,6 +95,7 @@ void trec_deferred_add(struct trec_deferred *d, const void *data, size_t len)
 	e->arrived_ns = m->trace.ktime_ns;
 	d->v[d->n++] = e;
 	d->bytes += need;
+	atomic_store(&d->waiting, d->n);
 }
 
 /* Between passes: a failed walk costs a few map lookups per sample. */
@@ -133,6 +134,7 @@ void trec_deferred_poll(struct trec_deferred *d, uint64_t now_ns, bool final)
 		free(e);
 	}
 	d->n = kept;
+	atomic_store(&d->waiting, d->n);
 }
 
 void trec_deferred_free(struct trec_deferred *d)

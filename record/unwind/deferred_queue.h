@@ -42,6 +42,7 @@ struct trec_deferred {
 	size_t max_pending;
 	uint64_t tried_ns; /* the last pass over the pending samples */
 	struct trec_trace out; /* a finished trace, on its way to emit */
+	atomic_uint_fast32_t waiting; /* n, for other threads */
 };
 
 void trec_deferred_init(struct trec_deferred *d, const struct trec_deferred_walk_fds *fds,
