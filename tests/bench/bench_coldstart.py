@@ -54,7 +54,7 @@ def trec_samples(treport, path):
 
 
 def perf_samples(path):
-    out = subprocess.run(["perf", "script", "-i", path, "-F", "comm,pid,time,ip,sym"],
+    out = subprocess.run(["perf", "script", "--no-inline", "-i", path, "-F", "comm,pid,time,ip,sym"],
                          capture_output=True, text=True).stdout
     head, names = None, []
     for line in out.splitlines() + [""]:
