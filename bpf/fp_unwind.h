@@ -17,6 +17,8 @@
  *
  * Like perf -g, the chain starts at the sampled rbp: a leaf in a prologue
  * or epilogue (rbp still its caller's) loses its caller, nothing else.
+ * The chain stays on one stack, but for Go's switches to the g0 stack
+ * (TREC_CMD_GO_SWITCH_FP, record/unwind/go_roots.c).
  * Included by native_unwind.h.
  */
 #ifndef TREC_FP_UNWIND_H
@@ -30,13 +32,24 @@
  * the chain, the ABI's fp 0: read from a frame record (Go's goexit, thread
  * starts) or at the leaf (a process's first instructions). After a CFI
  * step it is an error: the CFI'd callee may have clobbered it. */
-static __always_inline int trec_fp_step(struct trec_unwind_state *st, bool *stop)
+/* Stack switches one trace may take (Go: goroutine -> g0 -> goroutine is
+ * one; more is a loop through garbage). */
+#define TREC_FP_MAX_SWITCHES 2
+
+static __always_inline int trec_fp_step_on(struct trec_unwind_state *st, bool *stop,
+					   bool may_switch)
 {
 	struct {
 		__u64 fp, ra;
 	} rec;
 	__u64 fp = st->fp;
 
+	/* At the leaf, Go around a duffzero/duffcopy call (before the call or
+	 * right after it) has rbp at a record it made 16 below sp for the
+	 * callee; its first word is the leaf's own frame pointer. */
+	if (fp && st->go_code && !st->return_address && fp + 16 == st->sp &&
+	    bpf_probe_read_user(&fp, sizeof(fp), (const void *)(unsigned long)fp))
+		return set_error(st, TREC_ERR_FP_RECORD_READ, TREC_METRIC_FP_RECORD_READ);
 	if (fp == 0) {
 		if (!st->fp_chain && st->return_address)
 			return set_error(st, TREC_ERR_FP_ZERO, TREC_METRIC_FP_ZERO);
@@ -51,6 +64,14 @@ static __always_inline int trec_fp_step(struct trec_unwind_state *st, bool *stop
 	 * One exception, at the leaf: Go calls duffzero/duffcopy, which set up
 	 * no frame, with a record it wrote right below its sp, whose second
 	 * word is the return address the call pushed (fp = sp - 8). */
+	if (may_switch && (fp < st->sp || fp + 8 - st->stack_lo >= TREC_FP_MAX_STACK) &&
+	    st->stack_switches < TREC_FP_MAX_SWITCHES) {
+		/* Go's vdso calls: the frames below were on the g0 stack, this
+		 * record is on the goroutine's. The chain goes on from there. */
+		st->stack_switches++;
+		st->stack_lo = st->sp = fp;
+		increment_metric(TREC_METRIC_GO_STACK_SWITCHES);
+	}
 	if (fp < st->sp && !(fp + 8 == st->sp && !st->return_address))
 		return set_error(st, TREC_ERR_FP_BELOW_SP, TREC_METRIC_FP_BELOW_SP);
 	if (fp + 8 - st->stack_lo >= TREC_FP_MAX_STACK) /* fp + 8 >= sp >= stack_lo */
@@ -72,20 +93,30 @@ static __always_inline int trec_fp_step(struct trec_unwind_state *st, bool *stop
 	return 0;
 }
 
+static __always_inline int trec_fp_step(struct trec_unwind_state *st, bool *stop)
+{
+	return trec_fp_step_on(st, stop, false);
+}
+
 /*
  * A pc whose file is known but whose delta page is not loaded (a big file's
  * deltas load for a second or so after it is first mapped): one checked
  * frame-pointer step, as perf -g would take, rather than ending the stack.
  * If the step fails, or would end the stack at fp 0 (we cannot tell an
- * end from a frame without rbp here), the error stays NO_PAGE_INFO, the
+ * end from a frame without rbp here, but in Go code), the error stays NO_PAGE_INFO, the
  * cause worth seeing.
  */
 static __always_inline int trec_fp_fallback(struct trec_unwind_state *st, bool *stop)
 {
-	/* Still loading: defer the walk rather than guess (deferred.h). */
-	if (defer_wanted(st))
+	/* Still loading: defer the walk rather than guess (deferred.h); not
+	 * Go code, whose frame pointers are exact and whose chain may leave
+	 * the copied stack for the g0 stack. */
+	if (!st->go_code && defer_wanted(st))
 		st->defer_pending = 1;
-	else if (st->fp && !trec_fp_step(st, stop)) {
+	/* Go keeps frame pointers everywhere: there, 0 is the end, and the
+	 * chain may go from the g0 stack to the goroutine's (as perf -g). */
+	else if ((st->fp || (st->go_code && st->fp_chain)) &&
+		 !trec_fp_step_on(st, stop, st->go_code)) {
 		increment_metric(TREC_METRIC_NATIVE_FP_FALLBACK);
 		return 0;
 	}

@@ -137,6 +137,14 @@ static __always_inline int trec_unwind_one_frame(struct trec_unwind_state *st, b
 			break;
 		case TREC_CMD_FRAME_POINTER: /* code without CFI in a CFI'd file */
 			return trec_fp_step(st, stop);
+		case TREC_CMD_GO_SWITCH_ROOT:
+			if (!st->return_address)
+				return trec_fp_step_on(st, stop, true);
+			*stop = true;
+			increment_metric(TREC_METRIC_GO_SWITCH_ROOTS);
+			return 0;
+		case TREC_CMD_GO_SWITCH_FP:
+			return trec_fp_step_on(st, stop, true);
 		case TREC_CMD_INVALID:
 			return set_error(st, TREC_ERR_NATIVE_STACK_DELTA_INVALID,
 					 TREC_METRIC_NATIVE_DELTA_INVALID);

@@ -359,7 +359,8 @@ static __always_inline int next_unwinder(struct trec_per_cpu_record *rec, int ma
 	 * native program. */
 	st->fp_frame = mapped == TREC_UNWIND_FRAME_POINTER;
 	st->anon_code = mapped == TREC_UNWIND_ANON_DELTAS;
-	if (st->fp_frame || st->anon_code)
+	st->go_code = mapped == TREC_UNWIND_GO;
+	if (st->fp_frame || st->anon_code || st->go_code)
 		return TREC_PROG_UNWIND_NATIVE;
 	if (mapped > TREC_PROG_UNWIND_NATIVE && mapped < TREC_PROG_COUNT)
 		return mapped;

@@ -86,8 +86,9 @@ static long vma_to_text(struct task_struct *task, struct vm_area_struct *vma, vo
 	out->end = vma->vm_end;
 	out->file_id = v->file_id;
 	out->bias = bias;
-	out->unwinder = v->unwinder == TREC_UNWIND_FRAME_POINTER ? TREC_UNWIND_FRAME_POINTER
-								 : TREC_PROG_UNWIND_NATIVE;
+	out->unwinder = v->unwinder == TREC_UNWIND_FRAME_POINTER || v->unwinder == TREC_UNWIND_GO
+				? v->unwinder
+				: TREC_PROG_UNWIND_NATIVE;
 	return 0;
 }
 #endif

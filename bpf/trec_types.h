@@ -171,6 +171,10 @@ enum trec_unwinder {
 	 * synthetic file id (CPython's perf trampolines); its frames are kept
 	 * as raw pcs, like other JIT code, so perf maps name them. */
 	TREC_UNWIND_ANON_DELTAS = 17,
+	/* Not a program: Go code, unwound with its deltas (frame-pointer
+	 * rules, roots, stack switches: record/unwind/go_roots.c); until they
+	 * load, by frame pointer, where rbp 0 ends the stack cleanly. */
+	TREC_UNWIND_GO = 18,
 };
 
 /* bias in the low 56 bits, enum trec_unwinder in the top 8. */
@@ -247,6 +251,10 @@ enum trec_unwind_command {
 	TREC_CMD_SIGNAL = 3,        /* rt_sigreturn trampoline: registers from ucontext */
 	TREC_CMD_FRAME_POINTER = 4, /* a frame-pointer step (bpf/fp_unwind.h) */
 	TREC_CMD_UNSUPPORTED = 5,   /* a rule exists but BPF cannot run it */
+	/* Go's stack switches (record/unwind/go_roots.c): */
+	TREC_CMD_GO_SWITCH_ROOT = 6, /* return address: STOP; leaf: GO_SWITCH_FP */
+	TREC_CMD_GO_SWITCH_FP = 7,   /* a FRAME_POINTER step that may change stacks */
+	TREC_CMD_LAST = TREC_CMD_GO_SWITCH_FP,
 };
 
 /* CFA base registers. */

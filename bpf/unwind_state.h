@@ -42,6 +42,8 @@ struct trec_unwind_state {
 	 * (TREC_UNWIND_ANON_DELTAS): its frame is a raw pc. */
 	__u8 anon_code;
 	__u8 lr_valid; /* lr holds the frame's return address (arm64) */
+	__u8 stack_switches; /* Go stack switches taken (fp_unwind.h) */
+	__u8 go_code; /* This frame's code is Go's (TREC_UNWIND_GO) */
 	/* Deferred unwinding (deferred.h): the step stopped to be deferred;
 	 * the trace went to userspace as a deferral; deferring failed once. */
 	__u8 defer_pending, deferred, defer_refused;

@@ -81,11 +81,13 @@ int trec_file_id_from_contents(int fd, uint64_t size, uint64_t *id)
 	return 0;
 }
 
-/* Whether the file has CFI the unwinder uses: a cheap look at the section
- * headers, before its deltas are extracted. Go's .debug_frame does not
- * count: it does not track rbp and ends stacks with an error at goexit,
- * and gc keeps frame pointers (record/unwind/ehframe_gaps.c). */
-static bool elf_has_cfi(Elf *elf)
+/* Whether the file has CFI the unwinder uses, and whether gc built it: a
+ * cheap look at the section headers, before its deltas are extracted.
+ * Go's .debug_frame does not count: it does not track rbp and ends stacks
+ * with an error at goexit, and gc keeps frame pointers; Go files get
+ * frame-pointer rules and the rules of the runtime's roots and stack
+ * switches instead (record/unwind/ehframe_gaps.c, go_roots.c). */
+static bool elf_has_cfi(Elf *elf, bool *is_go)
 {
 	bool eh = false, debug = false, go = false;
 	size_t shstrndx;
@@ -105,6 +107,7 @@ static bool elf_has_cfi(Elf *elf)
 		eh |= !strcmp(n, ".eh_frame");
 		debug |= !strcmp(n, ".debug_frame");
 	}
+	*is_go = go;
 	return eh || (debug && !go);
 }
 
@@ -123,7 +126,7 @@ static void read_elf_facts(Elf *elf, struct trec_file *f)
 	}
 	link = dwelf_elf_gnu_debuglink(elf, &crc);
 	f->debuglink = strdup(link ? link : "");
-	f->has_cfi = elf_has_cfi(elf);
+	f->has_cfi = elf_has_cfi(elf, &f->is_go);
 
 	if (elf_getphdrnum(elf, &nph))
 		return;

@@ -35,8 +35,11 @@ struct trec_file {
 	char *debuglink;  /* "" if none */
 	bool is_elf;
 	/* Has .eh_frame or .debug_frame: BPF walks it by stack deltas, else
-	 * by frame pointer (Go binaries: gc writes no .eh_frame). */
+	 * by frame pointer (JIT-like files without CFI). */
 	bool has_cfi;
+	/* Built by gc: stack deltas too, frame-pointer rules and Go's roots
+	 * (TREC_UNWIND_GO). */
+	bool is_go;
 	struct trec_elf_load loads[TREC_MAX_LOADS];
 	size_t num_loads;
 };

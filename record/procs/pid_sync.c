@@ -58,6 +58,8 @@ static void resolve_mapping(struct trec_pid_sync *s, uint32_t pid, const struct 
 
 uint8_t trec_pid_sync_unwinder(const char *path, const struct trec_file *f)
 {
+	if (f && f->is_elf && f->is_go)
+		return TREC_UNWIND_GO;
 	if (f)
 		return f->is_elf && f->has_cfi ? TREC_PROG_UNWIND_NATIVE : TREC_UNWIND_FRAME_POINTER;
 	/* [vdso] is a file; [vsyscall] is in the kernel's half. "[anon:NAME]"

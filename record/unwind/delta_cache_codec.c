@@ -104,7 +104,7 @@ static bool entry_ok(const struct trec_delta_entry *e, const uint8_t *p)
 		return false;
 	if (e->command)
 		return (e->command & TREC_UNWIND_COMMAND) &&
-		       (e->command & ~TREC_UNWIND_COMMAND) <= TREC_CMD_UNSUPPORTED;
+		       (e->command & ~TREC_UNWIND_COMMAND) <= TREC_CMD_LAST;
 	return e->info.cfa_reg <= TREC_REG_FP && e->info.fp_rule <= TREC_FP_UNDEFINED &&
 	       e->info.flags < 0x80;
 }

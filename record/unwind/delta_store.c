@@ -176,7 +176,7 @@ void trec_delta_store_set_limits(struct trec_delta_store *s, uint32_t max_deltas
 
 static bool valid_command(uint16_t c)
 {
-	return (c & TREC_UNWIND_COMMAND) && (c & ~TREC_UNWIND_COMMAND) <= TREC_CMD_UNSUPPORTED;
+	return (c & TREC_UNWIND_COMMAND) && (c & ~TREC_UNWIND_COMMAND) <= TREC_CMD_LAST;
 }
 
 /* Deltas for d's entries, rules interned. Caller frees *out. */

@@ -88,6 +88,9 @@ int trec_fp_gap_rows(Elf *elf, const struct trec_exec_ranges *exec, const struct
 		     struct trec_rows *out);
 /* Built by gc: a .gopclntab, .go.buildinfo or Go build-id section. */
 bool trec_elf_is_go(Elf *elf);
+/* The rules of Go's roots and stack switches, from .gopclntab, into out
+ * (normalized); none if the file has no readable table (go_roots.c). */
+int trec_go_root_rows(Elf *elf, struct trec_rows *out);
 
 /*
  * The separate debug file of elf, the binary at path (ehframe_debugfile.c):

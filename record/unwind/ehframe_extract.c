@@ -13,7 +13,8 @@
  *  5. PLT sections without CFI (synthesized rules);
  *  6. the ELF entry point's code, when no CFI covers it (STOP);
  *  7. code without CFI that keeps a frame pointer (FRAME_POINTER, only on
- *     evidence: ehframe_gaps.c).
+ *     evidence: ehframe_gaps.c), and over Go's, its roots and stack
+ *     switches (go_roots.c).
  * Each source gives rows; rows are painted by priority, and every gap
  * between rows gets an INVALID delta so uncovered code never inherits the
  * rule of the code before it.
@@ -167,7 +168,10 @@ static int signal_rows(struct extract *x)
 		const uint8_t *p = d->d_buf, *end = p + d->d_size;
 		while ((p = memmem(p, (size_t)(end - p), code, len))) {
 			uint64_t va = sh.sh_addr + (uint64_t)(p - (const uint8_t *)d->d_buf);
-			int err = va % align ? 0 : push_rule(&x->src[SRC_SIGNAL], va, va + len,
+			/* x86-64: and the byte after, the user pc while the
+			 * rt_sigreturn syscall runs (a sampled leaf). */
+			uint64_t hi = va + len + !x->arm64;
+			int err = va % align ? 0 : push_rule(&x->src[SRC_SIGNAL], va, hi,
 							     CMD(TREC_CMD_SIGNAL), 0, 0, 0);
 			if (err)
 				return err;
@@ -283,6 +287,19 @@ static int fp_gap_rows(struct extract *x)
 	int err = trec_fp_gap_rows(x->elf, &x->exec, &x->src[0], &fp);
 
 	err = err ?: (fp.n ? trec_rows_paint(&x->src[0], &fp, &out) : 0);
+	if (!err && fp.n && trec_elf_is_go(x->elf)) {
+		struct trec_rows go = { 0 }, painted = { 0 };
+
+		err = trec_go_root_rows(x->elf, &go);
+		err = err ?: (go.n ? trec_rows_paint(&go, &out, &painted) : 0);
+		if (!err && go.n) {
+			trec_rows_free(&out);
+			out = painted;
+		} else {
+			trec_rows_free(&painted);
+		}
+		trec_rows_free(&go);
+	}
 	if (!err && fp.n) {
 		trec_rows_free(&x->src[0]);
 		x->src[0] = out;

@@ -475,17 +475,44 @@ def render(res, tools, freqs, mid):
 
 
 BEGIN, END = "<!-- bench-results:begin -->", "<!-- bench-results:end -->"
+RT_BEGIN, RT_END = "<!-- bench-runtimes:begin -->", "<!-- bench-runtimes:end -->"
 
 
-def update_readme(path, text):
+def runtimes_only(b, a):
+    """--only selecting no C workload: the runtime rows alone, their table
+    into README's bench-runtimes markers."""
+    try:
+        b.environment()
+        bench_runtimes.quality(b, a.runtime_secs or 2.5, a.only)
+    except (BenchError, RuntimeError) as e:
+        log("bench: " + str(e))
+        return 1
+    env = b.res["env"]
+    L = ["Measured %s on Linux %s, %d CPUs, %s, commit %s, rows matching `%s`, every "
+         "runtime once per profiler at %d Hz, one after the other in one run; load "
+         "average %.1f at the start, %.1f at the end." % (
+             env["date"], env["kernel"], env["cpus"], env["perf"], env["commit"], a.only,
+             b.mid_freq, env["load_start"], os.getloadavg()[0]), ""]
+    L += bench_runtimes.runtime_table(b.res, [t for t in bench_runtimes.TOOLS if t in b.tools])
+    text = "\n".join(L) + "\n"
+    with open(os.path.join(a.out_dir, "runtimes.json"), "w") as f:
+        json.dump(b.res, f, indent=1, sort_keys=True)
+    print(text)
+    if a.readme:
+        update_readme(a.readme, text, RT_BEGIN, RT_END)
+        log("updated " + a.readme)
+    return 0
+
+
+def update_readme(path, text, begin=BEGIN, end=END):
     with open(path) as f:
         doc = f.read()
-    if BEGIN not in doc or END not in doc:
-        raise BenchError("%s has no %s ... %s markers" % (path, BEGIN, END))
-    head, rest = doc.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
+    if begin not in doc or end not in doc:
+        raise BenchError("%s has no %s ... %s markers" % (path, begin, end))
+    head, rest = doc.split(begin, 1)
+    _, tail = rest.split(end, 1)
     with open(path, "w") as f:
-        f.write(head + BEGIN + "\n" + text + END + tail)
+        f.write(head + begin + "\n" + text + end + tail)
 
 
 def main():
@@ -502,11 +529,19 @@ def main():
     ap.add_argument("--readme", help="write the tables into this README's markers")
     ap.add_argument("--runtime-secs", type=float, default=2.5,
                     help="JIT and Go workload time for the quality rows (0: none)")
+    ap.add_argument("--only", help="regex: only the rows whose name matches (busy, "
+                    "bench_threads, bench_cxx, the runtime rows' labels: node, java, go, "
+                    "python3); with no C workload left, only the runtime table")
     a = ap.parse_args()
+    for w in list(WORKLOADS):
+        if a.only and not re.search(a.only, w):
+            del WORKLOADS[w]
     os.makedirs(a.out_dir, exist_ok=True)
     b = Bench(a)
     if not b.have_trec:
         log("note: %s or %s missing: perf columns only" % (a.trecord, a.treport))
+    if not WORKLOADS:
+        return runtimes_only(b, a)
     try:
         b.environment()
         b.calibrate()
@@ -514,7 +549,7 @@ def main():
         b.sizes()
         b.report_and_quality()
         if a.runtime_secs > 0:
-            bench_runtimes.quality(b, a.runtime_secs)
+            bench_runtimes.quality(b, a.runtime_secs, a.only)
         b.bpf_cost()
         bench_costs.run_all(b)
         bench_coldstart.run_all(b)

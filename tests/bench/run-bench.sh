@@ -5,6 +5,9 @@
 # into README.md's Benchmarks section.
 #   BENCH_RUNS (5)  BENCH_SECS (1.0)  BENCH_FREQS (99,999,4000)
 #   BENCH_RUNTIME_SECS (2.5; 0: no Node/Java/Go/Python rows, tests/runtimes)
+#   BENCH_ONLY: a regex of the rows to run (bench.py --only), e.g.
+#     BENCH_ONLY='node|java|go' for the runtime table alone (about 2
+#     minutes; no off-CPU or flight-recorder comparison then)
 set -eu
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -14,8 +17,9 @@ done
 make -s -C tests/workloads OUT="$ROOT/build/workloads"
 out=$ROOT/build/bench
 rm -rf "$out"; mkdir -p "$out"
-readme=()
+readme=() only=()
 [ "${BENCH_README:-0}" = 1 ] && readme=(--readme "$ROOT/README.md")
+[ -n "${BENCH_ONLY:-}" ] && only=(--only "$BENCH_ONLY")
 # bench.py restores kernel.bpf_stats_enabled itself; this covers a kill.
 old_stats=$(cat /proc/sys/kernel/bpf_stats_enabled)
 trap 'echo "$old_stats" > /proc/sys/kernel/bpf_stats_enabled' EXIT
@@ -24,7 +28,8 @@ python3 tests/bench/bench.py \
 	--workloads "$ROOT/build/workloads" --out-dir "$out" \
 	--runs "${BENCH_RUNS:-5}" --secs "${BENCH_SECS:-1.0}" --freqs "${BENCH_FREQS:-99,999,4000}" \
 	--runtime-secs "${BENCH_RUNTIME_SECS:-2.5}" \
-	"${readme[@]}"
+	"${readme[@]}" "${only[@]}"
+[ -z "${BENCH_ONLY:-}" ] || exit 0
 # Off-CPU (issue 13): trecord --off-cpu against offcputime on a pipe ping-pong.
 python3 tests/bench/bench_offcpu.py --trecord "${TRECORD:-$ROOT/build/trecord}" \
 	--treport "${TREPORT:-$ROOT/build/treport}" --runs "${BENCH_RUNS:-5}" --out "$out/offcpu.json"

@@ -156,3 +156,34 @@ build/fuzz_delta_cache: tests/fuzz/fuzz_delta_cache.c record/unwind/delta_cache_
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< record/unwind/delta_cache_codec.c -lz
 
 TEST_EXTRA_TARGETS += build/fuzz_delta_cache
+
+# ---- stack-delta extraction from ELF files (record/unwind/ehframe_*.c) ----
+#
+#   build/fuzz_ehframe         the libFuzzer binary over .eh_frame/.debug_frame,
+#                              PLT and code-byte parsing (through libelf/libdw),
+#                              Go's roots and prologues (.gopclntab),
+#                              built by make test-build;
+#                              tests/fuzz/test_fuzz_ehframe.sh runs it briefly
+#                              on small ELF files it builds or finds
+
+EHFRAME_FUZZ_SRCS := $(wildcard record/unwind/ehframe_*.c) format/containers/vec.c \
+	record/unwind/go_roots.c record/unwind/go_frames.c $(GOPCLN_SRCS)
+
+build/fuzz_ehframe: tests/fuzz/fuzz_ehframe.c $(EHFRAME_FUZZ_SRCS) $(wildcard record/unwind/*.h)
+	@mkdir -p build
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(EHFRAME_FUZZ_SRCS) -ldw -lelf -lz
+
+TEST_EXTRA_TARGETS += build/fuzz_ehframe
+
+# ---- the /proc text parsers (record/procs/proc_maps.c, record/kernel/kallsyms.c)
+#   build/fuzz_procfiles       /proc/PID/maps and /proc/kallsyms; first byte
+#                              picks the parser; tests/fuzz/test_fuzz_procfiles.sh
+
+PROC_FUZZ_SRCS := record/procs/proc_maps.c record/kernel/kallsyms.c format/containers/vec.c
+
+build/fuzz_procfiles: tests/fuzz/fuzz_procfiles.c $(PROC_FUZZ_SRCS) record/procs/proc_maps.h \
+		record/kernel/kallsyms.h format/upper_bound.h
+	@mkdir -p build
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(PROC_FUZZ_SRCS)
+
+TEST_EXTRA_TARGETS += build/fuzz_procfiles

@@ -6,13 +6,8 @@
 # broken round trip or timeout fails.
 source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/../lib/fuzz.sh"
-secs=${DCACHE_FUZZ_SECONDS:-10}
 
-make -s -C "$TREC_ROOT" build/fuzz_delta_cache >/dev/null || { fail "build the delta cache fuzz target"; exit 1; }
-# (not mktemp_dir: its EXIT trap fires when $(...) ends, removing the dir at once)
-tmp=$(mktemp -d /tmp/trec-fuzzdc.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/seeds" "$tmp/work"
+fuzz_prepare fuzz_delta_cache "delta cache entry parser"
 python3 - "$tmp/seeds" <<'PY'
 import os, struct, sys, zlib
 bid = b"fuzzbid!"
@@ -25,14 +20,5 @@ b += struct.pack("<I", zlib.crc32(b))
 for name, data in (("valid", b"\x00" + b), ("valid-fixcrc", b"\x01" + b), ("empty", b"\x01" + b[:16])):
     open(os.path.join(sys.argv[1], name), "wb").write(data)
 PY
-fuzzer=$TREC_ROOT/build/fuzz_delta_cache
-if "$fuzzer" -runs=0 "$tmp/seeds" >"$tmp/seeds.log" 2>&1; then
-	pass "delta cache fuzz seeds run clean"
-else
-	fail "delta cache fuzz seeds run clean"; tail -20 "$tmp/seeds.log"
-fi
-"$fuzzer" -seed="${FUZZ_SEED:-1}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-	-max_len=65536 -artifact_prefix="$tmp/" -print_final_stats=1 \
-	"$tmp/work" "$tmp/seeds" >"$tmp/fuzz.log" 2>&1
-fuzz_verdict "$?" "$tmp" "delta cache entry parser fuzzing for ${secs}s"
+fuzz_seeds_then_run "delta cache entry parser" "${DCACHE_FUZZ_SECONDS:-10}" 65536
 exit 0

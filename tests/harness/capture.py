@@ -14,7 +14,8 @@
 #   TREC_CASE_STEPS    stepi count after the stop (default 0)
 #   TREC_CASE_THREADS  "current" (default) or "all"
 #   TREC_CASE_STOP_IN  functions the unwinder may stop in with an error (code
-#                      without CFI), space-separated: "expect-stop-in" lines
+#                      without CFI), space-separated: "expect-stop-in" lines;
+#                      "root:NAME": may end there cleanly (Go's stack switches)
 #   TREC_CASE_RUN      a command run with the case files as arguments while
 #                      the process is still stopped under gdb (so it can
 #                      read the live /proc/PID/maps); output: PREFIX.out

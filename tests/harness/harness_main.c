@@ -301,9 +301,18 @@ static int run_case(struct harness *h, const char *path)
 	} else if (nh < ng) {
 		/* Stopping early is right where the code has no CFI: gdb may go
 		 * on by heuristics, the unwinder must not guess. */
-		int allowed = 0;
-		for (size_t k = 0; nh > 0 && k < c.num_stop_in; k++)
-			allowed |= strcmp(c.frames[nh - 1].name, c.stop_in[k]) == 0;
+		int allowed = 0, root = 0;
+		for (size_t k = 0; nh > 0 && k < c.num_stop_in; k++) {
+			/* "root:NAME": a clean end there (Go's stack switches) */
+			bool r = !strncmp(c.stop_in[k], "root:", 5);
+
+			if (!strcmp(c.frames[nh - 1].name, c.stop_in[k] + (r ? 5 : 0))) {
+				allowed |= !r;
+				root |= r;
+			}
+		}
+		if (root && !herr)
+			note = ", a root (gdb went on)";
 		const struct hframe *last = nh ? &hf[nh - 1] : NULL;
 		if (!allowed && herr && herr_code == TREC_ERR_NATIVE_STACK_DELTA_INVALID && last &&
 		    last->file &&
@@ -312,7 +321,7 @@ static int run_case(struct harness *h, const char *path)
 			allowed = 1;
 			note = ", stopped where the code has no CFI (gdb went on)";
 		}
-		if (!herr || !allowed)
+		if (!(root && !herr) && (!herr || !allowed))
 			why = "stopped before gdb's outermost frame";
 	} else if (nh > ng && c.gdb_outermost) {
 		why = "frames beyond gdb's outermost frame";

@@ -93,6 +93,21 @@ if [ -x "$W/gostack-stripped" ]; then
 		"$W/gostack-stripped" 5
 	gocases="$d/go-stripped.*.case"
 fi
+if [ -x "$W/goroots-stripped" ]; then
+	# Every thread of a Go process: goroutines end at goexit, threads at
+	# clone (through mstart), waits in futex keep their caller; g0 stacks
+	# end cleanly at systemstack, mcall or morestack, where gdb goes on
+	# with Go's CFI into whatever lies above the g0 stack, and a signal
+	# handler's at sigtramp (gdb goes on into the interrupted code).
+	roots="root:runtime.systemstack root:runtime.mcall root:runtime.morestack root:runtime.sigtramp"
+	TREC_CASE_STOP_IN=$roots bg gdb_capture "symbol-file $W/goroots" "" go-roots \
+		main.allocList 20 0 all "$W/goroots-stripped" 5
+	# On the g0 stack, called through systemstack (its stack check reads
+	# stackguard1): its prologue's rules keep its caller.
+	TREC_CASE_STOP_IN=$roots bg gdb_capture "symbol-file $W/goroots" "" go-systemstack \
+		"'runtime.(*mheap).allocSpan'" 30 0 current "$W/goroots-stripped" 5
+	gocases="$gocases $d/go-roots.*.case $d/go-systemstack.*.case"
+fi
 bg attach busy-attached 0.5 "$W/busy" 5
 bg attach threads-attached 0.5 "$W/threads" 5
 bg attach sighandler-attached 0.5 "$W/sighandler" 5

@@ -7,6 +7,8 @@ This bpftool shows no owner pids, and several trecords may run at once
 usage: bpf_owned.py maps PID           one "id name" line per map
        bpf_owned.py count PID NAME     entries in PID's map NAME (-1: none)
        bpf_owned.py progs PID          bpftool prog show -j of PID's programs
+       bpf_owned.py synced PID TGID    1 if PID's pid/page trie has an entry
+                                       of process TGID (its mappings are in), else 0
 """
 
 import json
@@ -69,6 +71,26 @@ def count(pid, name):
     return total if found else -1
 
 
+def synced(pid, tgid):
+    """Whether pid's pid_page_to_mapping_info holds a key of process tgid
+    (struct trec_pid_page_key: prefix_len, big-endian pid, page)."""
+    for m in maps(pid):
+        if m.get("name") != "pid_page_to_mapping_info"[:15]:
+            continue
+        for e in bpftool_json("map", "dump", "id", str(m["id"])) or []:
+            f = e.get("formatted", {}).get("key")
+            if isinstance(f, dict) and "pid_be" in f:
+                be = int(f["pid_be"])
+            else:
+                raw = [int(b, 16) for b in e.get("key", [])]
+                if len(raw) < 8:
+                    continue
+                be = int.from_bytes(bytes(raw[4:8]), "little")
+            if int.from_bytes(be.to_bytes(4, "little"), "big") == tgid:
+                return True
+    return False
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
@@ -78,6 +100,8 @@ def main():
             print(m["id"], m.get("name", ""))
     elif what == "count" and len(sys.argv) == 4:
         print(count(pid, sys.argv[3]))
+    elif what == "synced" and len(sys.argv) == 4:
+        print(1 if synced(pid, int(sys.argv[3])) else 0)
     elif what == "progs":
         json.dump(progs(pid), sys.stdout)
         print()

@@ -1,25 +1,41 @@
 """make bench: unwind quality on JIT and Go code, trec against perf -g and
-perf --call-graph dwarf (rows of bench.py's unwind-quality table).
+perf --call-graph dwarf (rows of bench.py's unwind-quality table, and the
+runtime table: BENCH_ONLY=runtimes runs only these rows).
 
 Each runtime runs its tests/runtimes workload once per tool at the bench's
 middle frequency; chain_share.py measures, after the first 0.5 s (JIT
 warm-up), the share of hotLeaf samples whose stack holds hotMiddle,
-hotOuter, hotMain and the runtime's main. A runtime that is not installed
-is left out with a note.
+hotOuter, hotMain and the runtime's main. Of all the workload's samples
+with a user stack, the share that reaches its thread's root (ROOT_RE), and
+per sample: the file's bytes and the time to read it back as text
+(treport --perf-script, perf script). A runtime that is not installed is
+left out with a note.
 """
 
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "bench"))
 import chain_share  # noqa: E402
+import stacks  # noqa: E402
 
 SKIP_SECS = 0.5
 TOOLS = ["trec", "perf-g", "perf-dwarf"]
+# Outermost frames that are a thread's root: the program's entry, a
+# thread's start (glibc, HotSpot, Go's runtime; Go's g0 stacks end at their
+# stack switch, README "Go stacks end at their roots"). Error frames are
+# never roots.
+ROOT_RE = re.compile(r"^(_start|__libc_start_main|__libc_start_call_main|clone3?|__clone3?|"
+                     r"start_thread|thread_native_entry|JavaMain|node::Start|"
+                     r"runtime\.(goexit|clone|rt0_go|mstart|sigtramp|systemstack|mcall|"
+                     r"morestack)(\.abi0)?)$")
 
 
 def log(msg):
@@ -52,10 +68,13 @@ def build(out):
         log("bench: node not installed: no node row")
     if shutil.which("java") and shutil.which("javac") and \
             built(["javac", "-d", out, os.path.join(HERE, "Hot.java")]):
-        rows.append(("java -XX:+PreserveFramePointer, map at exit", "java",
-                     ["java", "-XX:+PreserveFramePointer", "-XX:CompileCommand=quiet",
-                      "-XX:CompileCommand=dontinline,Hot::hot*", "-XX:+UnlockDiagnosticVMOptions",
-                      "-XX:+DumpPerfMapAtExit", "-cp", out, "Hot"]))
+        for label, fp in (("java -XX:+PreserveFramePointer, map at exit", True),
+                          ("java without PreserveFramePointer, map at exit", False)):
+            rows.append((label, "java",
+                         ["java"] + (["-XX:+PreserveFramePointer"] if fp else []) +
+                         ["-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,Hot::hot*",
+                          "-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit",
+                          "-cp", out, "Hot"]))
     else:
         log("bench: no java row (java/javac missing or javac failed)")
     if shutil.which("go"):
@@ -82,12 +101,37 @@ def pid_of(stdout):
     return None
 
 
-def quality(bench, secs=2.5):
+def root_share(path):
+    """(samples with a user stack that end at a root, samples with a user
+    stack) of the workload's threads (not trecord's or perf's)."""
+    reached = total = 0
+    with open(path, errors="replace") as fh:
+        for header, frames in stacks.parse_samples_headers(fh):
+            if re.match(r"(trecord|perf)[ -]", header or ""):
+                continue
+            user = [(sym, dso) for sym, dso in frames
+                    if dso != "inlined" and not stacks.is_kernel_dso(dso)]
+            if not user:
+                continue
+            total += 1
+            errors = any(sym.startswith("[error:") for sym, _ in user)
+            reached += not errors and bool(ROOT_RE.match(user[-1][0]))
+    return reached, total
+
+
+def quality(bench, secs=2.5, only=None):
     """Fills bench.res["quality"]["LABEL/TOOL"] = [whole chain, leaf
-    samples] and bench.res["runtimes"] with chain_share's whole result."""
+    samples], bench.res["runtimes"] with chain_share's whole result and
+    bench.res["runtime_costs"] with roots, bytes and reading time.
+    only: a regex rows' labels must match."""
     out = os.path.join(bench.out, "runtimes")
     rows = build(out)
+    goroots = os.path.join(bench.a.workloads, "goroots")
+    if os.access(goroots, os.X_OK):  # every kind of Go thread (no hotLeaf)
+        rows.append(("go roots.go (GC, scheduler, signals)", "go", [goroots]))
+    rows = [r for r in rows if not only or re.search(only, r[0])]
     bench.res["runtimes"] = {}
+    bench.res["runtime_costs"] = {}
     bench.res["runtime_rows"] = [label for label, _, _ in rows]
     tools = [t for t in TOOLS if t in bench.tools]
     for i, (label, preset, cmd) in enumerate(rows):
@@ -108,8 +152,11 @@ def quality(bench, secs=2.5):
             text = path + ".txt"
             report = [bench.a.treport, "--perf-script", path] if tool == "trec" else \
                 ["perf", "script", "-i", path]
+            t0 = time.monotonic()
             with open(text, "w") as fh:
                 subprocess.run(report, stdout=fh, stderr=subprocess.DEVNULL, check=False)
+            read_secs = time.monotonic() - t0
+            n = bench.samples(tool, path)
             leaf, callers, root, leaf_from = chain_share.PRESETS[preset]
             with open(text, errors="replace") as fh:
                 r = chain_share.measure(fh, leaf, callers, root, leaf_from, show=3,
@@ -117,6 +164,9 @@ def quality(bench, secs=2.5):
             key = "%s/%s" % (label, tool)
             bench.res["quality"][key] = [r["chain_samples"], r["leaf_samples"]]
             bench.res["runtimes"][key] = r
+            bench.res["runtime_costs"][key] = {
+                "root": root_share(text), "samples": n, "bytes": os.path.getsize(path),
+                "read_us": read_secs / n * 1e6 if n else None}
             os.unlink(path)
         # The runtime's perf map is needed until every report has run.
         for m in maps:
@@ -132,6 +182,37 @@ def cell(q):
     if not q[1]:
         return "no leaf named"
     return "%.1f%% (%d/%d)" % (100.0 * q[0] / q[1], q[0], q[1])
+
+
+def pct(q):
+    return "n/a" if not q or not q[1] else "%.1f%% (%d/%d)" % (100.0 * q[0] / q[1], q[0], q[1])
+
+
+def runtime_table(res, tools):
+    """The runtime table: one line per runtime and profiler."""
+    L = ["| runtime | profiler | samples | reach their root | hotLeaf's whole chain | "
+         "B/sample | read us/sample |", "|---|---|---:|---:|---:|---:|---:|"]
+    for label in res.get("runtime_rows", []):
+        for t in tools:
+            key = "%s/%s" % (label, t)
+            c = res.get("runtime_costs", {}).get(key)
+            if not c:
+                L.append("| %s | %s | n/a | | | | |" % (label, t))
+                continue
+            L.append("| %s | %s | %d | %s | %s | %s | %s |" % (
+                label, t, c["samples"], pct(c["root"]), cell(res["quality"].get(key)),
+                "%.0f" % (c["bytes"] / c["samples"]) if c["samples"] else "n/a",
+                "%.1f" % c["read_us"] if c["read_us"] is not None else "n/a"))
+    L += ["", "Reach their root: of the workload's samples with a user stack (all its "
+          "threads), the share whose outermost frame is its thread's root (`_start`, "
+          "glibc's thread start, `JavaMain`, `runtime.goexit`, `runtime.clone`, Go's g0 "
+          "stack switches) with no error frame. hotLeaf's whole chain: of the samples "
+          "whose leaf is `hotLeaf`, after %.1f s of warm-up, the share whose stack holds "
+          "`hotMiddle`, `hotOuter`, `hotMain` and the runtime's main. B/sample: the "
+          "recording's bytes (trec: symbols embedded; perf: the perf.data, the JIT's "
+          "perf map apart) per sample; read: `treport --perf-script` or `perf script` "
+          "wall time per sample (one run, startup included)." % SKIP_SECS]
+    return L
 
 
 def table_rows(res, rows, tools):

@@ -28,7 +28,8 @@ Prints a one-line summary, then one line of JSON (--json: the JSON only).
 With --oracle PERF_TEXT (perf -g of the same run) it also checks FILE
 against it and prints PASS:/FAIL: lines (tests/run.sh counts them):
 FILE names the leaf in at least 90% as many samples as the oracle, its
-whole-chain share is >= --min-share, and >= the oracle's less --slack.
+whole-chain share is >= --min-share, and >= the oracle's less --slack or
+two standard errors of the difference of the shares, whichever is larger.
 """
 
 import argparse
@@ -212,6 +213,14 @@ def check(label, r, o, min_share, slack):
     # for JIT warm-up to end within the skipped start, and the bar is
     # perf's share instead. Where perf -g cannot walk them (0%: no frame
     # pointers, no names), the bar stays.
+    # The two are different samples of one run: allow for sampling noise,
+    # two standard errors of the difference of the shares (near 100% it
+    # vanishes and --slack remains).
+    se = 0.0
+    for x in (r, o):
+        if x["leaf_samples"]:
+            se += x["chain_share"] * (1 - x["chain_share"]) / x["leaf_samples"]
+    slack = max(slack, 2 * se ** 0.5)
     bar = min_share
     if 0.5 <= o["chain_share"] < min_share:
         bar = o["chain_share"] - slack
@@ -221,8 +230,8 @@ def check(label, r, o, min_share, slack):
                "whole chain in >= %.1f%% of leaf samples (%.1f%%, %d of %d)" % (
                    100 * bar, 100 * r["chain_share"], r["chain_samples"], r["leaf_samples"]))
     ok &= line(r["leaf_samples"] > 0 and r["chain_share"] >= o["chain_share"] - slack,
-               "whole-chain share not below perf -g's (%.1f%% vs %.1f%%)" % (
-                   100 * r["chain_share"], 100 * o["chain_share"]))
+               "whole-chain share not below perf -g's (%.1f%% vs %.1f%%, noise %.1f%%)" % (
+                   100 * r["chain_share"], 100 * o["chain_share"], 100 * slack))
     return ok
 
 

@@ -98,15 +98,17 @@ if command -v java >/dev/null && command -v javac >/dev/null; then
 	if want java-jcmd && command -v jcmd >/dev/null; then
 		ran=$((ran + 1))
 		# jcmd near the end of the run, so the map has the steady-state code.
-		record java-jcmd "${JAVA[@]}" Hot "$((SECS + 1))" &
+		# (jcmd is a JVM too: on a loaded machine both start slowly, so the
+		# run leaves it 3 s.)
+		record java-jcmd "${JAVA[@]}" Hot "$((SECS + 3))" &
 		rec=$!
-		for _ in $(seq 50); do
+		for _ in $(seq 300); do
 			jpid=$(sed -n 's/^.*: pid \([0-9][0-9]*\)$/\1/p' "$T/java-jcmd.out" 2>/dev/null | head -n 1)
 			[ -n "$jpid" ] && break
 			sleep 0.1
 		done
 		sleep "$SECS"
-		[ -n "$jpid" ] && jcmd "$jpid" Compiler.perfmap >"$T/jcmd.out" 2>&1
+		[ -n "$jpid" ] && timeout 20 jcmd "$jpid" Compiler.perfmap >"$T/jcmd.out" 2>&1
 		check "java-jcmd: jcmd Compiler.perfmap wrote /tmp/perf-$jpid.map" test -s "/tmp/perf-$jpid.map"
 		wait "$rec" && judge java-jcmd java
 		maps_gone "$jpid"

@@ -47,6 +47,12 @@ for sig in INT TERM; do
 	"$WORKLOADS/busy" 30 >/dev/null &
 	bpid=$!
 	start_trecord "$f" -a || fail "trecord -a did not start"
+	# On a loaded machine syncing busy can take a while: wait for its
+	# mappings to be in (up to 30 s), then record it for 2 s.
+	for ((i = 0; i < 60; i++)); do
+		[ "$($BPF_OWNED synced "$tpid" "$bpid")" = 1 ] && break
+		sleep 0.5
+	done
 	sleep 2
 	kill -"$sig" "$tpid"
 	wait_exit "$tpid" 30

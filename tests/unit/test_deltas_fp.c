@@ -116,9 +116,14 @@ static void check_go(void)
 	char label[128];
 	uint64_t lo, hi;
 	const char *plain = workload("gostack");
+	uint64_t gx, gx_end, ss, ss_end, now, now_end, as, as_end;
 
 	/* Addresses from the unstripped build: the same code. */
-	if (!plain || !sym_range(plain, "main.work", &lo, &hi))
+	if (!plain || !sym_range(plain, "main.work", &lo, &hi) ||
+	    !sym_range(plain, "runtime.goexit.abi0", &gx, &gx_end) ||
+	    !sym_range(plain, "runtime.systemstack.abi0", &ss, &ss_end) ||
+	    !sym_range(plain, "runtime.nanotime1.abi0", &now, &now_end) ||
+	    !sym_range(plain, "runtime.(*mheap).allocSpan", &as, &as_end))
 		return;
 	for (int i = 0; i < 2; i++) {
 		const char *p = workload(names[i]);
@@ -128,16 +133,44 @@ static void check_go(void)
 
 		if (!p)
 			continue;
-		snprintf(label, sizeof(label), "go: %s: main.work is FRAME_POINTER", names[i]);
+		/* main.work (stack.go): CMPQ (4); JBE more (2); SUBQ $0x20 (4);
+		 * MOVQ BP (5); LEAQ BP (5); body; at +0x4e MOVQ 0x18(SP), BP
+		 * (5); ADDQ $0x20 (4); RET; more: ... to the end. */
+		snprintf(label, sizeof(label), "go: %s: main.work's body is FRAME_POINTER", names[i]);
 		CHECK(label, trec_deltas_extract(p, &d) == 0 &&
-				     is_cmd(&d, lo, CMD(TREC_CMD_FRAME_POINTER)) &&
-				     is_cmd(&d, hi - 1, CMD(TREC_CMD_FRAME_POINTER)));
+				     is_cmd(&d, lo + 0x14, CMD(TREC_CMD_FRAME_POINTER)) &&
+				     is_cmd(&d, lo + 0x4e, CMD(TREC_CMD_FRAME_POINTER)));
+		snprintf(label, sizeof(label),
+			 "go: %s: main.work's prologue, epilogue, stack growth by CFA", names[i]);
+		CHECK(label, is_info(&d, lo, 8, TREC_FP_SAME) && is_info(&d, lo + 5, 8, TREC_FP_SAME) &&
+				     is_info(&d, lo + 6, 8, TREC_FP_SAME) &&
+				     is_info(&d, lo + 0xa, 0x28, TREC_FP_SAME) &&
+				     is_info(&d, lo + 0x13, 0x28, TREC_FP_SAME) &&
+				     is_info(&d, lo + 0x53, 0x28, TREC_FP_SAME) &&
+				     is_info(&d, lo + 0x57, 8, TREC_FP_SAME) &&
+				     is_info(&d, lo + 0x58, 8, TREC_FP_SAME) &&
+				     is_info(&d, lo + 0x6a, 8, TREC_FP_SAME));
+		/* allocSpan checks stackguard1 (it runs on the g0 stack): LEAQ
+		 * (5); CMPQ 24(R14), R12 (4); JBE (6); SUBQ $0x90 (7) */
+		snprintf(label, sizeof(label), "go: %s: a stackguard1 prologue by CFA", names[i]);
+		CHECK(label, is_info(&d, as + 0xf, 8, TREC_FP_SAME) &&
+				     is_info(&d, as + 0x16, 0x98, TREC_FP_SAME));
+		/* Found by name in .gopclntab: the stripped build has no .symtab. */
+		snprintf(label, sizeof(label),
+			 "go: %s: goexit STOP, systemstack GO_SWITCH_ROOT, nanotime1 GO_SWITCH_FP",
+			 names[i]);
+		CHECK(label, is_cmd(&d, gx, CMD(TREC_CMD_STOP)) &&
+				     is_cmd(&d, gx_end - 1, CMD(TREC_CMD_STOP)) &&
+				     is_cmd(&d, ss, CMD(TREC_CMD_GO_SWITCH_ROOT)) &&
+				     is_cmd(&d, ss_end - 1, CMD(TREC_CMD_GO_SWITCH_ROOT)) &&
+				     is_cmd(&d, now + 8, CMD(TREC_CMD_GO_SWITCH_FP)) &&
+				     is_cmd(&d, now_end - 1, CMD(TREC_CMD_GO_SWITCH_FP)));
 		trec_file_deltas_free(&d);
 		fd = open(p, O_RDONLY | O_CLOEXEC);
-		snprintf(label, sizeof(label), "go: %s has no CFI the unwinder uses: frame pointers",
+		snprintf(label, sizeof(label), "go: %s: Go's unwinder (deltas, frame-pointer fallback)",
 			 names[i]);
 		CHECK(label, fd >= 0 && trec_file_describe(fd, p, &f) == 0 && f.is_elf && !f.has_cfi &&
-				     trec_pid_sync_unwinder(p, &f) == TREC_UNWIND_FRAME_POINTER);
+				     f.is_go && trec_pid_sync_unwinder(p, &f) == TREC_UNWIND_GO);
 		if (fd >= 0) {
 			trec_file_release(&f);
 			close(fd);

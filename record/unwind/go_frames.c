@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Exact rules for the instructions of a Go function where rbp is not yet
+ * (or no longer) its frame pointer: the prologue before LEAQ sets it, the
+ * epilogue after MOVQ restores the caller's, and the stack-growth block
+ * the prologue jumps to. A leaf sampled there would otherwise be walked
+ * through its caller's record, losing the caller, and on the g0 stack
+ * (functions systemstack or mcall call) that record is on the goroutine's
+ * stack: FP_BELOW_SP. gc (Go 1.17-1.20, register ABI) emits, per function:
+ *
+ *   [LEAQ -n(SP), R12; CMPQ 16(R14), R12 | CMPQ 16(R14), SP; JBE more]
+ *     (24(R14), stackguard1, in functions that run on the system stack)
+ *   SUBQ $x, SP; MOVQ BP, x-8(SP); LEAQ x-8(SP), BP      body ...
+ *   MOVQ x-8(SP), BP; ADDQ $x, SP; RET | JMP             (each epilogue)
+ *   more: ...; CALL runtime.morestack_noctxt; ...; JMP entry   (at the end)
+ *
+ * Only functions whose prologue is exactly this get rules; the rest keep
+ * the frame-pointer rule of their gap (record/unwind/ehframe_gaps.c).
+ */
+#include <string.h>
+#include "record/unwind/go_frames.h"
+
+struct insn {
+	const uint8_t *p, *end;
+};
+
+/* Reads a 1- or 4-byte little-endian immediate after a matched opcode. */
+static bool imm(struct insn *c, size_t n, int64_t *v)
+{
+	if ((size_t)(c->end - c->p) < n)
+		return false;
+	if (n == 1) {
+		*v = (int8_t)c->p[0];
+	} else {
+		int32_t x;
+
+		memcpy(&x, c->p, 4);
+		*v = x;
+	}
+	c->p += n;
+	return true;
+}
+
+/* Matches op8 + imm8 or op32 + imm32 (same length prefix); *v the imm. */
+static bool op_imm(struct insn *c, const uint8_t *op8, const uint8_t *op32, size_t oplen,
+		   int64_t *v)
+{
+	if ((size_t)(c->end - c->p) < oplen)
+		return false;
+	if (!memcmp(c->p, op8, oplen)) {
+		c->p += oplen;
+		return imm(c, 1, v);
+	}
+	if (!memcmp(c->p, op32, oplen)) {
+		c->p += oplen;
+		return imm(c, 4, v);
+	}
+	return false;
+}
+
+static bool bytes(struct insn *c, const uint8_t *b, size_t n)
+{
+	if ((size_t)(c->end - c->p) < n || memcmp(c->p, b, n))
+		return false;
+	c->p += n;
+	return true;
+}
+
+/* CMPQ 16(R14), reg (g.stackguard0), or 24(R14) (stackguard1: functions
+ * that run on the system stack); rex 0x49 for SP, 0x4d for R12. */
+static bool cmp_guard(struct insn *c, uint8_t rex)
+{
+	if (c->end - c->p < 4 || c->p[0] != rex || c->p[1] != 0x3b || c->p[2] != 0x66 ||
+	    (c->p[3] != 0x10 && c->p[3] != 0x18))
+		return false;
+	c->p += 4;
+	return true;
+}
+
+/* The optional stack check; *more the JBE target (0 if none). */
+static bool stack_check(struct insn *c, uint64_t entry, const uint8_t *base, uint64_t *more)
+{
+	static const uint8_t lea8[] = { 0x4c, 0x8d, 0x64, 0x24 }, lea32[] = { 0x4c, 0x8d, 0xa4, 0x24 };
+	struct insn t = *c;
+	int64_t v;
+
+	*more = 0;
+	if (!cmp_guard(&t, 0x49) && !(op_imm(&t, lea8, lea32, 4, &v) && cmp_guard(&t, 0x4d)))
+		return true; /* none: a NOSPLIT function */
+	if (t.p < t.end && t.p[0] == 0x76) { /* JBE rel8 */
+		t.p++;
+		if (!imm(&t, 1, &v))
+			return false;
+	} else if (bytes(&t, (const uint8_t[]){ 0x0f, 0x86 }, 2)) {
+		if (!imm(&t, 4, &v))
+			return false;
+	} else {
+		return false;
+	}
+	*more = entry + (uint64_t)(t.p - base) + (uint64_t)v;
+	*c = t;
+	return true;
+}
+
+static int row(struct trec_rows *out, uint64_t lo, uint64_t hi, int32_t cfa)
+{
+	struct trec_row r = { .start = lo, .end = hi };
+
+	r.info.cfa_reg = TREC_REG_SP;
+	r.info.cfa_param = cfa;
+	r.info.fp_rule = TREC_FP_SAME;
+	return lo < hi ? trec_rows_push(out, &r) : 0;
+}
+
+/* Each epilogue of a frame of x bytes in [c->p, c->end). */
+static int epilogues(struct insn c, uint64_t entry, const uint8_t *base, int64_t x,
+		     struct trec_rows *out)
+{
+	static const uint8_t mov8[] = { 0x48, 0x8b, 0x6c, 0x24 }, mov32[] = { 0x48, 0x8b, 0xac, 0x24 };
+	static const uint8_t add8[] = { 0x48, 0x83, 0xc4 }, add32[] = { 0x48, 0x81, 0xc4 };
+	int err = 0;
+
+	for (; c.p + 9 <= c.end && !err; c.p++) {
+		struct insn t = c;
+		int64_t disp, n;
+
+		if (t.p[0] != 0x48 || !op_imm(&t, mov8, mov32, 4, &disp) || disp != x - 8)
+			continue;
+		const uint8_t *add = t.p;
+
+		if (!op_imm(&t, add8, add32, 3, &n) || n != x || t.p >= t.end)
+			continue;
+		/* RET, JMP rel32 or JMP rel8 (a tail call) */
+		size_t len = t.p[0] == 0xc3 ? 1 : t.p[0] == 0xe9 ? 5 : t.p[0] == 0xeb ? 2 : 0;
+
+		if (!len || (size_t)(t.end - t.p) < len)
+			continue;
+		uint64_t a = entry + (uint64_t)(add - base), r = entry + (uint64_t)(t.p - base);
+
+		err = row(out, a, r, (int32_t)x + 8);
+		err = err ?: row(out, r, r + len, 8);
+		c.p = t.p;
+	}
+	return err;
+}
+
+bool trec_go_has_prologue(const uint8_t *code, uint64_t len)
+{
+	static const uint8_t sub8[] = { 0x48, 0x83, 0xec }, sub32[] = { 0x48, 0x81, 0xec };
+	struct insn c = { code, code + len };
+	uint64_t more;
+	int64_t x;
+
+	/* PUSHQ BP (Go 1.21+), a stack check, or SUBQ $x, SP */
+	if (len && code[0] == 0x55)
+		return true;
+	return !stack_check(&c, 0, code, &more) || more || op_imm(&c, sub8, sub32, 3, &x);
+}
+
+int trec_go_frame_rows(const uint8_t *code, uint64_t entry, uint64_t end, struct trec_rows *out)
+{
+	static const uint8_t sub8[] = { 0x48, 0x83, 0xec }, sub32[] = { 0x48, 0x81, 0xec };
+	static const uint8_t st8[] = { 0x48, 0x89, 0x6c, 0x24 }, st32[] = { 0x48, 0x89, 0xac, 0x24 };
+	static const uint8_t le8[] = { 0x48, 0x8d, 0x6c, 0x24 }, le32[] = { 0x48, 0x8d, 0xac, 0x24 };
+	struct insn c = { code, code + (end - entry) };
+	uint64_t more, body;
+	int64_t x, d;
+	int err;
+
+	if (!stack_check(&c, entry, code, &more) || !op_imm(&c, sub8, sub32, 3, &x) || x <= 8 ||
+	    x > (1 << 24))
+		return 0;
+	uint64_t framed = entry + (uint64_t)(c.p - code);
+
+	if (!op_imm(&c, st8, st32, 4, &d) || d != x - 8 || !op_imm(&c, le8, le32, 4, &d) ||
+	    d != x - 8)
+		return 0;
+	body = entry + (uint64_t)(c.p - code);
+	err = row(out, entry, framed, 8);
+	err = err ?: row(out, framed, body, (int32_t)x + 8);
+	if (more && more > body && more < end) {
+		c.end = code + (more - entry);
+		err = err ?: row(out, more, end, 8);
+	}
+	return err ?: epilogues(c, entry, code, x, out);
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# A short run (PROC_FUZZ_SECONDS, default 10) of the /proc parsers' fuzz
+# target (tests/fuzz/fuzz_procfiles.c) on seeds taken from this machine:
+# its own /proc/self/maps, one holding a deleted file whose name has spaces
+# and " (deleted)" in it, and lines of /proc/kallsyms (core and modules).
+# Any crash, leak, sanitizer report, broken order or timeout fails.
+source "$(dirname "$0")/../lib/common.sh"
+source "$(dirname "$0")/../lib/fuzz.sh"
+
+fuzz_prepare fuzz_procfiles "/proc maps and kallsyms parser"
+{ printf '\0'; cat /proc/self/maps; } >"$tmp/seeds/maps-self"
+odd="$tmp/a file (deleted) x"
+cp /bin/true "$odd"
+python3 - "$odd" "$tmp/seeds/maps-odd" <<'PY'
+import mmap, os, sys
+f = open(sys.argv[1], "rb")
+m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+os.unlink(sys.argv[1])
+open(sys.argv[2], "wb").write(b"\0" + open("/proc/self/maps", "rb").read())
+PY
+{ printf '\1'; head -300 /proc/kallsyms; grep ' \[' /proc/kallsyms | head -50; } >"$tmp/seeds/kallsyms"
+grep -q 'a file (deleted) x (deleted)' "$tmp/seeds/maps-odd" &&
+	pass "seed maps hold a deleted file named with spaces" ||
+	fail "seed maps hold a deleted file named with spaces"
+fuzz_seeds_then_run "/proc maps and kallsyms parser" "${PROC_FUZZ_SECONDS:-10}" 65536
+exit 0
