@@ -4,7 +4,7 @@
  * native walk reaches a file whose stack deltas are still loading. It holds
  * the trace so far, the cursor and a copy of the user stack from the
  * cursor's sp; trecord resumes the walk over that copy with the same
- * unwinder C (record/unwind/deferred_walk.c) once the deltas are in, and
+ * unwinder C (record/unwind/deferred/deferred_walk.c) once the deltas are in, and
  * writes the result as an ordinary trace.
  */
 #ifndef TREC_DEFERRED_TYPES_H

@@ -15,7 +15,7 @@
 #include "format/containers/u64map.h"
 #include "record/kernel/ksyms_lazy.h"
 #include "record/procs/exit_fifo.h"
-#include "record/unwind/deferred_queue.h"
+#include "record/unwind/deferred/deferred_queue.h"
 
 struct ring_buffer;
 struct trec_msg_queue;

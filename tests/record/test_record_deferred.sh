@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Deferred unwinding end to end (bpf/deferred.h, record/unwind/deferred_*.c).
+# Deferred unwinding end to end (bpf/deferred.h, record/unwind/deferred/deferred_*.c).
 # gcc's cc1 (over 30 MB, no frame pointers) compiles a generated file with
 # an empty delta cache, so its deltas are extracted while it runs: BPF
 # copies the stacks it cannot walk yet and trecord finishes them.

@@ -2,7 +2,7 @@
 /*
  * Deferred unwinding's userspace half: the queue's parsing of hostile
  * TREC_MSG_DEFERRED messages, its pending cap, and the resumed walk
- * (record/unwind/deferred_walk.c) over a copied stack, on real BPF maps
+ * (record/unwind/deferred/deferred_walk.c) over a copied stack, on real BPF maps
  * filled by hand: a whole stack, a file still loading (waits, then the
  * frame-pointer fallback's NO_PAGE_INFO), and a caller beyond a full copy
  * (NATIVE_DEFERRED_STACK_END).
@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "record/io/metrics.h"
-#include "record/unwind/deferred_queue.h"
+#include "record/unwind/deferred/deferred_queue.h"
 #include "unit_check.h"
 
 #define PID 1234

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "format/containers/vec.h"
 #include "record/io/metrics.h"
-#include "record/unwind/deferred_queue.h"
+#include "record/unwind/deferred/deferred_queue.h"
 
 struct trec_deferred_entry {
 	uint64_t arrived_ns;

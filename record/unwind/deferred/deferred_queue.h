@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "record/unwind/deferred_walk.h"
+#include "record/unwind/deferred/deferred_walk.h"
 
 struct trecord_counters;
 

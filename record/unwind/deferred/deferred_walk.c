@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <unistd.h>
 #include <sys/syscall.h>
-#include "record/unwind/deferred_walk.h"
+#include "record/unwind/deferred/deferred_walk.h"
 
 /* What the helpers see during one walk. */
 static struct {
