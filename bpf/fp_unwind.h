@@ -108,10 +108,15 @@ static __always_inline int trec_fp_step(struct trec_unwind_state *st, bool *stop
  */
 static __always_inline int trec_fp_fallback(struct trec_unwind_state *st, bool *stop)
 {
+	/* Still loading: defer the walk rather than guess (deferred.h); not
+	 * Go code, whose frame pointers are exact and whose chain may leave
+	 * the copied stack for the g0 stack. */
+	if (!st->go_code && defer_wanted(st))
+		st->defer_pending = 1;
 	/* Go keeps frame pointers everywhere: there, 0 is the end, and the
 	 * chain may go from the g0 stack to the goroutine's (as perf -g). */
-	if ((st->fp || (st->go_code && st->fp_chain)) &&
-	    !trec_fp_step_on(st, stop, st->go_code)) {
+	else if ((st->fp || (st->go_code && st->fp_chain)) &&
+		 !trec_fp_step_on(st, stop, st->go_code)) {
 		increment_metric(TREC_METRIC_NATIVE_FP_FALLBACK);
 		return 0;
 	}

@@ -164,6 +164,7 @@ static __always_inline struct trec_unwind_info *get_unwind_info(struct trec_unwi
 	return ui;
 }
 
+#include "deferred.h"
 #include "fp_unwind.h"
 #if defined(__TARGET_ARCH_x86) || (!defined(__TARGET_ARCH_arm64) && defined(__x86_64__))
 #include "native_unwind_x86.h"

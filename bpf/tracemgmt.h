@@ -239,6 +239,8 @@ static __always_inline void finish_trace(struct trec_per_cpu_record *rec)
 {
 	struct trec_unwind_state *st = &rec->state;
 
+	if (st->deferred) /* sent as a deferral (deferred.h) */
+		return;
 	if (st->unwind_error == TREC_ERR_OK && rec->trace.num_frames == 0)
 		set_error(st, TREC_ERR_EMPTY_STACK, -1);
 	if (st->unwind_error != TREC_ERR_OK)

@@ -136,7 +136,7 @@ static __always_inline int unwind_native_step(void *ctx, struct trec_per_cpu_rec
 		return TREC_PROG_UNWIND_STOP;
 	st->native_frames++;
 	if (trec_unwind_one_frame(st, &stop) || stop)
-		return TREC_PROG_UNWIND_STOP;
+		return defer_or_retry(rec) ? TREC_PROG_UNWIND_NATIVE : TREC_PROG_UNWIND_STOP;
 
 	mapped = resolve_text(st, rec->mappings_pid, st->pc);
 	if (mapped < 0) {

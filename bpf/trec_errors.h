@@ -51,6 +51,8 @@
 	X(FP_BAD_RETURN_ADDRESS, 4020, "frame record's return address is not user text") \
 	X(NATIVE_LR_INVALID, 4021, "return address in the link register, which only the leaf has") \
 	X(NATIVE_SP_UNKNOWN, 4022, "sp-based rule after a frame-pointer step (arm64: sp unknown)") \
+	X(NATIVE_DEFERRED_STACK_END, 4023, "deferred walk: caller's frame beyond the copied stack bytes") \
+	X(NATIVE_DEFERRED_INTERPRETER, 4024, "deferred walk: interpreter frames need live memory") \
 	X(PHP_NO_PROC_INFO, 3000, "php: no offsets for this process")        \
 	X(PHP_BAD_GLOBALS, 3001, "php: executor_globals not readable")       \
 	X(PHP_BAD_FRAME, 3002, "php: zend_execute_data not readable")        \
@@ -131,7 +133,9 @@ enum trec_error {
 	X(THROTTLED, "samples cut to their leaf: the CPU budget was spent (--max-cpu)") \
 	X(SAMPLER_NS, "ns in BPF, entry to send (samples, off-CPU stacks), all CPUs") \
 	X(GO_STACK_SWITCHES, "Go: frame-pointer steps from the g0 stack to the goroutine's") \
-	X(GO_SWITCH_ROOTS, "Go: stacks ended at systemstack, mcall, morestack (g0) or clone")
+	X(GO_SWITCH_ROOTS, "Go: stacks ended at systemstack, mcall, morestack (g0) or clone") \
+	X(DEFERRED_SENT, "samples whose walk was deferred: stack copied for userspace (deltas loading)") \
+	X(DEFERRED_LOST, "deferrals refused (ring buffer backlog, stack unreadable): frame-pointer fallback")
 
 enum trec_metric {
 #define TREC_X(name, desc) TREC_METRIC_##name,

@@ -72,6 +72,7 @@ struct trec_frame {
 enum trec_msg_type {
 	TREC_MSG_TRACE = 1,
 	TREC_MSG_PID_EVENT = 2,
+	TREC_MSG_DEFERRED = 3, /* struct trec_deferred_msg (deferred_types.h) */
 };
 
 enum trec_trace_flags {

@@ -47,6 +47,9 @@ struct trec_unwind_state {
 	__u8 lr_valid; /* lr holds the frame's return address (arm64) */
 	__u8 stack_switches; /* Go stack switches taken (fp_unwind.h) */
 	__u8 go_code; /* This frame's code is Go's (TREC_UNWIND_GO) */
+	/* Deferred unwinding (deferred.h): the step stopped to be deferred;
+	 * the trace went to userspace as a deferral; deferring failed once. */
+	__u8 defer_pending, deferred, defer_refused;
 	/* Set by a failing step: the error for the abort frame and the metric
 	 * to bump when the trace is sent. -1 = none. */
 	__s32 error_metric;

@@ -109,6 +109,7 @@ int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 	if (o->max_cpu_pct > 0)
 		s->rodata->budget_ns = s->rodata->budget_window_ns * o->max_cpu_pct / 100;
 	s->rodata->offcpu_min_ns = o->offcpu_min_ns;
+	s->rodata->defer_enabled = o->defer_unwind;
 	set_offcpu_autoload(s->obj, o->off_cpu);
 
 	/* After set_offcpu_autoload: the optional twins stay out either way. */
@@ -288,6 +289,7 @@ void trec_bpf_get_fds(const struct trec_bpf_loader *l, struct trec_bpf_fds *fds)
 		FD(inhibit_events), FD(stack_delta_pages), FD(stack_deltas),
 		FD(unwind_info_array), FD(followed_pids), FD(exec_files), FD(py_procs),
 		FD(interpreter_offsets), FD(php_procs), FD(perl_procs), FD(ruby_procs),
+		FD(defer_files),
 	};
 #undef FD
 }

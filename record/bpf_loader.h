@@ -37,6 +37,7 @@ struct trec_bpf_opts {
 	bool verbose;             /* libbpf messages and verifier stats */
 	bool off_cpu;             /* --off-cpu: load the sched_switch programs */
 	uint64_t offcpu_min_ns;   /* shorter waits are not written */
+	bool defer_unwind;        /* bpf/deferred.h: copy stacks of loading files */
 	/* -t, -u, -G (bpf/trec.bpf.c passes_filters); 0 / TREC_NO_UID: none */
 	const uint32_t *tids;
 	uint32_t num_tids;
@@ -71,6 +72,7 @@ struct trec_bpf_fds {
 	int php_procs;
 	int perl_procs;
 	int ruby_procs;
+	int defer_files;
 };
 
 /* After trec_bpf_load. */

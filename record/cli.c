@@ -38,6 +38,9 @@ static const char usage[] =
 	"  --no-archive         same as --archive=none\n"
 	"  --no-delta-cache     neither read nor write the stack-delta cache\n"
 	"                       ($TREC_CACHE_DIR, else ~/.cache/trec)\n"
+	"  --no-deferred-unwind while a file's stack deltas load, walk its frames\n"
+	"                       by frame pointer instead of copying the stack and\n"
+	"                       finishing the walk once they are in\n"
 	"  --off-cpu            also record off-CPU time: the stack of each wait\n"
 	"                       (sleep, lock, I/O, pipe) and how long it lasted\n"
 	"  --off-cpu-min USEC   shorter waits are counted, not stored (default 10)\n"
@@ -124,7 +127,8 @@ static int parse_pids(const char *arg, struct trec_options *o, FILE *err)
 }
 
 /* Long-only options: above any short letter, below cli_perf.c's 0x200. */
-enum { OPT_MAX_CPU = 0x100, OPT_NO_DELTA_CACHE, OPT_NO_ARCHIVE };
+enum { OPT_MAX_CPU = 0x100, OPT_NO_DELTA_CACHE, OPT_NO_ARCHIVE,
+       OPT_NO_DEFERRED_UNWIND };
 
 int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out, FILE *err)
 {
@@ -144,6 +148,7 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 		{ "no-archive", no_argument, NULL, OPT_NO_ARCHIVE },
 		{ "max-cpu", required_argument, NULL, OPT_MAX_CPU },
 		{ "no-delta-cache", no_argument, NULL, OPT_NO_DELTA_CACHE },
+		{ "no-deferred-unwind", no_argument, NULL, OPT_NO_DEFERRED_UNWIND },
 		{ "off-cpu", no_argument, NULL, 'O' },
 		{ "off-cpu-min", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
@@ -208,6 +213,9 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 			break;
 		case OPT_NO_DELTA_CACHE:
 			o->no_delta_cache = true;
+			break;
+		case OPT_NO_DEFERRED_UNWIND:
+			o->no_deferred_unwind = true;
 			break;
 		case 'q':
 			o->quiet = true;

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "record/archive/archive.h"
@@ -14,6 +15,7 @@
 #include "record/io/msg_queue.h"
 #include "record/io/output.h"
 #include "record/jit/capture.h"
+#include "record/stop_signals.h"
 #include "trec_types.h"
 
 /* A cached kernel stack: the bare addresses. At most KSTACK_CACHE_MAX are
@@ -48,6 +50,8 @@ static int on_ring_msg(void *ctx, void *data, size_t len)
 	 * process would wait behind the samples queued before its event. */
 	if (type == TREC_MSG_PID_EVENT && len >= sizeof(struct trec_pid_event_msg))
 		c->x.on_pid_event(c->x.on_pid_event_arg, data);
+	if (type == TREC_MSG_DEFERRED)
+		len = trec_deferred_msg_used(data, len);
 	if (trec_msg_queue_push_prio(c->x.queue, data, len, type == TREC_MSG_PID_EVENT))
 		trecord_count(c->x.cnt, type == TREC_MSG_PID_EVENT ? TRECORD_METRIC_QUEUE_DROPPED_EVENTS
 								 : TRECORD_METRIC_QUEUE_DROPPED_TRACES, 1);
@@ -69,9 +73,17 @@ static void *ring_main(void *arg)
 	return NULL;
 }
 
+static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t len);
+
+static void emit_resumed(void *arg, const struct trec_trace *t, size_t len)
+{
+	handle_trace(arg, (const uint8_t *)t, len);
+}
+
 int trec_consumer_init(struct trec_consumer *c, const struct trec_consumer_ctx *x)
 {
 	c->x = *x;
+	trec_deferred_init(&c->deferred, &x->defer_fds, x->loads_finished, x->cnt, emit_resumed, c);
 	trec_ksyms_lazy_init(&c->ksyms, x->ksyms, x->quiet);
 	return 0;
 }
@@ -335,6 +347,21 @@ static void write_ksyms(struct trec_consumer *c, bool final)
 	c->ksyms_written_ns = now;
 }
 
+/* At the end: files still loading get a little time, then every waiting
+ * sample is written. */
+#define DEFERRED_END_WAIT_NS 3000000000ULL
+
+static void finish_deferred(struct trec_consumer *c)
+{
+	uint64_t until = trec_now_ns() + DEFERRED_END_WAIT_NS;
+
+	while (trec_deferred_pending(&c->deferred) && trec_now_ns() < until && !trec_stop_hurry()) {
+		trec_deferred_poll(&c->deferred, trec_now_ns(), false);
+		usleep(5000);
+	}
+	trec_deferred_poll(&c->deferred, trec_now_ns(), true);
+}
+
 static void *writer_main(void *arg)
 {
 	struct trec_consumer *c = arg;
@@ -344,9 +371,12 @@ static void *writer_main(void *arg)
 	while (!closed) {
 		uint32_t type = 0;
 
-		m = trec_msg_queue_pop(c->x.queue, 200, &closed);
+		/* Deferred samples are retried every few ms while they wait. */
+		m = trec_msg_queue_pop(c->x.queue, trec_deferred_pending(&c->deferred) ? 5 : 200,
+				       &closed);
 		write_ksyms(c, false);
 		retire_pids(c);
+		trec_deferred_poll(&c->deferred, trec_now_ns(), false);
 		if (!m)
 			continue;
 		memcpy(&type, m->data, m->len >= 4 ? 4 : 0);
@@ -356,10 +386,13 @@ static void *writer_main(void *arg)
 			handle_trace(c, m->data, m->len);
 		else if (type == TREC_MSG_PID_EVENT)
 			handle_pid_event(c, m->data, m->len);
+		else if (type == TREC_MSG_DEFERRED)
+			trec_deferred_add(&c->deferred, m->data, m->len);
 		else
 			trecord_count(c->x.cnt, TRECORD_METRIC_BAD_MESSAGES, 1);
 		free(m);
 	}
+	finish_deferred(c);
 	write_ksyms(c, true);
 	return NULL;
 }
@@ -394,6 +427,7 @@ void trec_consumer_free(struct trec_consumer *c)
 	kstacks_clear(c);
 	trec_u64map_free(&c->seen_pids);
 	trec_exit_fifo_free(&c->exited);
+	trec_deferred_free(&c->deferred);
 	trec_ksyms_lazy_free(&c->ksyms);
 	if (c->rb)
 		ring_buffer__free(c->rb);

@@ -15,6 +15,7 @@
 #include "format/containers/u64map.h"
 #include "record/kernel/ksyms_lazy.h"
 #include "record/procs/exit_fifo.h"
+#include "record/unwind/deferred/deferred_queue.h"
 
 struct ring_buffer;
 struct trec_msg_queue;
@@ -39,6 +40,9 @@ struct trec_consumer_ctx {
 	/* Ring thread: each pid event, before it is queued behind samples. */
 	void (*on_pid_event)(void *arg, const struct trec_pid_event_msg *m);
 	void *on_pid_event_arg;
+	/* The maps a deferred sample's resumed walk reads (deferred_walk.h). */
+	struct trec_deferred_walk_fds defer_fds;
+	const atomic_uint_fast64_t *loads_finished; /* the delta loader's */
 };
 
 struct trec_consumer {
@@ -55,6 +59,7 @@ struct trec_consumer {
 	uint64_t swept_ns;
 	struct trec_ksyms_lazy ksyms; /* kernel symbols the stacks use */
 	uint64_t ksyms_written_ns;
+	struct trec_deferred deferred; /* samples waiting for deltas */
 };
 
 /* Sets the context; nothing runs yet. 0 or -ENOMEM. */

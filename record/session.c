@@ -126,6 +126,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		.verbose = o->verbose,
 		.max_cpu_pct = o->max_cpu_pct,
 		.off_cpu = o->off_cpu,
+		.defer_unwind = !o->no_deferred_unwind,
 		.offcpu_min_ns = o->offcpu_min_us * 1000,
 		.tids = o->tids,
 		.num_tids = (uint32_t)o->num_tids,
@@ -150,6 +151,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		.pages = s->fd.stack_delta_pages,
 		.deltas = s->fd.stack_deltas,
 		.infos = s->fd.unwind_info_array,
+		.defer_files = s->fd.defer_files,
 	};
 	trec_map_fds_mmap_deltas(&s->fds);
 	err = trec_interps_start(&s->interps, &(struct trec_interp_env){
@@ -195,6 +197,8 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		    .stackmap_fd = s->fd.kernel_stackmap,
 		    .on_pid_event = trec_syncer_on_pid_event,
 		    .on_pid_event_arg = &s->syncer,
+		    .defer_fds = { .maps = s->fds, .interp = s->fd.interpreter_offsets },
+		    .loads_finished = &s->syncer.deltas.finished,
 	    })) {
 		err = -ENOMEM;
 		snprintf(msg, sizeof(msg), "out of memory");
@@ -242,6 +246,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 					   !trec_delta_cache_dir(s->delta_cache_dir,
 								 sizeof(s->delta_cache_dir))
 				   ? s->delta_cache_dir : NULL,
+		.deferred_waiting = &s->consumer.deferred.waiting,
 	});
 	if (!err)
 		err = trec_consumer_start_ring(&s->consumer);

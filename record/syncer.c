@@ -204,6 +204,8 @@ static void *sync_main(void *arg)
 		}
 		drain_requests(s);
 		drain_reports(s);
+		trec_pid_sync_hold_exited(s->sync, s->x.deferred_waiting &&
+						     atomic_load(s->x.deferred_waiting));
 		trec_pid_sync_reap(s->sync, false);
 		trec_jit_tick(s->x.jit, trec_now_ns());
 		if (trec_now_ns() - last_sweep > SWEEP_INTERVAL_NS) {
@@ -278,6 +280,13 @@ static void load_deltas(void *ctx, uint64_t file_id, int fd, uint64_t size, cons
 	trec_delta_loader_submit(&s->deltas, file_id, fd, size, name);
 }
 
+static void expect_deltas(void *ctx, uint64_t file_id)
+{
+	struct trec_syncer *s = ctx;
+
+	trec_delta_loader_expect(&s->deltas, file_id);
+}
+
 static int exec_file(void *ctx, const struct trec_exec_file_key *k,
 		     const struct trec_exec_file_value *v)
 {
@@ -312,6 +321,7 @@ static const struct trec_pid_sync_ops sync_ops = {
 	.lpm_delete = lpm_delete,
 	.report_reset = report_reset,
 	.load_deltas = load_deltas,
+	.expect_deltas = expect_deltas,
 	.write_file = write_file,
 	.write_mappings = write_mappings,
 	.write_blob = write_blob,
@@ -358,6 +368,7 @@ int trec_syncer_start(struct trec_syncer *s, const struct trec_syncer_ctx *x)
 	if (!err)
 		err = trec_delta_loader_init(&s->deltas, &trec_bpf_delta_sink, x->fds, x->verbose);
 	s->deltas.cache_dir = x->delta_cache_dir;
+	s->deltas.defer_files_fd = x->fds->defer_files;
 	if (!err)
 		err = trec_delta_loader_start(&s->deltas);
 	if (err)

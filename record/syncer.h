@@ -52,6 +52,9 @@ struct trec_syncer_ctx {
 	struct trec_map_fds *fds;        /* trie and delta maps */
 	int pid_events_fd, inhibit_fd, exec_files_fd, report_events_fd;
 	const char *delta_cache_dir;     /* NULL: no persistent delta cache */
+	/* Deferred samples waiting (record/unwind/deferred/deferred_queue.h): exited
+	 * pids keep their entries longer meanwhile. NULL: none. */
+	const atomic_uint_fast32_t *deferred_waiting;
 };
 
 struct trec_syncer {

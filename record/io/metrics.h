@@ -67,7 +67,10 @@
 	X(RB_CODE_UNREADABLE, "ruby: iseqs that could not be read")           \
 	X(RB_CODE_STALE, "ruby: iseqs replaced before they were read") \
 	X(DELTA_CACHE_HITS, "files whose stack deltas came from the delta cache") \
-	X(DELTA_CACHE_REJECTED, "damaged delta cache entries ignored")
+	X(DELTA_CACHE_REJECTED, "damaged delta cache entries ignored") \
+	X(DEFERRED_RESUMED, "deferred samples walked on in userspace once their deltas loaded") \
+	X(DEFERRED_EXPIRED, "deferred samples walked without waiting longer (deltas too slow, or at the end)") \
+	X(DEFERRED_DROPPED, "deferred samples written as BPF left them: pending cap reached")
 
 #define TRECORD_METRIC_BASE 1000
 enum trecord_metric {

@@ -152,6 +152,8 @@ bool pid_sync_note_file(struct trec_pid_sync *s, struct opened *o, struct opened
 	if (fs->deltas_tried || !s->ops->load_deltas || !o->f->is_elf)
 		return false;
 	fs->deltas_tried = true;
+	if (s->ops->expect_deltas)
+		s->ops->expect_deltas(s->ctx, o->f->file_id);
 	*pending = *o;
 	o->fd = -1;
 	return true;

@@ -157,13 +157,19 @@ void trec_pid_sync_exited(struct trec_pid_sync *s, uint32_t pid)
 		trec_pid_sync_remove(s, pid);
 }
 
+void trec_pid_sync_hold_exited(struct trec_pid_sync *s, bool hold)
+{
+	s->exit_grace_ns = hold ? TREC_EXIT_HOLD_NS : TREC_EXIT_GRACE_NS;
+}
+
 void trec_pid_sync_reap(struct trec_pid_sync *s, bool all)
 {
 	uint64_t now = s->ops->now_ns(s->ctx);
-	uint64_t before = all ? UINT64_MAX : now - TREC_EXIT_GRACE_NS;
+	uint64_t grace = s->exit_grace_ns ? s->exit_grace_ns : TREC_EXIT_GRACE_NS;
+	uint64_t before = all ? UINT64_MAX : now - grace;
 	struct trec_exit_ent e;
 
-	if (!all && now < TREC_EXIT_GRACE_NS)
+	if (!all && now < grace)
 		return;
 	while (trec_exit_fifo_pop_due(&s->exited, before, &e)) {
 		const struct pid_state *ps = trec_u64map_get(&s->pids, e.pid);

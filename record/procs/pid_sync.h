@@ -33,6 +33,8 @@ struct trec_pid_sync_ops {
 	/* Stack deltas for a file seen for the first time, read from fd (the
 	 * callee owns and closes it). NULL: no deltas. */
 	void (*load_deltas)(void *ctx, uint64_t file_id, int fd, uint64_t size, const char *name);
+	/* A file's deltas will be loaded (before its prefixes go in); or NULL. */
+	void (*expect_deltas)(void *ctx, uint64_t file_id);
 	/* Records for the recording (may be NULL in tests). */
 	int (*write_file)(void *ctx, const struct trec_file_info *f);
 	int (*write_mappings)(void *ctx, const struct trec_mapping_snapshot *m);
@@ -88,6 +90,10 @@ void trec_pid_sync_exited(struct trec_pid_sync *s, uint32_t pid);
  * the end of a recording), unless a sync since their exit found a process
  * under the same pid. */
 void trec_pid_sync_reap(struct trec_pid_sync *s, bool all);
+/* While samples of exited processes may still be walked in userspace
+ * (deferred unwinding), their entries stay this long instead. */
+#define TREC_EXIT_HOLD_NS (10000ULL * 1000000ULL)
+void trec_pid_sync_hold_exited(struct trec_pid_sync *s, bool hold);
 /* Removes every tracked pid that no longer exists. */
 void trec_pid_sync_sweep(struct trec_pid_sync *s);
 bool trec_pid_sync_known(const struct trec_pid_sync *s, uint32_t pid);

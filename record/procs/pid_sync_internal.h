@@ -54,6 +54,7 @@ struct trec_pid_sync {
 	struct trec_u64map pids;    /* pid -> struct pid_state */
 	struct trec_u64map fstates; /* file id -> struct file_state */
 	struct trec_exit_fifo exited; /* pids in their exit grace period */
+	uint64_t exit_grace_ns;       /* TREC_EXIT_GRACE_NS, or held longer */
 	struct trec_file *vdso;
 	int vdso_fd;
 	bool vdso_tried;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include "record/unwind/delta_cache.h"
 #include "record/unwind/delta_loader.h"
 
@@ -14,6 +15,25 @@ struct job {
 	struct trec_file_deltas *deltas;
 	char name[256];
 };
+
+/* Marks a file as loading (or no longer) for BPF's deferral. */
+static void set_loading(const struct trec_delta_loader *l, uint64_t file_id, bool on)
+{
+	uint8_t one = 1;
+
+	if (l->defer_files_fd < 0)
+		return;
+	if (on)
+		bpf_map_update_elem(l->defer_files_fd, &file_id, &one, BPF_ANY);
+	else
+		bpf_map_delete_elem(l->defer_files_fd, &file_id);
+}
+
+void trec_delta_loader_expect(struct trec_delta_loader *l, uint64_t file_id)
+{
+	if (l->threaded)
+		set_loading(l, file_id, true);
+}
 
 static double ms_since(const struct timespec *t0)
 {
@@ -76,6 +96,8 @@ static void load(struct trec_delta_loader *l, const struct job *j)
 				d.num, ms_since(&t0), cached ? " (from the delta cache)" : "");
 	}
 	trec_file_deltas_free(&d);
+	set_loading(l, j->file_id, false);
+	atomic_fetch_add(&l->finished, 1);
 	if (j->fd >= 0)
 		close(j->fd);
 
@@ -118,6 +140,7 @@ int trec_delta_loader_init(struct trec_delta_loader *l, const struct trec_delta_
 {
 	memset(l, 0, sizeof(*l));
 	l->verbose = verbose;
+	l->defer_files_fd = -1;
 	l->store = trec_delta_store_new(ops, ctx);
 	if (!l->store)
 		return -ENOMEM;
@@ -155,9 +178,11 @@ int trec_delta_loader_submit(struct trec_delta_loader *l, uint64_t file_id, int 
 		return 0;
 	}
 	atomic_fetch_add(&l->queued, 1);
+	set_loading(l, file_id, true);
 	err = trec_msg_queue_push(size > TREC_DELTA_LARGE_FILE ? &l->large_jobs : &l->jobs, &j,
 				  sizeof(j));
 	if (err) {
+		set_loading(l, file_id, false);
 		atomic_fetch_sub(&l->queued, 1);
 		atomic_fetch_add(&l->failed, 1);
 		close(fd);
@@ -212,6 +237,7 @@ static void drop_jobs(struct trec_delta_loader *l, struct trec_msg_queue *q)
 	while ((m = trec_msg_queue_pop(q, 0, &closed))) {
 		struct job *j = (struct job *)m->data;
 
+		set_loading(l, j->file_id, false);
 		if (j->fd >= 0)
 			close(j->fd);
 		if (j->deltas) {

@@ -26,12 +26,16 @@ struct trec_delta_loader {
 	bool threaded, verbose;
 	atomic_bool busy; /* the thread is inside a load */
 	atomic_uint_fast64_t loaded, failed, queued;
+	atomic_uint_fast64_t finished; /* loads ended, loaded or not */
 	/* Store usage, published after each load. */
 	atomic_uint_fast32_t deltas_used, infos_used, pages_used;
 	/* The persistent cache (delta_cache.h), NULL: not used. Set before
 	 * the thread starts. */
 	const char *cache_dir;
 	atomic_uint_fast64_t cache_hits, cache_rejected;
+	/* defer_files (bpf/deferred.h): a queued file's id is in it until its
+	 * load ends, so BPF defers rather than guesses its frames. -1: none. */
+	int defer_files_fd;
 };
 
 int trec_delta_loader_init(struct trec_delta_loader *l, const struct trec_delta_sink_ops *ops,
@@ -43,6 +47,9 @@ int trec_delta_loader_start(struct trec_delta_loader *l);
  * closed then too). */
 int trec_delta_loader_submit(struct trec_delta_loader *l, uint64_t file_id, int fd,
 			     uint64_t size, const char *name);
+/* Marks file_id as loading for BPF's deferral (bpf/deferred.h) before its
+ * submission; the load's end clears the mark. */
+void trec_delta_loader_expect(struct trec_delta_loader *l, uint64_t file_id);
 /* Loads deltas trecord made itself (d is taken over and emptied). */
 int trec_delta_loader_submit_deltas(struct trec_delta_loader *l, uint64_t file_id,
 				    struct trec_file_deltas *d, const char *name);

@@ -14,8 +14,7 @@ static int set_unwind_info(void *ctx, uint32_t idx, const struct trec_unwind_inf
 }
 
 /* The kernel rounds array elements up to 8 bytes, in memory and mmap. */
-#define DELTA_STRIDE 8
-#define DELTAS_BYTES ((size_t)TREC_MAX_STACK_DELTAS * DELTA_STRIDE)
+#define DELTAS_BYTES ((size_t)TREC_MAX_STACK_DELTAS * TREC_DELTA_MMAP_STRIDE)
 
 void trec_map_fds_mmap_deltas(struct trec_map_fds *fds)
 {
@@ -42,10 +41,10 @@ static int set_deltas(void *ctx, uint32_t first, const struct trec_stack_delta *
 	if (first > TREC_MAX_STACK_DELTAS || n > TREC_MAX_STACK_DELTAS - first)
 		return -E2BIG;
 	if (fds->deltas_mem) {
-		uint8_t *base = (uint8_t *)fds->deltas_mem + (size_t)first * DELTA_STRIDE;
+		uint8_t *base = (uint8_t *)fds->deltas_mem + (size_t)first * TREC_DELTA_MMAP_STRIDE;
 
 		for (uint32_t i = 0; i < n; i++)
-			memcpy(base + (size_t)i * DELTA_STRIDE, &d[i], sizeof(d[i]));
+			memcpy(base + (size_t)i * TREC_DELTA_MMAP_STRIDE, &d[i], sizeof(d[i]));
 		return 0;
 	}
 	keys = malloc((size_t)n * sizeof(*keys));

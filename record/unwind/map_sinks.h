@@ -6,12 +6,16 @@
 #include "trec_types.h"
 #include "record/unwind/unwind_tables.h"
 
+/* The mapped array's element stride: the kernel rounds values up to 8. */
+#define TREC_DELTA_MMAP_STRIDE 8
+
 struct trec_map_fds {
 	int lpm;       /* pid_page_to_mapping_info */
 	int reported;  /* reported_pids */
 	int pages;     /* stack_delta_pages */
 	int deltas;    /* stack_deltas */
 	int infos;     /* unwind_info_array */
+	int defer_files; /* files whose deltas are on the way (bpf/deferred.h) */
 	/* stack_deltas mapped into memory (BPF_F_MMAPABLE), or NULL */
 	void *deltas_mem;
 };

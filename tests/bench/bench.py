@@ -31,6 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 sys.path.insert(0, os.path.join(HERE, "..", "runtimes"))
+import bench_coldstart  # noqa: E402
 import bench_costs  # noqa: E402
 import bench_interp  # noqa: E402
 import bench_runtimes  # noqa: E402
@@ -469,6 +470,7 @@ def render(res, tools, freqs, mid):
                 w, fmt(b["ns_per_run"], ",.0f"), b["runs"], fmt(b["ns_per_written"], ",.0f"),
                 b["written"], b["other_ns"] / 1e6))
     L.extend(bench_costs.table_rows(res))
+    L.extend(bench_coldstart.table_rows(res))
     return "\n".join(L) + "\n"
 
 
@@ -550,6 +552,7 @@ def main():
             bench_runtimes.quality(b, a.runtime_secs, a.only)
         b.bpf_cost()
         bench_costs.run_all(b)
+        bench_coldstart.run_all(b)
     except (BenchError, RuntimeError) as e:
         log("bench: " + str(e))
         return 1

@@ -236,20 +236,8 @@ def table_rows(res):
 
 def main():
     """Standalone: only these tables (make bench runs them with the rest)."""
-    import argparse
-    import types
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--trecord", required=True)
-    ap.add_argument("--treport", required=True)
-    ap.add_argument("--workloads", required=True)
-    ap.add_argument("--out-dir", required=True)
-    ap.add_argument("--secs", type=float, default=1.0)
-    a = ap.parse_args()
-    os.makedirs(a.out_dir, exist_ok=True)
-    b = types.SimpleNamespace(a=a, out=a.out_dir, have_trec=True, res={})
-    run_all(b)
-    print("\n".join(table_rows(b.res)))
-    return 0
+    import bench_standalone
+    return bench_standalone.main(__doc__, run_all, table_rows, workloads=True)
 
 
 if __name__ == "__main__":

@@ -160,17 +160,7 @@ static long bpf_ringbuf_output(void *ringbuf, void *data, __u64 size, __u64 flag
 	return 0;
 }
 
-static __u64 bpf_ringbuf_query(void *ringbuf, __u64 flags)
-{
-	(void)ringbuf, (void)flags;
-	return 0;
-}
 
-static long bpf_perf_event_output(void *ctx, void *map, __u64 flags, void *data, __u64 size)
-{
-	(void)ctx, (void)map, (void)flags, (void)data, (void)size;
-	return 0;
-}
 
 void harness_forget_caches(void)
 {

@@ -34,14 +34,4 @@ static long bpf_ringbuf_output(void *ringbuf, void *data, __u64 size, __u64 flag
 	return -EINVAL;
 }
 
-static __u64 bpf_ringbuf_query(void *ringbuf, __u64 flags)
-{
-	return 0;
-}
-
-static long bpf_perf_event_output(void *ctx, void *map, __u64 flags, void *data, __u64 size)
-{
-	return -EINVAL;
-}
-
 #endif /* TREC_SHIM_STUBS_H */

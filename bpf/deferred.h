@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Deferred unwinding, BPF half (the message: deferred_types.h). A pc whose
+ * file's deltas are still loading (defer_files) ends the walk with a copy
+ * of the stack instead of a frame-pointer guess; if the copy cannot be
+ * sent, the walk goes on with the frame-pointer fallback as before.
+ * Included by native_unwind.h before fp_unwind.h.
+ */
+#ifndef TREC_DEFERRED_H
+#define TREC_DEFERRED_H
+
+#include "deferred_types.h"
+
+/* Set by trecord (off with --no-deferred-unwind). */
+TREC_RODATA(bool, defer_enabled, false);
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TREC_DEFER_MAX_FILES);
+	__type(key, __u64);
+	__type(value, __u8);
+} defer_files SEC(".maps");
+
+/* Whether the missing page of st's file is worth deferring for. */
+static __always_inline bool defer_wanted(struct trec_unwind_state *st)
+{
+	return defer_enabled && !st->defer_refused && st->text_file_id &&
+	       bpf_map_lookup_elem(&defer_files, &st->text_file_id);
+}
+
+#ifndef TREC_TESTING_OFFLINE
+/* Copies the stack from base: all TREC_DEFER_STACK_BYTES if mapped, else
+ * up to the end of base's page plus the most whole pages that are (the
+ * top of a stack), found by halving. The bytes copied, 0 if none. */
+static __always_inline __u32 defer_copy_stack(__u8 *dst, __u64 base)
+{
+	__u64 to_page_end = 4096 - (base & 4095), lo = 0, hi = TREC_DEFER_STACK_BYTES / 4096;
+	__u64 len = TREC_DEFER_STACK_BYTES;
+
+	if (!bpf_probe_read_user(dst, len, (const void *)(unsigned long)base))
+		return len;
+	/* lo pages past the first readable, hi not: 4 halvings for 16. */
+	if (bpf_probe_read_user(dst, to_page_end, (const void *)(unsigned long)base))
+		return 0;
+	for (int i = 0; i < 4 && lo + 1 < hi; i++) {
+		__u64 mid = (lo + hi) / 2;
+
+		len = to_page_end + mid * 4096;
+		if (len > TREC_DEFER_STACK_BYTES)
+			len = TREC_DEFER_STACK_BYTES;
+		if (bpf_probe_read_user(dst, len, (const void *)(unsigned long)base))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	len = to_page_end + lo * 4096;
+	if (len > TREC_DEFER_STACK_BYTES)
+		len = TREC_DEFER_STACK_BYTES;
+	/* The last successful read may not be the last one made. */
+	if (bpf_probe_read_user(dst, len, (const void *)(unsigned long)base))
+		return 0;
+	return len;
+}
+
+/* Deferrals stop while this much waits in the ring buffer: a burst (-a at
+ * a high rate while a big file loads) must leave room for whole traces. */
+#define TREC_DEFER_MAX_RING_BACKLOG (4U << 20)
+
+/* Sends the trace so far, the cursor and the stack copy. 0 if sent. */
+static __always_inline int defer_send(struct trec_per_cpu_record *rec)
+{
+	struct trec_unwind_state *st = &rec->state;
+	struct trec_deferred_msg *m;
+	__u32 len;
+
+	if (bpf_ringbuf_query(&trace_events, BPF_RB_AVAIL_DATA) >= TREC_DEFER_MAX_RING_BACKLOG)
+		return -1;
+	m = bpf_ringbuf_reserve(&trace_events, sizeof(*m), 0);
+	if (!m)
+		return -1;
+	m->stack_base = st->sp - TREC_DEFER_BELOW_SP;
+	len = defer_copy_stack(m->stack, m->stack_base);
+	if (!len) {
+		bpf_ringbuf_discard(m, 0);
+		return -1;
+	}
+	m->msg_type = TREC_MSG_DEFERRED;
+	m->stack_len = len;
+	m->mappings_pid = rec->mappings_pid;
+	m->pad = 0;
+	bpf_probe_read_kernel(&m->state, sizeof(m->state), st);
+	bpf_probe_read_kernel(&m->trace, sizeof(m->trace), &rec->trace);
+	if (st->native_frames)
+		add_metric(TREC_METRIC_NATIVE_FRAMES, st->native_frames);
+	budget_charge(rec);
+	bpf_ringbuf_submit(m, 0);
+	return 0;
+}
+#else
+/* Offline (trecord's resumed walk, the harness): the walk just stops. */
+static __always_inline int defer_send(struct trec_per_cpu_record *rec)
+{
+	(void)rec;
+	return 0;
+}
+#endif
+
+/*
+ * After a failed step. If it failed to be deferred, the frame it could
+ * not step from is taken back (the resumed walk, or the retry, pushes it
+ * again) and the deferral is sent: the trace is done (st->deferred: not
+ * sent as a trace). If it cannot be, true: the walk runs the step again,
+ * without deferral (the frame-pointer fallback). A retry rather than a
+ * second step here keeps the step inlined once.
+ */
+static __always_inline bool defer_or_retry(struct trec_per_cpu_record *rec)
+{
+	struct trec_unwind_state *st = &rec->state;
+
+	if (!st->defer_pending)
+		return false;
+	st->defer_pending = 0;
+	rec->trace.num_frames--;
+	st->native_frames--;
+	/* Off-CPU stacks wait in offcpu_pending for their end: not deferred. */
+	if (!(rec->trace.flags & TREC_TRACE_F_OFFCPU)) {
+		if (!defer_send(rec)) {
+			st->deferred = 1;
+			increment_metric(TREC_METRIC_DEFERRED_SENT);
+			return false;
+		}
+		increment_metric(TREC_METRIC_DEFERRED_LOST);
+	}
+	st->defer_refused = 1;
+	st->unwind_error = TREC_ERR_OK;
+	st->error_metric = -1;
+	return true;
+}
+
+#endif /* TREC_DEFERRED_H */

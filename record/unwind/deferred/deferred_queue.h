@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Deferred samples waiting for their files' deltas (bpf/deferred_types.h):
+ * kept, bounded, and walked again (deferred_walk.h) until the walk gets
+ * past the files that were loading; then handed on as ordinary traces.
+ * Writer thread only.
+ */
+#ifndef TREC_DEFERRED_QUEUE_H
+#define TREC_DEFERRED_QUEUE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "record/unwind/deferred/deferred_walk.h"
+
+struct trecord_counters;
+
+/* Bounds on what waits: past them a sample is written as BPF left it
+ * (ending in NO_PAGE_INFO) and counted in DEFERRED_DROPPED. The
+ * environment's TREC_DEFER_MAX_PENDING may lower the count (tests). */
+#define TREC_DEFERRED_MAX_PENDING 4096
+#define TREC_DEFERRED_MAX_BYTES (48u << 20)
+/* A sample waits at most this long for a file's deltas. */
+#define TREC_DEFERRED_MAX_WAIT_NS 10000000000ULL
+
+/* Receives each finished trace (header + frames, len bytes). */
+typedef void (*trec_deferred_emit_fn)(void *arg, const struct trec_trace *t, size_t len);
+
+struct trec_deferred_entry;
+
+struct trec_deferred {
+	struct trec_deferred_walk_fds fds;
+	struct trecord_counters *cnt;
+	trec_deferred_emit_fn emit;
+	void *emit_arg;
+	/* Loads ended so far (delta_loader.h): a sample waits for one. */
+	const atomic_uint_fast64_t *loads_finished;
+	uint64_t tried_loads;
+	struct trec_deferred_entry **v;
+	size_t n, cap, bytes;
+	size_t max_pending;
+	uint64_t tried_ns; /* the last pass over the pending samples */
+	struct trec_trace out; /* a finished trace, on its way to emit */
+	atomic_uint_fast32_t waiting; /* n, for other threads */
+};
+
+void trec_deferred_init(struct trec_deferred *d, const struct trec_deferred_walk_fds *fds,
+			const atomic_uint_fast64_t *loads_finished, struct trecord_counters *cnt,
+			trec_deferred_emit_fn emit, void *emit_arg);
+/* The bytes of a TREC_MSG_DEFERRED message worth queueing: up to the end
+ * of its copied stack. */
+size_t trec_deferred_msg_used(const void *data, size_t len);
+/* A TREC_MSG_DEFERRED message from the ring buffer (hostile: checked). */
+void trec_deferred_add(struct trec_deferred *d, const void *data, size_t len);
+/* Walks the pending samples again when a load has ended since the last
+ * pass (at most every few ms) or the oldest waited too long; final: every
+ * one is finished, whatever still loads. */
+void trec_deferred_poll(struct trec_deferred *d, uint64_t now_ns, bool final);
+static inline size_t trec_deferred_pending(const struct trec_deferred *d)
+{
+	return d->n;
+}
+void trec_deferred_free(struct trec_deferred *d);
+
+#endif /* TREC_DEFERRED_QUEUE_H */

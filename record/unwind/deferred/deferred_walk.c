@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The resumed walk (deferred_walk.h): bpf/trec.bpf.c compiled against
+ * bpf/testing_shim.h, as the offline harness compiles it, with helpers
+ * that read the stack copy and look the real maps up by fd. Only the
+ * native steps run here: interpreter unwinders need live memory.
+ */
+#define TREC_TESTING_OFFLINE 1
+#include "testing_shim.h"
+#include "trec.bpf.c"
+
+#include <errno.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include "record/unwind/deferred/deferred_walk.h"
+
+/* What the helpers see during one walk. */
+static struct {
+	const struct trec_deferred_walk_fds *fds;
+	const uint8_t *stack;
+	uint64_t base, len;
+	uint64_t fault_addr; /* the last read outside the copy */
+	struct trec_trace *out;
+	size_t out_len;
+} W;
+static struct trec_per_cpu_record W_rec;
+static __u64 W_metrics[TREC_METRIC_COUNT];
+/* One value buffer per map: a lookup's result is used before the next
+ * lookup in the same map. */
+static struct trec_pid_page_value W_lpm;
+static struct trec_delta_page_value W_page;
+static struct trec_stack_delta W_delta;
+static struct trec_unwind_info W_info;
+static struct trec_offset_range W_range;
+static __u8 W_defer;
+
+static void *lookup_fd(int fd, const void *key, void *value)
+{
+	union bpf_attr a;
+
+	if (fd < 0)
+		return NULL;
+	memset(&a, 0, sizeof(a));
+	a.map_fd = fd;
+	a.key = (__u64)(uintptr_t)key;
+	a.value = (__u64)(uintptr_t)value;
+	return syscall(__NR_bpf, BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)) ? NULL : value;
+}
+
+static void *bpf_map_lookup_elem(void *map, const void *key)
+{
+	__u32 idx = *(const __u32 *)key;
+
+	if (map == &per_cpu_records)
+		return idx == 0 ? &W_rec : NULL;
+	if (map == &metrics)
+		return idx < TREC_METRIC_COUNT ? &W_metrics[idx] : NULL;
+	if (map == &pid_page_to_mapping_info)
+		return lookup_fd(W.fds->maps.lpm, key, &W_lpm);
+	if (map == &stack_delta_pages)
+		return lookup_fd(W.fds->maps.pages, key, &W_page);
+	if (map == &stack_deltas) {
+		if (idx >= TREC_MAX_STACK_DELTAS)
+			return NULL;
+		if (W.fds->maps.deltas_mem)
+			return (uint8_t *)W.fds->maps.deltas_mem + (size_t)idx * TREC_DELTA_MMAP_STRIDE;
+		return lookup_fd(W.fds->maps.deltas, key, &W_delta);
+	}
+	if (map == &unwind_info_array)
+		return lookup_fd(W.fds->maps.infos, key, &W_info);
+	if (map == &interpreter_offsets)
+		return lookup_fd(W.fds->interp, key, &W_range);
+	if (map == &defer_files)
+		return lookup_fd(W.fds->maps.defer_files, key, &W_defer);
+	return NULL; /* fork_parents, interpreter state: not used here */
+}
+
+/* pid reports, rate limits: the walk asks for nothing. */
+static long bpf_map_update_elem(void *map, const void *key, const void *value, __u64 flags)
+{
+	(void)map, (void)key, (void)value, (void)flags;
+	return 0;
+}
+
+/* Declared by the shim; forget_pid's, compiled out here. */
+__attribute__((unused)) static long bpf_map_delete_elem(void *map, const void *key)
+{
+	(void)map, (void)key;
+	return 0;
+}
+
+static long bpf_probe_read_user(void *dst, __u32 size, const void *unsafe_ptr)
+{
+	uint64_t a = (uint64_t)(uintptr_t)unsafe_ptr;
+
+	if (a >= W.base && size <= W.len && a - W.base <= W.len - size) {
+		memcpy(dst, W.stack + (a - W.base), size);
+		return 0;
+	}
+	W.fault_addr = a;
+	memset(dst, 0, size);
+	return -EFAULT;
+}
+
+/* Userspace time is not BPF time: finish_trace's budget charge is moot. */
+static __u64 bpf_ktime_get_ns(void)
+{
+	return 0;
+}
+
+static long bpf_tail_call(void *ctx, void *prog_array_map, __u32 index)
+{
+	(void)ctx, (void)prog_array_map, (void)index;
+	return -ENOENT;
+}
+
+/* finish_trace's send: the finished trace. */
+static long bpf_ringbuf_output(void *ringbuf, void *data, __u64 size, __u64 flags)
+{
+	(void)ringbuf, (void)flags;
+	if (size > sizeof(*W.out))
+		return -EINVAL;
+	memcpy(W.out, data, size);
+	W.out_len = size;
+	return 0;
+}
+
+
+
+/* A read error past the copy: the stack went on beyond what was copied. */
+static bool beyond_copy(const struct trec_unwind_state *st)
+{
+	switch (st->unwind_error) {
+	case TREC_ERR_NATIVE_PC_READ:
+	case TREC_ERR_NATIVE_CFA_READ:
+	case TREC_ERR_NATIVE_FP_READ:
+	case TREC_ERR_NATIVE_SIGNAL_FRAME_READ:
+	case TREC_ERR_FP_RECORD_READ:
+		break;
+	default:
+		return false;
+	}
+	/* Below the copy: another stack (sigaltstack). Above a full copy:
+	 * more stack. Above a short one: the top of the stack, a real error
+	 * (as it would have been in BPF). */
+	return W.fault_addr < W.base ||
+	       (W.len == TREC_DEFER_STACK_BYTES && W.fault_addr >= W.base + W.len);
+}
+
+enum trec_deferred_walk_result trec_deferred_walk(const struct trec_deferred_walk_fds *fds,
+						  const struct trec_deferred_sample *s, bool final,
+						  struct trec_trace *out, size_t *out_len)
+{
+	struct trec_per_cpu_record *rec = &W_rec;
+	struct trec_unwind_state *st = &rec->state;
+	int next = TREC_PROG_UNWIND_NATIVE;
+
+	memset(&W, 0, sizeof(W));
+	W.fds = fds;
+	W.stack = s->stack;
+	W.base = s->stack_base;
+	W.len = s->stack_len;
+	W.out = out;
+	memset(rec, 0, sizeof(*rec));
+	memcpy(&rec->trace, s->trace,
+	       TREC_TRACE_HEADER_SIZE + s->trace->num_frames * sizeof(struct trec_frame));
+	*st = s->state;
+	/* The maps changed since BPF's memos and window: start afresh. */
+	st->memo_text_page = st->memo_delta_file = st->memo_page_file = 0;
+	st->memo_no_interp = 0;
+	st->win_base = 0;
+	st->defer_pending = st->deferred = st->defer_refused = 0;
+	st->unwind_error = TREC_ERR_OK;
+	st->error_metric = -1;
+	st->native_frames = 0;
+	rec->mappings_pid = s->mappings_pid ? s->mappings_pid : rec->trace.pid;
+	defer_enabled = !final;
+
+	for (int i = 0; i < TREC_MAX_FRAMES && next == TREC_PROG_UNWIND_NATIVE; i++)
+		next = unwind_native_step(NULL, rec);
+	if (st->deferred)
+		return TREC_DWALK_WAIT;
+	if (next != TREC_PROG_UNWIND_STOP && next != TREC_PROG_UNWIND_NATIVE)
+		set_error(st, TREC_ERR_NATIVE_DEFERRED_INTERPRETER, -1);
+	else if (beyond_copy(st))
+		st->unwind_error = TREC_ERR_NATIVE_DEFERRED_STACK_END;
+	finish_trace(rec);
+	*out_len = W.out_len;
+	return TREC_DWALK_DONE;
+}

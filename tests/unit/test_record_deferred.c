@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Deferred unwinding's userspace half: the queue's parsing of hostile
+ * TREC_MSG_DEFERRED messages, its pending cap, and the resumed walk
+ * (record/unwind/deferred/deferred_walk.c) over a copied stack, on real BPF maps
+ * filled by hand: a whole stack, a file still loading (waits, then the
+ * frame-pointer fallback's NO_PAGE_INFO), and a caller beyond a full copy
+ * (NATIVE_DEFERRED_STACK_END).
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "record/io/metrics.h"
+#include "record/unwind/deferred/deferred_queue.h"
+#include "unit_check.h"
+
+#define PID 1234
+#define FILE_OK 7      /* deltas loaded: [0x400000, 0x410000) */
+#define FILE_LOADING 9 /* still loading: [0x500000, 0x510000) */
+#define SP 0x7fff0000ULL
+#define T0 1000000000ULL /* the samples' time */
+#define MS 1000000ULL
+
+static struct trec_deferred_walk_fds fds;
+static struct trec_trace emitted[8];
+static size_t num_emitted;
+
+static void emit(void *arg, const struct trec_trace *t, size_t len)
+{
+	(void)arg;
+	if (num_emitted < 8 && len <= sizeof(*t))
+		memcpy(&emitted[num_emitted], t, len);
+	num_emitted++;
+}
+
+static int make_maps(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, lpm_opts, .map_flags = BPF_F_NO_PREALLOC);
+	LIBBPF_OPTS(bpf_map_create_opts, mm_opts, .map_flags = BPF_F_MMAPABLE);
+
+	fds.maps.lpm = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "t_lpm", sizeof(struct trec_pid_page_key),
+				      sizeof(struct trec_pid_page_value), 16, &lpm_opts);
+	fds.maps.pages = bpf_map_create(BPF_MAP_TYPE_HASH, "t_pages", sizeof(struct trec_delta_page_key),
+					sizeof(struct trec_delta_page_value), 16, NULL);
+	fds.maps.deltas = bpf_map_create(BPF_MAP_TYPE_ARRAY, "t_deltas", 4,
+					 sizeof(struct trec_stack_delta), 16, &mm_opts);
+	fds.maps.infos = bpf_map_create(BPF_MAP_TYPE_ARRAY, "t_infos", 4,
+					sizeof(struct trec_unwind_info), 4, NULL);
+	fds.maps.defer_files = bpf_map_create(BPF_MAP_TYPE_HASH, "t_defer", 8, 1, 16, NULL);
+	fds.interp = bpf_map_create(BPF_MAP_TYPE_HASH, "t_interp", 8, sizeof(struct trec_offset_range),
+				    4, NULL);
+	if (fds.maps.lpm < 0 || fds.maps.pages < 0 || fds.maps.deltas < 0 || fds.maps.infos < 0 ||
+	    fds.maps.defer_files < 0 || fds.interp < 0)
+		return -1;
+
+	/* Two files of pid PID, 64 KiB each. */
+	for (int i = 0; i < 2; i++) {
+		uint64_t start = i ? 0x500000 : 0x400000;
+		struct trec_pid_page_key k = { .prefix_len = 32 + 48, .pid_be = htobe32(PID),
+					       .page_be = htobe64(start) };
+		struct trec_pid_page_value v = {
+			.file_id = i ? FILE_LOADING : FILE_OK,
+			.bias_and_unwinder = (uint64_t)TREC_PROG_UNWIND_NATIVE << TREC_UNWINDER_SHIFT,
+		};
+		if (bpf_map_update_elem(fds.maps.lpm, &k, &v, BPF_ANY))
+			return -1;
+	}
+	/* FILE_OK: cfa = sp + 16 from 0x400000, STOP from 0x400800. */
+	struct trec_delta_page_key pk = { .file_id = FILE_OK, .page = 0x400000 };
+	struct trec_delta_page_value pv = { .first_delta = 1, .num_deltas = 2 };
+	struct trec_stack_delta d[3] = { { 0, 0 }, { 0x000, 0 },
+					 { 0x800, TREC_UNWIND_COMMAND | TREC_CMD_STOP } };
+	struct trec_unwind_info ui = { .cfa_reg = TREC_REG_SP, .cfa_param = 16, .fp_rule = TREC_FP_SAME };
+	uint32_t key = 0;
+	uint64_t loading = FILE_LOADING;
+	uint8_t one = 1;
+
+	if (bpf_map_update_elem(fds.maps.pages, &pk, &pv, BPF_ANY) ||
+	    bpf_map_update_elem(fds.maps.infos, &key, &ui, BPF_ANY) ||
+	    bpf_map_update_elem(fds.maps.defer_files, &loading, &one, BPF_ANY))
+		return -1;
+	for (key = 0; key < 3; key++)
+		if (bpf_map_update_elem(fds.maps.deltas, &key, &d[key], BPF_ANY))
+			return -1;
+	fds.maps.deltas_mem = NULL; /* lookups by fd; trecord's mmap is its own concern */
+	return 0;
+}
+
+/* A deferral at leaf pc with return addresses ras[] at sp + 8, sp + 24, ...
+ * (each frame 16 bytes), stack_len bytes copied from sp - BELOW_SP. */
+static struct trec_deferred_msg *make_msg(uint64_t pc, const uint64_t *ras, int n, uint32_t stack_len)
+{
+	struct trec_deferred_msg *m = calloc(1, sizeof(*m));
+
+	m->msg_type = TREC_MSG_DEFERRED;
+	m->stack_len = stack_len;
+	m->mappings_pid = PID;
+	m->stack_base = SP - TREC_DEFER_BELOW_SP;
+	m->state.pc = pc;
+	m->state.sp = SP;
+	m->state.text_file_id = pc >= 0x500000 ? FILE_LOADING : FILE_OK;
+	m->state.text_offset = pc;
+	m->trace.msg_type = TREC_MSG_TRACE;
+	m->trace.pid = m->trace.tid = PID;
+	m->trace.ktime_ns = T0;
+	m->trace.kernel_stack_id = -1;
+	for (int i = 0; i < n; i++)
+		memcpy(m->stack + TREC_DEFER_BELOW_SP + 16 * i + 8, &ras[i], 8);
+	return m;
+}
+
+static bool frames_are(const struct trec_trace *t, const uint64_t *addrs, int n, uint32_t err)
+{
+	if (t->num_frames != n + (err ? 1 : 0))
+		return false;
+	for (int i = 0; i < n; i++)
+		if (t->frames[i].file_id != FILE_OK || t->frames[i].addr_or_line != addrs[i] ||
+		    !!(t->frames[i].flags & TREC_FRAME_F_RETURN_ADDRESS) != (i > 0))
+			return false;
+	return !err || (t->frames[n].flags & TREC_FRAME_F_ERROR && t->frames[n].addr_or_line == err);
+}
+
+static void test_walks(struct trecord_counters *cnt)
+{
+	struct trec_deferred q;
+	const uint64_t whole_ras[] = { 0x400201, 0x400801 }, whole[] = { 0x400100, 0x400201, 0x400801 };
+	const uint64_t loading_ras[] = { 0x500201 };
+	struct trec_deferred_msg *m;
+
+	trec_deferred_init(&q, &fds, NULL, cnt, emit, NULL);
+	num_emitted = 0;
+	m = make_msg(0x400100, whole_ras, 2, 4096);
+	trec_deferred_add(&q, m, trec_deferred_msg_used(m, sizeof(*m)));
+	free(m);
+	trec_deferred_poll(&q, T0 + 10 * MS, false);
+	CHECK("walk: a whole stack is resumed at once, to its STOP rule",
+	      num_emitted == 1 && frames_are(&emitted[0], whole, 3, 0));
+	CHECK("walk: ... counted as resumed", cnt->v[TRECORD_METRIC_DEFERRED_RESUMED] == 1);
+
+	/* The caller is in a file still loading: the sample waits. */
+	num_emitted = 0;
+	m = make_msg(0x400100, loading_ras, 1, 4096);
+	trec_deferred_add(&q, m, sizeof(*m));
+	free(m);
+	trec_deferred_poll(&q, T0 + 20 * MS, false);
+	CHECK("walk: a caller in a file still loading waits", num_emitted == 0 &&
+							      trec_deferred_pending(&q) == 1);
+	trec_deferred_poll(&q, T0 + 20 * MS + TREC_DEFERRED_MAX_WAIT_NS, false);
+	CHECK("walk: ... until it waited too long: NO_PAGE_INFO (no fp to fall back on)",
+	      num_emitted == 1 && trec_deferred_pending(&q) == 0 &&
+		      emitted[0].num_frames == 3 && emitted[0].frames[0].addr_or_line == 0x400100 &&
+		      emitted[0].frames[1].file_id == FILE_LOADING &&
+		      emitted[0].frames[2].addr_or_line == TREC_ERR_NATIVE_NO_PAGE_INFO);
+	CHECK("walk: ... counted as expired", cnt->v[TRECORD_METRIC_DEFERRED_EXPIRED] == 1);
+
+	/* A full copy whose second return address lies past its end. */
+	num_emitted = 0;
+	m = make_msg(0x400100, whole_ras, 1, TREC_DEFER_BELOW_SP + 16);
+	trec_deferred_add(&q, m, sizeof(*m));
+	trec_deferred_poll(&q, T0 + 40 * MS, true);
+	CHECK("walk: a read past a short copy (the top of the stack) stays a read error",
+	      num_emitted == 1 && emitted[0].frames[emitted[0].num_frames - 1].addr_or_line ==
+					   TREC_ERR_NATIVE_PC_READ);
+	num_emitted = 0;
+	m->stack_len = TREC_DEFER_STACK_BYTES;
+	m->state.sp = m->stack_base + TREC_DEFER_STACK_BYTES - 16;
+	m->state.pc = 0x400100;
+	memcpy(m->stack + TREC_DEFER_STACK_BYTES - 8, &whole_ras[0], 8);
+	trec_deferred_add(&q, m, sizeof(*m));
+	free(m);
+	trec_deferred_poll(&q, T0 + 60 * MS, true);
+	CHECK("walk: a caller past a full copy ends in NATIVE_DEFERRED_STACK_END",
+	      num_emitted == 1 && emitted[0].num_frames == 3 &&
+		      emitted[0].frames[2].addr_or_line == TREC_ERR_NATIVE_DEFERRED_STACK_END);
+	trec_deferred_free(&q);
+}
+
+static void test_hostile_and_cap(struct trecord_counters *cnt)
+{
+	struct trec_deferred q;
+	struct trec_deferred_msg *m = make_msg(0x400100, NULL, 0, 4096);
+	size_t used = trec_deferred_msg_used(m, sizeof(*m));
+	uint64_t bad0 = cnt->v[TRECORD_METRIC_BAD_MESSAGES];
+
+	CHECK("msg: the queued part ends with the copied stack",
+	      used == offsetof(struct trec_deferred_msg, stack) + 4096);
+	trec_deferred_init(&q, &fds, NULL, cnt, emit, NULL);
+	num_emitted = 0;
+	trec_deferred_add(&q, m, used - 1);
+	trec_deferred_add(&q, m, 16);
+	m->stack_len = 0;
+	trec_deferred_add(&q, m, sizeof(*m));
+	m->stack_len = TREC_DEFER_STACK_BYTES + 8;
+	trec_deferred_add(&q, m, sizeof(*m));
+	m->stack_len = 4096;
+	m->trace.num_frames = TREC_MAX_FRAMES;
+	trec_deferred_add(&q, m, sizeof(*m));
+	CHECK("msg: short, empty, oversized and overfull messages are refused and counted",
+	      num_emitted == 0 && trec_deferred_pending(&q) == 0 &&
+		      cnt->v[TRECORD_METRIC_BAD_MESSAGES] == bad0 + 5);
+
+	/* The cap: the sample is written as BPF left it, not lost. */
+	m->trace.num_frames = 1;
+	m->trace.frames[0] = (struct trec_frame){ .file_id = FILE_OK, .addr_or_line = 0x1234,
+						   .kind = TREC_FRAME_NATIVE };
+	q.max_pending = 1;
+	trec_deferred_add(&q, m, used);
+	trec_deferred_add(&q, m, used);
+	CHECK("cap: past it the sample is written at once, ending in NO_PAGE_INFO",
+	      trec_deferred_pending(&q) == 1 && num_emitted == 1 && emitted[0].num_frames == 2 &&
+		      emitted[0].frames[0].addr_or_line == 0x1234 &&
+		      emitted[0].frames[1].addr_or_line == TREC_ERR_NATIVE_NO_PAGE_INFO);
+	CHECK("cap: ... counted in DEFERRED_DROPPED", cnt->v[TRECORD_METRIC_DEFERRED_DROPPED] == 1);
+	trec_deferred_free(&q);
+	free(m);
+}
+
+int main(void)
+{
+	static struct trecord_counters cnt;
+
+	if (make_maps()) {
+		printf("SKIP: cannot create BPF maps (%s): root needed\n", strerror(errno));
+		return 77;
+	}
+	test_hostile_and_cap(&cnt);
+	test_walks(&cnt);
+	return failures ? 1 : 0;
+}
