@@ -64,10 +64,12 @@ struct {
 	__type(value, struct trec_pid_page_value);
 } pid_page_to_mapping_info SEC(".maps");
 
-/* pids (pid_tgid) that userspace should sync; drained by trecord. */
+/* pids (pid_tgid) that userspace should sync; drained by trecord. Each
+ * drain walks every bucket, and report_pid sends a pid at most every
+ * report_interval_ns: 4096 is far more than report between two drains. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, 4096);
 	__type(key, __u64);
 	__type(value, __u32);
 } pid_events SEC(".maps");
