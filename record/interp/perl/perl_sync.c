@@ -79,15 +79,24 @@ static const struct perl_file *file_of(struct trec_perl_sync *s, uint64_t file_i
 	f = &s->files[s->num_files++];
 	memset(f, 0, sizeof(*f));
 	f->file_id = file_id;
+	/* Unlocked: detection reads the file, and the first interpreter loads
+	 * its BPF program (a second under load), while the writer thread's
+	 * trace, exec and exit calls wait for the lock. Only this thread (the
+	 * sync thread) adds files. */
+	pthread_mutex_unlock(&s->lock);
 	r = trec_perl_detect(path, &f->f, err, sizeof(err));
+	int routed = 0;
+
 	if (r == 0) {
 		struct trec_offset_range range;
 
-		f->status = 1;
-		s->stats.interpreters++;
 		trec_perl_offset_range(&f->f, &range);
-		if (s->ops->set_range(s->ctx, file_id, &range))
-			f->status = -EIO;
+		routed = s->ops->set_range(s->ctx, file_id, &range);
+	}
+	pthread_mutex_lock(&s->lock);
+	if (r == 0) {
+		f->status = routed ? -EIO : 1;
+		s->stats.interpreters++;
 		if (s->verbose)
 			fprintf(stderr, "trecord: perl %u.%u.%u in %s\n", f->f.revision,
 				f->f.version, f->f.subversion, path);

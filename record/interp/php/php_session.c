@@ -85,7 +85,21 @@ static const struct php_file *file_of(struct php_session *s, uint64_t file_id, c
 	f = &s->files[s->num_files++];
 	memset(f, 0, sizeof(*f));
 	f->file_id = file_id;
-	f->status = trec_php_detect(path, &f->engine, err, sizeof(err));
+	/* Unlocked: detection reads the file, and the first interpreter loads
+	 * its BPF program (a second under load), while the writer thread's
+	 * trace, exec and exit calls wait for the lock. Only this thread (the
+	 * sync thread) adds files. */
+	pthread_mutex_unlock(&s->lock);
+	int status = trec_php_detect(path, &f->engine, err, sizeof(err)), need = 0;
+
+	if (status == 0) {
+		trec_php_offset_range(&f->engine, &r);
+		/* No route to a program that is not there: its frames stay native. */
+		if (s->glue.bpf)
+			need = trec_bpf_need_unwinder(s->glue.bpf, r.program_index, err, sizeof(err));
+	}
+	pthread_mutex_lock(&s->lock);
+	f->status = status;
 	if (f->status == -ENOENT) {
 		f->status = 0;
 		return f;
@@ -96,9 +110,7 @@ static const struct php_file *file_of(struct php_session *s, uint64_t file_id, c
 			fprintf(stderr, "trecord: no php stacks: %s\n", err);
 		return f;
 	}
-	trec_php_offset_range(&f->engine, &r);
-	/* No route to a program that is not there: its frames stay native. */
-	if (s->glue.bpf && trec_bpf_need_unwinder(s->glue.bpf, r.program_index, err, sizeof(err))) {
+	if (need) {
 		if (!s->unsupported++ || s->verbose)
 			fprintf(stderr, "trecord: warning: no php stacks: %s\n", err);
 		f->status = -ENOENT;

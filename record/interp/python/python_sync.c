@@ -98,15 +98,24 @@ static const struct py_file *file_of(struct trec_py_sync *s, uint64_t file_id, c
 	f = &s->files[s->num_files++];
 	memset(f, 0, sizeof(*f));
 	f->file_id = file_id;
-	f->status = trec_py_detect(path, &f->offsets, err, sizeof(err));
-	if (f->status == 0) {
+	/* Unlocked: detection reads the file, and the first interpreter loads
+	 * its BPF program (a second under load), while the writer thread's
+	 * trace, exec and exit calls wait for the lock. Only this thread (the
+	 * sync thread) adds files. */
+	pthread_mutex_unlock(&s->lock);
+	int status = trec_py_detect(path, &f->offsets, err, sizeof(err)), routed = 0;
+
+	if (status == 0) {
 		struct trec_offset_range r;
 
-		f->status = 1;
-		s->stats.interpreters++;
 		trec_py_offset_range(&f->offsets, &r);
-		if (s->ops->set_range(s->ctx, file_id, &r))
-			f->status = -EIO;
+		routed = s->ops->set_range(s->ctx, file_id, &r);
+	}
+	pthread_mutex_lock(&s->lock);
+	f->status = status;
+	if (f->status == 0) {
+		f->status = routed ? -EIO : 1;
+		s->stats.interpreters++;
 		if (s->verbose)
 			fprintf(stderr, "trecord: python %u.%u.%u in %s (eval loop %s.cold part)\n",
 				f->offsets.major, f->offsets.minor, f->offsets.micro,

@@ -82,15 +82,24 @@ static struct rb_file *file_of(struct trec_rb_sync *s, uint64_t file_id, const c
 		return NULL;
 	s->files[s->num_files++] = f;
 	f->file_id = file_id;
-	f->status = trec_rb_detect(path, &f->offsets, err, sizeof(err));
-	if (f->status == 0) {
+	/* Unlocked: detection reads the file, and the first interpreter loads
+	 * its BPF program (a second under load), while the writer thread's
+	 * trace, exec and exit calls wait for the lock. Only this thread (the
+	 * sync thread) adds files. */
+	pthread_mutex_unlock(&s->lock);
+	int status = trec_rb_detect(path, &f->offsets, err, sizeof(err)), routed = 0;
+
+	if (status == 0) {
 		struct trec_offset_range r;
 
-		f->status = 1;
-		s->stats.interpreters++;
 		trec_rb_offset_range(&f->offsets, &r);
-		if (s->ops->set_range(s->ctx, file_id, &r))
-			f->status = -EIO;
+		routed = s->ops->set_range(s->ctx, file_id, &r);
+	}
+	pthread_mutex_lock(&s->lock);
+	f->status = status;
+	if (f->status == 0) {
+		f->status = routed ? -EIO : 1;
+		s->stats.interpreters++;
 		if (s->verbose)
 			fprintf(stderr, "trecord: ruby %u.%u.%u (rb_vm_exec at %#llx)\n",
 				f->offsets.major, f->offsets.minor, f->offsets.micro,
