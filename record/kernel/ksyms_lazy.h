@@ -35,7 +35,7 @@ struct trec_ksyms_lazy {
 	/* Addresses flagged lately (direct-mapped): at -a rates the same
 	 * kernel pcs come back all the time, and each flag is two binary
 	 * searches of the whole snapshot. */
-	uint64_t recent[1024];
+	uint64_t recent[4096];
 };
 
 void trec_ksyms_lazy_init(struct trec_ksyms_lazy *l, struct trec_kallsyms *k, bool quiet);

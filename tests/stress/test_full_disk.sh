@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Recording onto a full file system (a 200 KiB tmpfs): trecord must stop
+# Recording onto a full file system (a 200 KiB tmpfs, 152 KiB of it taken
+# by a filler so that even a slow, loaded run fills it): trecord must stop
 # with one clear error naming the cause (ENOSPC), exit non-zero, and leave
 # a file whose complete chunks still read back.
 source "$(dirname "$0")/../lib/common.sh"
@@ -10,6 +11,7 @@ make_test_dir
 mkdir "$dir/mnt"
 mount -t tmpfs -o size=200k tmpfs "$dir/mnt" || skip_all "cannot mount a tmpfs (needs CAP_SYS_ADMIN)"
 cleanup='umount "$dir/mnt"'
+head -c 155648 /dev/zero >"$dir/mnt/filler"
 
 timeout 60 "$TRECORD" -F 4000 -q -o "$dir/mnt/full.tr" -- "$WORKLOADS/busy" 10 \
 	>/dev/null 2>"$dir/err"
