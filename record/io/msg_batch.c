@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Packing queue messages (see msg_batch.h). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "record/io/msg_batch.h"
@@ -21,7 +22,7 @@ bool trec_msg_batch_add(struct trec_msg_batch *b, const void *data, size_t len)
 
 	if (len > BATCH_BYTES - 2 * HDR)
 		return false;
-	if (!b->m) {
+	if (!b->m) { /* the scratch buffer, kept: push queues a copy */
 		b->m = malloc(sizeof(*b->m) + BATCH_BYTES);
 		if (!b->m)
 			return false;
@@ -45,16 +46,19 @@ uint32_t trec_msg_batch_push(struct trec_msg_batch *b, struct trec_msg_queue *q)
 	if (!b->m || !n)
 		return 0;
 	memcpy(b->m->data, v, sizeof(v));
-	/* The queue bounds the bytes it holds by their length. */
-	struct trec_msg *m = realloc(b->m, sizeof(*m) + b->m->len);
+	/* A copy of the size used, so queued batches hold what the queue
+	 * counts (a 64 KB buffer cut down in place left holes the next
+	 * batch did not fit, and the heap grew with the backlog). */
+	struct trec_msg *m = malloc(sizeof(*m) + b->m->len);
+	int err = m ? 0 : -ENOMEM;
 
-	if (m)
-		b->m = m;
-	int err = trec_msg_queue_push_msg(q, b->m, false);
-
-	if (err)
-		free(b->m);
-	b->m = NULL;
+	if (m) {
+		memcpy(m, b->m, sizeof(*m) + b->m->len);
+		err = trec_msg_queue_push_msg(q, m, false);
+		if (err)
+			free(m);
+	}
+	b->m->len = HDR;
 	b->count = 0;
 	return err ? n : 0;
 }
