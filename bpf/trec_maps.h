@@ -64,7 +64,12 @@ struct {
 	__type(value, struct trec_pid_page_value);
 } pid_page_to_mapping_info SEC(".maps");
 
-/* pids (pid_tgid) that userspace should sync; drained by trecord. */
+/* pids (pid_tgid) that userspace should sync; drained by trecord (only
+ * when report_pid has set the latch). Each drain walks every bucket. At
+ * 4096 entries the drain was fast enough to sync a pid between its exit
+ * event and the kernel dropping its mappings, and the pid stayed in the
+ * trie to the end (test_record_shortlived, 6 of about 30 runs): kept at
+ * 65536 until pid_sync handles that. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);

@@ -265,12 +265,11 @@ int trec_write_jitsyms(struct trec_writer *w, const struct trec_jitsyms *j)
 	return put_record(w, TREC_REC_JITSYMS, trec_enc_jitsyms(&w->rec, j));
 }
 
-/* Index of a table entry in this chunk, adding it (STACK/THREAD record) if new. */
+/* Index of a table entry in this chunk: idx if found, else adds it (a
+ * STACK/THREAD record). */
 static int64_t table_index(struct trec_writer *w, struct trec_dedup *d, uint32_t type,
-			   const struct trec_buf *p, uint64_t hash)
+			   const struct trec_buf *p, uint64_t hash, int64_t idx)
 {
-	int64_t idx = trec_dedup_find(d, w->chunk.data, p->data, (uint32_t)p->len, hash);
-
 	if (idx >= 0)
 		return idx;
 	uint32_t off = append_record(w, type, p);
@@ -300,9 +299,11 @@ int trec_write_sample(struct trec_writer *w, const struct trec_sample *s)
 	for (;;) {
 		size_t need = framed_len(TREC_REC_SAMPLE, SAMPLE_PAYLOAD_MAX);
 
-		if (trec_dedup_find(&w->stacks, w->chunk.data, w->stk.data, (uint32_t)w->stk.len, hs) < 0)
+		si = trec_dedup_find(&w->stacks, w->chunk.data, w->stk.data, (uint32_t)w->stk.len, hs);
+		ti = trec_dedup_find(&w->threads, w->chunk.data, w->thr.data, (uint32_t)w->thr.len, ht);
+		if (si < 0)
 			need += framed_len(TREC_REC_STACK, w->stk.len);
-		if (trec_dedup_find(&w->threads, w->chunk.data, w->thr.data, (uint32_t)w->thr.len, ht) < 0)
+		if (ti < 0)
 			need += framed_len(TREC_REC_THREAD, w->thr.len);
 		if (!w->chunk.len || w->chunk.len + need <= w->chunk_bytes)
 			break;
@@ -310,8 +311,8 @@ int trec_write_sample(struct trec_writer *w, const struct trec_sample *s)
 		if (err)
 			return err;
 	}
-	si = table_index(w, &w->stacks, TREC_REC_STACK, &w->stk, hs);
-	ti = si < 0 ? si : table_index(w, &w->threads, TREC_REC_THREAD, &w->thr, ht);
+	si = table_index(w, &w->stacks, TREC_REC_STACK, &w->stk, hs, si);
+	ti = si < 0 ? si : table_index(w, &w->threads, TREC_REC_THREAD, &w->thr, ht, ti);
 	if (ti < 0)
 		return w->err = (int)ti;
 	trec_enc_sample(&w->rec, s, w->prev_time, (uint32_t)ti, (uint32_t)si);

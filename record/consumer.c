@@ -39,6 +39,14 @@ static void kstacks_clear(struct trec_consumer *c)
 	trec_u64map_free(&c->kstacks);
 }
 
+static void push_batch(struct trec_consumer *c)
+{
+	uint32_t lost = trec_msg_batch_push(&c->batch, c->x.queue);
+
+	if (lost)
+		trecord_count(c->x.cnt, TRECORD_METRIC_QUEUE_DROPPED_TRACES, lost);
+}
+
 static int on_ring_msg(void *ctx, void *data, size_t len)
 {
 	struct trec_consumer *c = ctx;
@@ -46,6 +54,16 @@ static int on_ring_msg(void *ctx, void *data, size_t len)
 
 	if (len >= sizeof(type))
 		memcpy(&type, data, sizeof(type));
+	/* Traces go in batches (pushed at the end of each ring read). */
+	if (type == TREC_MSG_TRACE) {
+		if (trec_msg_batch_add(&c->batch, data, len))
+			return 0;
+		push_batch(c);
+		if (trec_msg_batch_add(&c->batch, data, len))
+			return 0;
+	} else {
+		push_batch(c); /* in order */
+	}
 	/* Straight to the sync thread: through the writer's queue, a new
 	 * process would wait behind the samples queued before its event. */
 	if (type == TREC_MSG_PID_EVENT && len >= sizeof(struct trec_pid_event_msg))
@@ -67,8 +85,10 @@ static void *ring_main(void *arg)
 	while (!atomic_load(&c->stop_ring)) {
 		ring_buffer__poll(c->rb, 50);
 		ring_buffer__consume(c->rb);
+		push_batch(c);
 	}
 	ring_buffer__consume(c->rb);
+	push_batch(c);
 	trec_msg_queue_close(c->x.queue);
 	return NULL;
 }
@@ -362,35 +382,49 @@ static void finish_deferred(struct trec_consumer *c)
 	trec_deferred_poll(&c->deferred, trec_now_ns(), true);
 }
 
+static void handle_msg(struct trec_consumer *c, const struct trec_msg *m)
+{
+	const uint8_t *data;
+	uint32_t type = 0;
+	size_t len;
+
+	memcpy(&type, m->data, m->len >= 4 ? 4 : 0);
+	if (m->len < 4)
+		trecord_count(c->x.cnt, TRECORD_METRIC_BAD_MESSAGES, 1);
+	else if (type == TREC_MSG_TRACE)
+		handle_trace(c, m->data, m->len);
+	else if (type == TREC_MSG_PID_EVENT)
+		handle_pid_event(c, m->data, m->len);
+	else if (type == TREC_MSG_DEFERRED)
+		trec_deferred_add(&c->deferred, m->data, m->len);
+	else if (type == TREC_MSG_BATCH)
+		for (size_t off = 0; trec_msg_batch_next(m, &off, &data, &len);)
+			handle_trace(c, data, len);
+	else
+		trecord_count(c->x.cnt, TRECORD_METRIC_BAD_MESSAGES, 1);
+}
+
+/* Messages taken per lock of the queue (and per clock read below). */
+#define WRITER_BATCH 64
+
 static void *writer_main(void *arg)
 {
 	struct trec_consumer *c = arg;
-	struct trec_msg *m;
+	struct trec_msg *m[WRITER_BATCH];
 	bool closed = false;
 
 	while (!closed) {
-		uint32_t type = 0;
-
 		/* Deferred samples are retried every few ms while they wait. */
-		m = trec_msg_queue_pop(c->x.queue, trec_deferred_pending(&c->deferred) ? 5 : 200,
-				       &closed);
+		size_t n = trec_msg_queue_pop_many(c->x.queue, m, WRITER_BATCH,
+						   trec_deferred_pending(&c->deferred) ? 5 : 200, &closed);
+
 		write_ksyms(c, false);
 		retire_pids(c);
+		for (size_t i = 0; i < n; i++) {
+			handle_msg(c, m[i]);
+			free(m[i]);
+		}
 		trec_deferred_poll(&c->deferred, trec_now_ns(), false);
-		if (!m)
-			continue;
-		memcpy(&type, m->data, m->len >= 4 ? 4 : 0);
-		if (m->len < 4)
-			trecord_count(c->x.cnt, TRECORD_METRIC_BAD_MESSAGES, 1);
-		else if (type == TREC_MSG_TRACE)
-			handle_trace(c, m->data, m->len);
-		else if (type == TREC_MSG_PID_EVENT)
-			handle_pid_event(c, m->data, m->len);
-		else if (type == TREC_MSG_DEFERRED)
-			trec_deferred_add(&c->deferred, m->data, m->len);
-		else
-			trecord_count(c->x.cnt, TRECORD_METRIC_BAD_MESSAGES, 1);
-		free(m);
 	}
 	finish_deferred(c);
 	write_ksyms(c, true);
@@ -425,6 +459,7 @@ size_t trec_consumer_pids_seen(const struct trec_consumer *c)
 void trec_consumer_free(struct trec_consumer *c)
 {
 	kstacks_clear(c);
+	trec_msg_batch_free(&c->batch);
 	trec_u64map_free(&c->seen_pids);
 	trec_exit_fifo_free(&c->exited);
 	trec_deferred_free(&c->deferred);

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "format/containers/u64map.h"
+#include "record/io/msg_batch.h"
 #include "record/kernel/ksyms_lazy.h"
 #include "record/procs/exit_fifo.h"
 #include "record/unwind/deferred/deferred_queue.h"
@@ -51,6 +52,7 @@ struct trec_consumer {
 	pthread_t ring_thread, writer_thread;
 	bool ring_started, writer_started;
 	atomic_bool stop_ring;
+	struct trec_msg_batch batch;  /* ring thread: traces not yet queued */
 	/* writer thread only */
 	struct trec_u64map kstacks;   /* kernel stack id -> struct trec_kstack */
 	struct trec_u64map seen_pids; /* live pids with samples */

@@ -18,6 +18,7 @@
 #include "record/io/metrics.h"
 #include "record/io/output.h"
 #include "record/jit/capture.h"
+#include "record/procs/pid_reports.h"
 #include "record/procs/pid_sync.h"
 #include "record/syncer.h"
 #include "record/unwind/map_sinks.h"
@@ -33,7 +34,6 @@ static uint64_t now_ns(void *ctx)
 }
 
 #define SWEEP_INTERVAL_NS (5ULL * 1000000000ULL)
-#define REPORT_BATCH 1024
 
 static int push_request(struct trec_syncer *s, const struct trec_sync_req *r)
 {
@@ -81,33 +81,9 @@ static void sync_pid(struct trec_syncer *s, uint32_t pid)
 	trec_pid_sync_pid(s->sync, pid);
 }
 
-/* Re-arms the notification first, so a report that lands while we drain
- * wakes us again instead of being latched away. */
-static void drain_reports(struct trec_syncer *s)
+static void sync_reported(void *ctx, uint32_t pid)
 {
-	uint32_t ev = TREC_EVENT_PID_REPORT;
-	uint64_t keys[REPORT_BATCH];
-	size_t n;
-
-	bpf_map_delete_elem(s->x.inhibit_fd, &ev);
-	do {
-		n = 0;
-		while (n < REPORT_BATCH &&
-		       !bpf_map_get_next_key(s->x.pid_events_fd, n ? &keys[n - 1] : NULL, &keys[n]))
-			n++;
-		for (size_t i = 0; i < n; i++)
-			bpf_map_delete_elem(s->x.pid_events_fd, &keys[i]);
-		for (size_t i = 0; i < n; i++) {
-			uint32_t pid = keys[i] >> 32;
-			bool dup = false;
-
-			/* Several threads of one process may have reported. */
-			for (size_t j = 0; j < i && !dup; j++)
-				dup = keys[j] >> 32 == pid;
-			if (!dup)
-				sync_pid(s, pid);
-		}
-	} while (n == REPORT_BATCH);
+	sync_pid(ctx, pid);
 }
 
 #define REQUEST_BATCH 256
@@ -203,7 +179,7 @@ static void *sync_main(void *arg)
 			}
 		}
 		drain_requests(s);
-		drain_reports(s);
+		trec_pid_reports_drain(s->x.pid_events_fd, s->x.inhibit_fd, sync_reported, s);
 		trec_pid_sync_hold_exited(s->sync, s->x.deferred_waiting &&
 						     atomic_load(s->x.deferred_waiting));
 		trec_pid_sync_reap(s->sync, false);

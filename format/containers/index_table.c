@@ -56,7 +56,9 @@ int trec_itab_insert(struct trec_itab *t, uint64_t hash, uint32_t idx)
 	uint32_t h = hash32(hash);
 	size_t j;
 
-	if ((t->count + 1) * 4 > t->cap * 3 && rehash(t, t->cap ? t->cap * 2 : 64))
+	/* At most half full: linear probing's misses (most lookups of a new
+	 * chunk's stacks) stay near 2.5 probes, against 8.5 at 3/4. */
+	if ((t->count + 1) * 2 > t->cap && rehash(t, t->cap ? t->cap * 2 : 64))
 		return -ENOMEM;
 	for (j = h & (t->cap - 1); t->slots[j]; j = (j + 1) & (t->cap - 1))
 		;

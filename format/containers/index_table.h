@@ -2,7 +2,7 @@
 /*
  * A hash table of uint32 indices into an array its caller owns: the caller
  * gives each item's hash and an equality callback, the table never looks
- * at the items. Open addressing, linear probing, load at most 3/4; a slot
+ * at the items. Open addressing, linear probing, load at most 1/2; a slot
  * is (hash32 << 32) | (index + 1), 0 when empty.
  */
 #ifndef TREC_INDEX_TABLE_H

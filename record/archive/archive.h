@@ -36,8 +36,9 @@ int trec_archive_build(const char *path, const uint8_t *build_id, size_t bid_len
 		       struct trec_archive_stats *st);
 
 /*
- * Level SAMPLED: every symbol, but line rows and inline ranges only inside
- * the functions that hold one of addrs (ELF vaddrs, any order). What a
+ * Level SAMPLED: only the symbols that can name one of addrs (the lookup
+ * window of each), line rows and inline ranges only inside the functions
+ * that hold one of addrs (ELF vaddrs, any order). What a
  * recording needs to symbolize its own samples, at a fraction of the size.
  */
 int trec_archive_build_sampled(const char *path, const uint8_t *build_id, size_t bid_len,

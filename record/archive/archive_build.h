@@ -44,8 +44,13 @@ int arc_collect(struct arc_builder *b, const char *path, const uint8_t *bid,
 		size_t bid_len, int level, const uint64_t *addrs, size_t naddrs);
 /* Sorts the strings and every table, merges duplicates. 0 or -ENOMEM. */
 int arc_finalize(struct arc_builder *b);
-/* After arc_finalize: keeps line rows and inline ranges only inside the
- * functions (symbols) that hold one of addrs; drops strings left unused. */
+/* All of arc_finalize but the strings (sorting a large library's names
+ * is most of it): arc_restrict sorts those it keeps. */
+int arc_finalize_tables(struct arc_builder *b);
+/* After arc_finalize_tables: keeps line rows and inline ranges only inside
+ * the functions (symbols) that hold one of addrs, and only the symbols
+ * that can name one of addrs; then sorts the strings left, as
+ * arc_finalize would. */
 int arc_restrict(struct arc_builder *b, const uint64_t *addrs, size_t n);
 
 #endif /* TREC_RECORD_ARCHIVE_BUILD_H */

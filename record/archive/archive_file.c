@@ -18,10 +18,12 @@ static int build(const char *path, const uint8_t *build_id, size_t bid_len, int 
 	int err;
 
 	err = arc_collect(&b, path, build_id, bid_len, level, addrs, naddrs);
-	if (!err)
-		err = arc_finalize(&b);
+	if (!err && level == TREC_ARCHIVE_SAMPLED)
+		err = arc_finalize_tables(&b);
 	if (!err && level == TREC_ARCHIVE_SAMPLED)
 		err = arc_restrict(&b, addrs, naddrs);
+	else if (!err)
+		err = arc_finalize(&b);
 	if (!err)
 		err = trec_archive_encode(&b.t, out, out_len);
 	if (!err && st) {

@@ -403,14 +403,20 @@ out:
 	return err;
 }
 
-int arc_finalize(struct arc_builder *b)
+int arc_finalize_tables(struct arc_builder *b)
 {
 	if (b->oom)
 		return -ENOMEM;
 	if (finalize_syms(b) || finalize_lines(b))
 		return -ENOMEM;
 	finalize_inlines(b);
-	return finalize_strings(b);
+	return 0;
+}
+
+int arc_finalize(struct arc_builder *b)
+{
+	int err = arc_finalize_tables(b);
+	return err ? err : finalize_strings(b);
 }
 
 /* ---- restriction to sampled functions ---------------------------------------- */
@@ -485,6 +491,31 @@ static int overlaps(const struct range *r, size_t nr, uint64_t lo, uint64_t hi)
 	return a < nr && r[a].lo < hi;
 }
 
+/* The symbols a sampled address can be named by: the window of
+ * TREC_ARC_ENCLOSING_SCAN symbols at or below it that
+ * trec_arc_symbol_holding() scans. With the whole window kept, the
+ * window is the same in the smaller table, so each address gets the same
+ * symbol, or none, as from all of them; the rest (most of a large
+ * library's) would cost sorting, encoding and compressing for nothing. */
+static int restrict_syms(struct trec_arc_tables *t, const uint64_t *addrs, size_t n)
+{
+	uint8_t *keep = calloc(t->num_syms + 1, 1);
+	size_t m = 0;
+	if (!keep)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		size_t u = TREC_UPPER_BOUND(t->syms, t->num_syms, addr, addrs[i]);
+		for (size_t k = u; k > 0 && k + TREC_ARC_ENCLOSING_SCAN > u; k--)
+			keep[k - 1] = 1;
+	}
+	for (size_t i = 0; i < t->num_syms; i++)
+		if (keep[i])
+			t->syms[m++] = t->syms[i];
+	t->num_syms = m;
+	free(keep);
+	return 0;
+}
+
 int arc_restrict(struct arc_builder *b, const uint64_t *addrs, size_t n)
 {
 	struct trec_arc_tables *t = &b->t;
@@ -493,6 +524,8 @@ int arc_restrict(struct arc_builder *b, const uint64_t *addrs, size_t n)
 		return -ENOMEM;
 	size_t nr = kept_ranges(t, addrs, n, r);
 	int err = restrict_lines(t, r, nr);
+	if (!err)
+		err = restrict_syms(t, addrs, n);
 	for (size_t d = 0; d < t->num_depths && !err; d++) {
 		struct trec_arc_depth *dp = &t->depths[d];
 		size_t m = 0;

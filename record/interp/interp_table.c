@@ -84,11 +84,9 @@ static const char *shown_path(const char *path, char *buf, size_t len)
 	return buf;
 }
 
-/* Routes a detected file's range: its status. */
-static int route(struct trec_interp_table *t, uint64_t file_id, const struct trec_offset_range *r)
+/* What a sink's set_range said of a detected file's range: its status. */
+static int route_status(struct trec_interp_table *t, int err)
 {
-	int err = t->sink.set_range(t->sink.ctx, file_id, r);
-
 	/* A range that cannot be routed (no unwinder program: the sink
 	 * warns) leaves the file's frames native. */
 	if (err) {
@@ -99,35 +97,56 @@ static int route(struct trec_interp_table *t, uint64_t file_id, const struct tre
 	return 1;
 }
 
-/* A new entry for a file id not in the table. */
-static struct file_entry *file_new(struct trec_interp_table *t, uint64_t file_id)
+static struct file_entry *file_alloc(struct trec_interp_table *t)
 {
-	struct file_entry *f = calloc(1, sizeof(*f) + t->ops->file_size);
-	int err = 0;
+	return calloc(1, sizeof(struct file_entry) + t->ops->file_size);
+}
 
-	if (!f)
-		return NULL;
-	trec_u64map_put(&t->files, file_id, f, &err);
-	if (err) {
+/* Detection of a file seen for the first time, WITHOUT the lock: it reads
+ * the file, and the first interpreter's range loads its BPF program (a
+ * second or more under load) while the writer thread's trace, exec and
+ * exit calls would wait for the lock. Only the sync thread detects. */
+struct detection {
+	struct file_entry *f;
+	int routed; /* set_range's result, for a file that is ours */
+	char err[512];
+};
+
+static void file_detect(struct trec_interp_table *t, uint64_t file_id, const char *path,
+			struct detection *d)
+{
+	struct trec_offset_range r;
+
+	d->err[0] = 0;
+	d->routed = 0;
+	d->f = file_alloc(t);
+	if (!d->f)
+		return;
+	d->f->status = t->ops->detect(path, d->f->data, &r, d->err, sizeof(d->err));
+	if (d->f->status == 0)
+		d->routed = t->sink.set_range(t->sink.ctx, file_id, &r);
+}
+
+/* Under the lock: the entry of a file, adding what file_detect() found. */
+static const struct file_entry *file_add(struct trec_interp_table *t, uint64_t file_id,
+					 const char *path, struct detection *d)
+{
+	struct file_entry *f = trec_u64map_get(&t->files, file_id);
+	char shown[4096];
+	const char *name, *err = d->err;
+	size_t n;
+	int put = 0;
+
+	if (f || !d->f) {
+		free(d->f);
+		return f;
+	}
+	f = d->f;
+	trec_u64map_put(&t->files, file_id, f, &put);
+	if (put) {
 		free(f);
 		return NULL;
 	}
-	return f;
-}
-
-/* The detection result for a file, computed on first sight. */
-static const struct file_entry *file_of(struct trec_interp_table *t, uint64_t file_id,
-					const char *path)
-{
-	struct file_entry *f = trec_u64map_get(&t->files, file_id);
-	struct trec_offset_range r;
-	char err[512] = "", shown[4096];
-	const char *name;
-	size_t n;
-
-	if (f || !(f = file_new(t, file_id)))
-		return f;
-	f->status = t->ops->detect(path, f->data, &r, err, sizeof(err));
 	if (f->status == -ENOENT) {
 		f->status = 0;
 		return f;
@@ -136,7 +155,7 @@ static const struct file_entry *file_of(struct trec_interp_table *t, uint64_t fi
 	if (f->status == 0) {
 		if (t->verbose && t->ops->detected)
 			t->ops->detected(f->data, name);
-		f->status = route(t, file_id, &r);
+		f->status = route_status(t, d->routed);
 		return f;
 	}
 	t->stats.unsupported++;
@@ -204,7 +223,15 @@ int trec_interp_table_mapping(struct trec_interp_table *t, uint32_t pid, uint64_
 	int ret;
 
 	pthread_mutex_lock(&t->lock);
-	f = file_of(t, file_id, open_path);
+	f = trec_u64map_get(&t->files, file_id);
+	if (!f) {
+		struct detection d;
+
+		pthread_mutex_unlock(&t->lock);
+		file_detect(t, file_id, open_path, &d);
+		pthread_mutex_lock(&t->lock);
+		f = file_add(t, file_id, open_path, &d);
+	}
 	if (!f)
 		ret = -ENOMEM;
 	else if (f->status <= 0)
@@ -224,9 +251,18 @@ int trec_interp_table_add_file(struct trec_interp_table *t, uint64_t file_id, co
 	pthread_mutex_lock(&t->lock);
 	/* Entries stay where they are: pids point at them. */
 	f = trec_u64map_get(&t->files, file_id);
-	if (f || (f = file_new(t, file_id))) {
+	if (!f && (f = file_alloc(t))) {
+		int put = 0;
+
+		trec_u64map_put(&t->files, file_id, f, &put);
+		if (put) {
+			free(f);
+			f = NULL;
+		}
+	}
+	if (f) {
 		memcpy(f->data, file, t->ops->file_size);
-		f->status = route(t, file_id, r);
+		f->status = route_status(t, t->sink.set_range(t->sink.ctx, file_id, r));
 		ret = f->status < 0 ? f->status : 0;
 	}
 	pthread_mutex_unlock(&t->lock);

@@ -28,64 +28,82 @@ int trec_msg_queue_push(struct trec_msg_queue *q, const void *data, size_t len)
 	return trec_msg_queue_push_prio(q, data, len, true);
 }
 
+int trec_msg_queue_push_msg(struct trec_msg_queue *q, struct trec_msg *m, bool urgent)
+{
+	size_t cap = urgent ? q->cap : q->cap - q->cap / 8;
+	size_t max_bytes = urgent ? q->max_bytes : q->max_bytes - q->max_bytes / 8;
+	int err = 0;
+
+	pthread_mutex_lock(&q->lock);
+	if (q->closed) {
+		err = -EPIPE;
+	} else if (q->n >= cap || q->bytes + m->len > max_bytes) {
+		err = -ENOSPC;
+	} else {
+		q->ring[(q->head + q->n) % q->cap] = m;
+		q->n++;
+		q->bytes += m->len;
+		pthread_cond_signal(&q->nonempty);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return err;
+}
+
 int trec_msg_queue_push_prio(struct trec_msg_queue *q, const void *data, size_t len,
 			     bool urgent)
 {
 	struct trec_msg *m = malloc(sizeof(*m) + len);
-	size_t cap, max_bytes;
-	int err = 0;
+	int err;
 
 	if (!m)
 		return -ENOMEM;
 	m->len = len;
 	memcpy(m->data, data, len);
-
-	cap = urgent ? q->cap : q->cap - q->cap / 8;
-	max_bytes = urgent ? q->max_bytes : q->max_bytes - q->max_bytes / 8;
-	pthread_mutex_lock(&q->lock);
-	if (q->closed) {
-		err = -EPIPE;
-	} else if (q->n >= cap || q->bytes + len > max_bytes) {
-		err = -ENOSPC;
-	} else {
-		q->ring[(q->head + q->n) % q->cap] = m;
-		q->n++;
-		q->bytes += len;
-		pthread_cond_signal(&q->nonempty);
-	}
-	pthread_mutex_unlock(&q->lock);
+	err = trec_msg_queue_push_msg(q, m, urgent);
 	if (err)
 		free(m);
 	return err;
 }
 
+size_t trec_msg_queue_pop_many(struct trec_msg_queue *q, struct trec_msg **out, size_t max,
+			       int timeout_ms, bool *closed)
+{
+	struct timespec until;
+	size_t n = 0;
+
+	*closed = false;
+	pthread_mutex_lock(&q->lock);
+	/* The clock only when there is something to wait for: at -a rates
+	 * the writer finds the queue non-empty nearly every time. */
+	if (!q->n && !q->closed && timeout_ms > 0) {
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += timeout_ms / 1000;
+		until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		while (!q->n && !q->closed)
+			if (pthread_cond_timedwait(&q->nonempty, &q->lock, &until) == ETIMEDOUT)
+				break;
+	}
+	for (; n < max && q->n; n++) {
+		out[n] = q->ring[q->head];
+		q->head = (q->head + 1) % q->cap;
+		q->n--;
+		q->bytes -= out[n]->len;
+	}
+	if (!n && q->closed)
+		*closed = true;
+	pthread_mutex_unlock(&q->lock);
+	return n;
+}
+
 struct trec_msg *trec_msg_queue_pop(struct trec_msg_queue *q, int timeout_ms, bool *closed)
 {
 	struct trec_msg *m = NULL;
-	struct timespec until;
 
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += timeout_ms / 1000;
-	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
-	*closed = false;
-	pthread_mutex_lock(&q->lock);
-	while (!q->n && !q->closed)
-		if (pthread_cond_timedwait(&q->nonempty, &q->lock, &until) == ETIMEDOUT)
-			break;
-	if (q->n) {
-		m = q->ring[q->head];
-		q->head = (q->head + 1) % q->cap;
-		q->n--;
-		q->bytes -= m->len;
-	} else if (q->closed) {
-		*closed = true;
-	}
-	pthread_mutex_unlock(&q->lock);
-	return m;
+	return trec_msg_queue_pop_many(q, &m, 1, timeout_ms, closed) ? m : NULL;
 }
 
 void trec_msg_queue_close(struct trec_msg_queue *q)

@@ -46,7 +46,12 @@ void trec_ksyms_lazy_use(struct trec_ksyms_lazy *l, uint64_t addr, bool return_a
 		}
 	}
 	if (l->ready || trec_ksyms_lazy_ready(l, false)) {
-		trec_ksym_subset_add(&l->used, l->k, addr, return_address);
+		uint64_t key = addr << 1 | return_address, *slot;
+
+		slot = &l->recent[(key * 0x9e3779b97f4a7c15ULL) >> 52]; /* 4096 slots */
+		if (*slot != key || !key)
+			trec_ksym_subset_add(&l->used, l->k, addr, return_address);
+		*slot = key;
 		return;
 	}
 	if (l->num_pending >= MAX_PENDING ||

@@ -32,6 +32,10 @@ struct trec_ksyms_lazy {
 	} *pending;
 	size_t num_pending, cap_pending;
 	uint64_t dropped;             /* addresses beyond the pending bound */
+	/* Addresses flagged lately (direct-mapped): at -a rates the same
+	 * kernel pcs come back all the time, and each flag is two binary
+	 * searches of the whole snapshot. */
+	uint64_t recent[4096];
 };
 
 void trec_ksyms_lazy_init(struct trec_ksyms_lazy *l, struct trec_kallsyms *k, bool quiet);

@@ -9,12 +9,21 @@
 #include <string.h>
 
 #include "format/archive/archive_reader.h"
+#include "upper_bound.h"
 #include "report/archive/archive_store.h"
 #include "report/symbols/symsrc.h"
 
-/* The archives of one file: one per recording that embedded it. */
+/* A symbol of one of several level-sampled archives of a file. */
+struct msym {
+	uint64_t addr, size;
+	size_t k; /* its archive */
+};
+
+/* The archives of one file: one per recording that embedded it; with
+ * more than one, the union of their symbols. */
 struct embedded {
-	size_t n;
+	struct msym *syms;
+	size_t nsyms, n;
 	const struct trec_archive *a[];
 };
 
@@ -25,6 +34,56 @@ static bool same_build(const struct rp_symsrc_file *f, const struct trec_archive
 	return !f->build_id_len || !t->build_id_len ||
 	       (f->build_id_len == t->build_id_len &&
 		!memcmp(f->build_id, t->build_id, t->build_id_len));
+}
+
+static int cmp_msym(const void *a, const void *b)
+{
+	const struct msym *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* A sampled archive keeps, for each address its recording looks up, the
+ * whole window of symbols trec_arc_symbol_holding() scans. The union of
+ * the archives' symbols holds every such window, so it names each of
+ * those addresses as the file's full table would. (One address, one
+ * symbol: the archives agree on it, the first is kept.) */
+static int merge_syms(struct embedded *e)
+{
+	size_t total = 0, m = 0;
+	for (size_t k = 0; k < e->n; k++)
+		total += trec_archive_tables(e->a[k])->num_syms;
+	e->syms = malloc((total + 1) * sizeof(*e->syms));
+	if (!e->syms)
+		return -1;
+	for (size_t k = 0; k < e->n; k++) {
+		const struct trec_arc_tables *t = trec_archive_tables(e->a[k]);
+		for (size_t i = 0; i < t->num_syms; i++)
+			e->syms[m++] = (struct msym){ t->syms[i].addr, t->syms[i].size, k };
+	}
+	qsort(e->syms, m, sizeof(*e->syms), cmp_msym);
+	e->nsyms = 0;
+	for (size_t i = 0; i < m; i++)
+		if (!e->nsyms || e->syms[e->nsyms - 1].addr != e->syms[i].addr)
+			e->syms[e->nsyms++] = e->syms[i];
+	return 0;
+}
+
+/* The archive whose own lookup of addr names it as the union does: the
+ * one the holding symbol came from, or one that names no symbol there. */
+static const struct trec_archive *naming_archive(const struct embedded *e, uint64_t addr)
+{
+	size_t i = TREC_UPPER_BOUND(e->syms, e->nsyms, addr, addr);
+	for (size_t k = i; k > 0 && k + TREC_ARC_ENCLOSING_SCAN > i; k--)
+		if (addr - e->syms[k - 1].addr < e->syms[k - 1].size)
+			return e->a[e->syms[k - 1].k];
+	for (size_t k = 0; k < e->n; k++) {
+		uint64_t off;
+		if (!trec_archive_symbol(e->a[k], addr, &off))
+			return e->a[k];
+	}
+	return e->a[0];
 }
 
 static int open_embedded(const struct rp_symsrc_file *f, void **handle, char *why,
@@ -39,6 +98,8 @@ static int open_embedded(const struct rp_symsrc_file *f, void **handle, char *wh
 		return RP_SYMSRC_MISSING;
 	}
 	e->n = 0;
+	e->syms = NULL;
+	e->nsyms = 0;
 	for (size_t k = 0; k < n; k++) {
 		const struct trec_archive *a =
 			trec_archive_store_get_nth(f->archives, f->file_id, f->path, k);
@@ -48,6 +109,11 @@ static int open_embedded(const struct rp_symsrc_file *f, void **handle, char *wh
 			e->a[0] = a, e->n = 1, k = n; /* holds what any other one does */
 		else if (a)
 			e->a[e->n++] = a;
+	}
+	if (e->n > 1 && merge_syms(e)) {
+		snprintf(why, whylen, "%s: out of memory", f->path);
+		free(e);
+		return RP_SYMSRC_MISSING;
 	}
 	if (!e->n) {
 		free(e);
@@ -63,8 +129,10 @@ static int open_embedded(const struct rp_symsrc_file *f, void **handle, char *wh
 	return RP_SYMSRC_OK;
 }
 
-/* Level sampled archives of one file differ only in which functions keep
- * lines and inlined calls: the first that has them for addr answers. */
+/* Level sampled archives of one file differ in which functions keep lines
+ * and inlined calls, and which symbols: the first that has lines for addr
+ * answers (its recording sampled that function, so it names it as well),
+ * else the one that names addr as the union of their symbols does. */
 static void lookup_archives(const struct embedded *e, uint64_t addr, struct trec_arc_result *r)
 {
 	for (size_t k = 0; k < e->n; k++) {
@@ -73,7 +141,7 @@ static void lookup_archives(const struct embedded *e, uint64_t addr, struct trec
 			return;
 	}
 	if (e->n > 1)
-		trec_archive_lookup(e->a[0], addr, r);
+		trec_archive_lookup(naming_archive(e, addr), addr, r);
 }
 
 static int lookup_embedded(void *handle, uint64_t addr, struct rp_symres *res)
@@ -98,7 +166,9 @@ static int lookup_embedded(void *handle, uint64_t addr, struct rp_symres *res)
 
 static void close_embedded(void *handle)
 {
-	free(handle); /* the store owns the archives */
+	struct embedded *e = handle;
+	free(e->syms);
+	free(e); /* the store owns the archives */
 }
 
 const struct rp_symsrc rp_symsrc_embedded = {

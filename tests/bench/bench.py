@@ -35,6 +35,7 @@ import bench_coldstart  # noqa: E402
 import bench_costs  # noqa: E402
 import bench_interp  # noqa: E402
 import bench_runtimes  # noqa: E402
+import bench_syswide  # noqa: E402
 import bpf_owned  # noqa: E402
 import stacks  # noqa: E402
 
@@ -471,6 +472,7 @@ def render(res, tools, freqs, mid):
                 b["written"], b["other_ns"] / 1e6))
     L.extend(bench_costs.table_rows(res))
     L.extend(bench_coldstart.table_rows(res))
+    L.extend(bench_syswide.table_rows(res))
     return "\n".join(L) + "\n"
 
 
@@ -553,6 +555,7 @@ def main():
         b.bpf_cost()
         bench_costs.run_all(b)
         bench_coldstart.run_all(b)
+        bench_syswide.run_all(b)
     except (BenchError, RuntimeError) as e:
         log("bench: " + str(e))
         return 1

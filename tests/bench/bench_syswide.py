@@ -1,0 +1,160 @@
+"""trecord -a against perf record -g -a, for make bench (or alone):
+
+  cpu    user + sys CPU of the recorder (its process and threads) for
+         `-a -F 999` over SECS seconds while two `busy` processes keep both
+         CPUs busy, trecord (also with --no-archive: without embedding
+         symbols at the end, which perf does not do) and perf interleaved,
+         median of RUNS; and peak RSS
+  loss   `-a -F 20000` for SECS seconds on the same load: samples written,
+         and samples lost (trecord: its metrics, the writer queue's drops
+         among them; perf: its LOST records as `perf report` counts them)
+
+Ratios are trecord / perf in the same run; nothing here is a threshold.
+"""
+
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+
+def _busy(workloads, secs):
+    exe = os.path.join(workloads, "busy")
+    return [subprocess.Popen([exe, str(secs + 3)], stdout=subprocess.DEVNULL)
+            for _ in range(2)]
+
+
+def _run(cmd, workloads, secs):
+    """(CPU seconds of cmd and its children, peak RSS MiB, stderr) with both
+    CPUs busy."""
+    load = _busy(workloads, secs)
+    try:
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        err = p.stderr.read()
+        p.stderr.close()
+        _, status, ru = os.wait4(p.pid, 0)
+    finally:
+        for w in load:
+            w.kill()
+            w.wait()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError("%s failed:\n%s" % (" ".join(cmd), err[-2000:]))
+    return ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0, err
+
+
+def _trec_info(treport, path):
+    out = subprocess.run([treport, "--info", path], capture_output=True, text=True).stdout
+    got = {}
+    for name in ("SAMPLES_WRITTEN", "QUEUE_DROPPED_TRACES", "TRACES_LOST_RINGBUF", "THROTTLED"):
+        m = re.search(r"^\s*%s\s+(\d+)" % name, out, re.M)
+        got[name] = int(m.group(1)) if m else None
+    return got, out
+
+
+def _perf_counts(path):
+    out = subprocess.run(["perf", "report", "-i", path, "--stats"],
+                         capture_output=True, text=True).stdout
+    def num(label):
+        m = re.search(r"^\s*%s events:\s*(\d+)" % label, out, re.M)
+        return int(m.group(1)) if m else 0
+    return {"samples": num("SAMPLE"), "lost": num("LOST_SAMPLES") + num("LOST")}
+
+
+def cmds(trecord, out, freq, secs):
+    return {
+        "trec": [trecord, "-q", "-f", "-a", "-F", str(freq), "-d", str(secs),
+                 "-o", os.path.join(out, "sysw%d.tr" % freq)],
+        "trec-noarc": [trecord, "-q", "-f", "-a", "-F", str(freq), "-d", str(secs),
+                       "--no-archive", "-o", os.path.join(out, "sysw%dn.tr" % freq)],
+        "perf-g": ["perf", "record", "-q", "-g", "-a", "-e", "cpu-clock", "-F", str(freq),
+                   "--no-buildid-cache", "-o", os.path.join(out, "sysw%d.data" % freq),
+                   "--", "sleep", str(secs)],
+    }
+
+
+def _load():
+    return float(open("/proc/loadavg").read().split()[0])
+
+
+def cpu(a, out, secs, runs):
+    """{tool: (median CPU s, median peak RSS MiB)}."""
+    c = cmds(a.trecord, out, 999, secs)
+    got = {t: [] for t in c}
+    for r in range(runs):
+        for t in (sorted(c) if r % 2 else sorted(c, reverse=True)):
+            got[t].append(_run(c[t], a.workloads, secs)[:2])
+    return {t: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v))
+            for t, v in got.items()}
+
+
+def loss(a, out, secs):
+    c = cmds(a.trecord, out, 20000, secs)
+    res = {}
+    cpu_s, rss, _ = _run(c["trec"], a.workloads, secs)
+    info, _ = _trec_info(a.treport, c["trec"][-1])
+    res["trec"] = dict(info, cpu_s=cpu_s, rss=rss)
+    cpu_s, rss, _ = _run(c["perf-g"], a.workloads, secs)
+    res["perf-g"] = dict(_perf_counts(c["perf-g"][c["perf-g"].index("-o") + 1]), cpu_s=cpu_s,
+                         rss=rss)
+    return res
+
+
+CPU_SECS, CPU_RUNS, LOSS_SECS = 10, 3, 25
+
+
+def run_all(b):
+    """Fills b.res["syswide"] (make bench); needs trecord and perf."""
+    if b.have_trec:
+        load = _load()
+        b.res["syswide"] = {"cpu": cpu(b.a, b.out, CPU_SECS, CPU_RUNS),
+                            "loss": loss(b.a, b.out, LOSS_SECS)}
+        b.res["syswide"]["load"] = (load, _load())
+
+
+def table_rows(res):
+    s = res.get("syswide")
+    if not s:
+        return []
+    c, lo = s["cpu"], s["loss"]
+    t, p = lo["trec"], lo["perf-g"]
+    load = s.get("load", (0, 0))
+    lost = (t["QUEUE_DROPPED_TRACES"] or 0) + (t["TRACES_LOST_RINGBUF"] or 0)
+    return ["", "**System-wide** (`tests/bench/bench_syswide.py`), two `busy` processes "
+            "keeping both CPUs busy (load average %.1f at the start, %.1f at the end): the "
+            "recorder's own CPU (user + sys, start-up and symbol embedding included) and "
+            "peak RSS for `-a -F 999` over %d s, median of %d interleaved runs; and "
+            "`-a -F 20000` for %d s: samples written and lost (trec: writer-queue drops + "
+            "ring-buffer drops; perf: LOST records)." % (
+                load[0], load[1], CPU_SECS, CPU_RUNS, LOSS_SECS), "",
+            "| | -F 999 CPU s | RSS MiB | -F 20000 CPU s | RSS MiB | samples | lost | throttled |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+            "| trec | %.2f | %.0f | %.2f | %.0f | %s | %d | %s |" % (
+                c["trec"][0], c["trec"][1], t["cpu_s"], t["rss"], t["SAMPLES_WRITTEN"], lost,
+                t["THROTTLED"]),
+            "| trec --no-archive | %.2f | %.0f | | | | | |" % c["trec-noarc"],
+            "| perf-g | %.2f | %.0f | %.2f | %.0f | %d | %d | - |" % (
+                c["perf-g"][0], c["perf-g"][1], p["cpu_s"], p["rss"], p["samples"], p["lost"]),
+            "| trec / perf-g | %.2fx | %.2fx | %.2fx | %.2fx | | | |" % (
+                c["trec"][0] / c["perf-g"][0], c["trec"][1] / c["perf-g"][1],
+                t["cpu_s"] / p["cpu_s"], t["rss"] / p["rss"])]
+
+
+def main():
+    """Standalone: only this table (make bench runs it with the rest)."""
+    import bench_standalone
+
+    def add_args(ap):
+        ap.add_argument("--runs", type=int, default=CPU_RUNS)
+        ap.add_argument("--secs", type=int, default=CPU_SECS)
+        ap.add_argument("--loss-secs", type=int, default=LOSS_SECS)
+
+    def use_args(a):
+        global CPU_SECS, CPU_RUNS, LOSS_SECS
+        CPU_SECS, CPU_RUNS, LOSS_SECS = a.secs, a.runs, a.loss_secs
+    return bench_standalone.main(__doc__, run_all, table_rows, workloads=True,
+                                 add_args=add_args, use_args=use_args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
