@@ -42,8 +42,10 @@ capture() {
 	# The script's line for its innermost frame is the spin loop's: true
 	# when gdb stopped it in the VM loop itself, which zend_call_function
 	# (usort's callback) called. A stop in a helper the loop calls (rare)
-	# leaves PHP's stored opline behind, a case for another try.
-	grep '^frame' "$case_file" | sed -n 2p | grep -q ' zend_call_function$'
+	# leaves PHP's stored opline behind, a case for another try; so does a
+	# stop in the loop's cold part, which gdb names ?? (no symbol covers it).
+	grep '^frame' "$case_file" | sed -n 2p | grep -q ' zend_call_function$' &&
+		! grep '^frame' "$case_file" | sed -n 1p | grep -q ' ??$'
 }
 for try in 1 2 3; do
 	capture "$try" && break
