@@ -14,7 +14,7 @@ JL=$WORKLOADS/jitloop
 start() {
 	local name=$1
 	shift
-	(cd "$T" && exec "$TRECORD" -F 499 -f -o "$T/$name.tr" -- "$@") >"$T/$name.out" 2>"$T/$name.err" &
+	(cd "$T" && exec "$TRECORD" ${JIT_TEST_V:-} -F 499 -f -o "$T/$name.tr" -- "$@") >"$T/$name.out" 2>"$T/$name.err" &
 	REC=$!
 	BG_PIDS+=("$REC")
 	PID=
@@ -71,7 +71,8 @@ start jd "$JL" 1 phases "$T"
 wait "$REC"
 dump "$T/jd.tr" >"$T/jd.dump"
 check "jit: one JITSYMS record: jitdump, filtered, the mapped path" \
-	grep -q "^J [0-9]* $PID 2 1 0 2 $T/jit-$PID.dump$" "$T/jd.dump"
+	grep -q "^J [0-9]* $PID 2 1 0 2 $T/jit-$PID.dump$" "$T/jd.dump" ||
+	{ grep '^J ' "$T/jd.dump" | head -3; grep -i 'jit\|dump' "$T/jd.err" | tail -12; }
 rm -f "$T/jit-$PID.dump"
 "$TREPORT" --perf-script "$T/jd.tr" >"$T/jd.script"
 p1=$(leaf_share jd jit_phase1 "$T/jitted-$PID-1.so")
