@@ -82,6 +82,9 @@ static const struct {
 	{ "runtime.open", 0 },
 	{ "runtime.closefd", 0 },
 	{ "runtime.procyield", 0 },
+	/* systemstack's helper (asm_amd64.s, NOSPLIT $0): a leaf there keeps
+	 * systemstack and its caller (rbp is still systemstack's caller's). */
+	{ "gosave_systemstack_switch", 0 },
 };
 
 /* Larger functions are a damaged table (or not worth the rules). */

@@ -160,6 +160,10 @@ int main(int argc, char **argv)
 		return 1;
 	printf("pid %d code %p\n", getpid(), (void *)page);
 	fflush(stdout);
+	/* As JIT agents do (V8 --perf-prof, the JVMTI agent): the jitdump is
+	 * opened and mapped at start, before the first code. */
+	if (!strcmp(mode, "jitdump") || !strcmp(mode, "phases"))
+		open_dump(dir);
 	fn = place(page, 0);
 	if (!strcmp(mode, "perfmap")) {
 		write_perfmap(page);
@@ -168,7 +172,6 @@ int main(int argc, char **argv)
 		spin(fn, secs);
 		write_perfmap(page);
 	} else if (!strcmp(mode, "jitdump") || !strcmp(mode, "phases")) {
-		open_dump(dir);
 		dump_debug(page, 0);
 		dump_load(page, !strcmp(mode, "phases") ? "jit_phase1" : "jit_hot_loop");
 		spin(fn, secs);
