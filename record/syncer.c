@@ -160,6 +160,16 @@ static void publish_stats(struct trec_syncer *s)
 	trec_interps_publish_stats(s->x.interps, s->x.cnt);
 }
 
+/* JIT-like pids whose jitdump was mapped after their code was synced */
+static void resync_late_jit(struct trec_syncer *s)
+{
+	uint32_t pids[TREC_JIT_WATCH_BATCH];
+	size_t n = trec_jit_recheck(s->x.jit, trec_now_ns(), pids);
+
+	for (size_t i = 0; i < n; i++)
+		sync_pid(s, pids[i]);
+}
+
 static void *sync_main(void *arg)
 {
 	struct trec_syncer *s = arg;
@@ -184,6 +194,7 @@ static void *sync_main(void *arg)
 						     atomic_load(s->x.deferred_waiting));
 		trec_pid_sync_reap(s->sync, false);
 		trec_jit_tick(s->x.jit, trec_now_ns());
+		resync_late_jit(s);
 		if (trec_now_ns() - last_sweep > SWEEP_INTERVAL_NS) {
 			trec_pid_sync_sweep(s->sync);
 			last_sweep = trec_now_ns();

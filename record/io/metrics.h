@@ -70,7 +70,10 @@
 	X(DELTA_CACHE_REJECTED, "damaged delta cache entries ignored") \
 	X(DEFERRED_RESUMED, "deferred samples walked on in userspace once their deltas loaded") \
 	X(DEFERRED_EXPIRED, "deferred samples walked without waiting longer (deltas too slow, or at the end)") \
-	X(DEFERRED_DROPPED, "deferred samples written as BPF left them: pending cap reached")
+	X(DEFERRED_DROPPED, "deferred samples written as BPF left them: pending cap reached") \
+	X(JIT_MAPS_RECHECKED, "jit: maps re-read of JIT-like processes with no JIT file seen yet") \
+	X(JIT_FILES_FOUND_LATE, "jit: jitdumps and perf maps those re-reads found") \
+	X(JIT_UNWATCHED, "jit: JIT-like processes not re-read: watch list full")
 
 #define TRECORD_METRIC_BASE 1000
 enum trecord_metric {

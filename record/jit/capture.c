@@ -15,6 +15,7 @@
 #include "record/io/metrics.h"
 #include "record/jit/jitdump.h"
 #include "record/jit/perfmap.h"
+#include "record/jit/watch.h"
 #include "record/io/log.h"
 #include "format/containers/u64map.h"
 #include "symbolize_rule.h"
@@ -28,6 +29,7 @@ struct jit_pid {
 	uint32_t pid, nspid;     /* nspid: the pid in its own namespace (file names) */
 	uint32_t uid, euid;
 	bool have_ids, jit_like, too_many;
+	bool watched;            /* was handed to the watch (watch.h), once */
 	char *dump_path;         /* jit-N.dump as mapped */
 	int dump_fd, tmp_fd;     /* -1: not open */
 	struct trec_u64map pcs;  /* lookup address -> (void *)1 */
@@ -37,6 +39,7 @@ struct jit_pid {
 struct trec_jit_capture {
 	pthread_mutex_t lock;    /* pids and pcs: the writer and sync threads */
 	struct trec_u64map pids; /* pid -> struct jit_pid */
+	struct trec_jit_watch *watch; /* the sync thread's */
 	size_t npcs, nfds, ndue;
 	trec_jit_write_fn write;
 	void *ctx;
@@ -50,8 +53,10 @@ struct trec_jit_capture *trec_jit_capture_new(trec_jit_write_fn write, void *ctx
 {
 	struct trec_jit_capture *c = calloc(1, sizeof(*c));
 
-	if (!c)
+	if (!c || !(c->watch = trec_jit_watch_new())) {
+		free(c);
 		return NULL;
+	}
 	pthread_mutex_init(&c->lock, NULL);
 	c->write = write;
 	c->ctx = ctx;
@@ -86,6 +91,7 @@ void trec_jit_capture_free(struct trec_jit_capture *c)
 		free(jp);
 	}
 	trec_u64map_free(&c->pids);
+	trec_jit_watch_free(c->watch);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
@@ -179,19 +185,6 @@ static void read_ids(struct jit_pid *jp)
 	}
 }
 
-/* The N of "…/jit-N.dump" (perf's marker name), or -1. */
-static long dump_pid(const char *path)
-{
-	const char *b = strrchr(path, '/');
-	char *end;
-	unsigned long n;
-
-	if (!b || strncmp(b, "/jit-", 5) || b[5] < '0' || b[5] > '9')
-		return -1;
-	n = strtoul(b + 5, &end, 10);
-	return strcmp(end, ".dump") || n > UINT32_MAX ? -1 : (long)n;
-}
-
 /* Code in memory no file backs; not the kernel's special mappings. */
 static bool is_anon_exec(const struct trec_mapping *m)
 {
@@ -249,6 +242,33 @@ static void open_dump(struct trec_jit_capture *c, struct jit_pid *jp, const stru
 	c->nfds++;
 }
 
+/* Code but no JIT file seen: its maps are re-read until one shows up. */
+static void watch(struct trec_jit_capture *c, struct jit_pid *jp)
+{
+	if (jp->dump_path) {
+		trec_jit_watch_del(c->watch, jp->pid);
+	} else if (jp->jit_like && !jp->watched) {
+		jp->watched = true;
+		if (!trec_jit_watch_add(c->watch, jp->pid, jp->nspid))
+			trecord_count(c->cnt, TRECORD_METRIC_JIT_UNWATCHED, 1);
+	}
+}
+
+size_t trec_jit_recheck(struct trec_jit_capture *c, uint64_t now_ns, uint32_t *pids)
+{
+	struct trec_jit_watch_round r;
+
+	if (!c || !trec_jit_watch_tick(c->watch, now_ns, &r))
+		return 0;
+	trecord_count(c->cnt, TRECORD_METRIC_JIT_MAPS_RECHECKED, r.rechecked);
+	trecord_count(c->cnt, TRECORD_METRIC_JIT_FILES_FOUND_LATE, r.found);
+	for (size_t i = 0; i < r.ndump; i++) {
+		trec_vlog(c->verbose, "pid %u: its jitdump is mapped now, resyncing", r.dump_pids[i]);
+		pids[i] = r.dump_pids[i];
+	}
+	return r.ndump;
+}
+
 void trec_jit_on_mappings(struct trec_jit_capture *c, const struct trec_mapping_snapshot *m)
 {
 	const struct trec_mapping *dump = NULL;
@@ -259,7 +279,8 @@ void trec_jit_on_mappings(struct trec_jit_capture *c, const struct trec_mapping_
 		return;
 	for (uint32_t i = 0; i < m->num_mappings; i++) {
 		anon |= is_anon_exec(&m->mappings[i]);
-		dumpish |= (m->mappings[i].prot & PROT_EXEC) && dump_pid(m->mappings[i].path) >= 0;
+		dumpish |= (m->mappings[i].prot & PROT_EXEC) &&
+			   trec_jitdump_marker_pid(m->mappings[i].path) >= 0;
 	}
 	pthread_mutex_lock(&c->lock);
 	jp = trec_u64map_get(&c->pids, m->pid);
@@ -272,7 +293,7 @@ void trec_jit_on_mappings(struct trec_jit_capture *c, const struct trec_mapping_
 	if (!jp->have_ids)
 		read_ids(jp);
 	for (uint32_t i = 0; i < m->num_mappings && dumpish && !jp->dump_path; i++) {
-		long n = dump_pid(m->mappings[i].path);
+		long n = trec_jitdump_marker_pid(m->mappings[i].path);
 
 		if ((m->mappings[i].prot & PROT_EXEC) && (n == jp->pid || n == jp->nspid))
 			dump = &m->mappings[i];
@@ -293,6 +314,7 @@ void trec_jit_on_mappings(struct trec_jit_capture *c, const struct trec_mapping_
 		     !jp->dump_path ? "anonymous code" : anon ? "anonymous code, jitdump" : "jitdump",
 		     jp->nspid);
 	}
+	watch(c, jp);
 }
 
 /* ---- reading the files -------------------------------------------------- */
@@ -443,6 +465,7 @@ void trec_jit_on_exit(struct trec_jit_capture *c, uint32_t pid, uint64_t now_ns)
 
 	if (!c)
 		return;
+	trec_jit_watch_del(c->watch, pid);
 	pthread_mutex_lock(&c->lock);
 	jp = trec_u64map_get(&c->pids, pid);
 	if (jp && (jp->jit_like || jp->pcs.n || jp->too_many) && !jp->due_ns) {
@@ -459,6 +482,7 @@ static void forget_process(struct trec_jit_capture *c, struct jit_pid *jp)
 {
 	close_handles(c, jp);
 	free(jp->dump_path);
+	trec_jit_watch_del(c->watch, jp->pid);
 	pthread_mutex_lock(&c->lock);
 	c->npcs -= jp->pcs.n;
 	trec_u64map_free(&jp->pcs);

@@ -10,6 +10,9 @@
  *                            mapped jit-PID.dump is JIT-like: its ids
  *                            (uid, pid in its namespace) and handles to its
  *                            /tmp and dump file are taken while it lives
+ *   no JIT file yet          a JIT-like pid with code but no known dump or
+ *   (sync thread)            perf map: its maps are re-read on a slow timer
+ *                            (watch.h), and resynced once they show its dump
  *   exit (sync thread)       a JIT-like pid's files are read a grace period
  *                            later (its last samples may still be queued;
  *                            a perf map written at exit is complete)
@@ -25,9 +28,11 @@
 #define TREC_JIT_CAPTURE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "record/jit/jit_table.h"
+#include "record/jit/watch.h"
 
 struct trec_jit_capture;
 struct trecord_counters;
@@ -46,6 +51,10 @@ void trec_jit_on_mappings(struct trec_jit_capture *c, const struct trec_mapping_
 void trec_jit_on_exit(struct trec_jit_capture *c, uint32_t pid, uint64_t now_ns);
 /* Reads whose grace period is over (sync thread, often). */
 void trec_jit_tick(struct trec_jit_capture *c, uint64_t now_ns);
+/* Pids to resync now (sync thread, often): JIT-like ones with no known JIT
+ * file whose maps, re-read a few pids at a time on a slow timer, now show
+ * their jitdump. At most TREC_JIT_WATCH_BATCH go in pids. */
+size_t trec_jit_recheck(struct trec_jit_capture *c, uint64_t now_ns, uint32_t *pids);
 /* End of recording, the other threads stopped: every read still owed. */
 void trec_jit_finish(struct trec_jit_capture *c, uint64_t now_ns);
 /* A switched file is due (record/flight/): reads now the processes

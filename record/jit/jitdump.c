@@ -432,3 +432,15 @@ int trec_jitdump_parse_fd(int fd, const struct trec_jit_filter *filter, struct t
 	d.in.size = (uint64_t)st.st_size;
 	return parse(&d);
 }
+
+long trec_jitdump_marker_pid(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	char *end;
+	unsigned long n;
+
+	if (!b || strncmp(b, "/jit-", 5) || b[5] < '0' || b[5] > '9')
+		return -1;
+	n = strtoul(b + 5, &end, 10);
+	return strcmp(end, ".dump") || n > UINT32_MAX ? -1 : (long)n;
+}

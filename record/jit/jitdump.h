@@ -44,4 +44,8 @@ int trec_jitdump_parse_mem(const uint8_t *buf, size_t n, const struct trec_jit_f
 			   struct trec_jit_table *t);
 int trec_jitdump_parse_fd(int fd, const struct trec_jit_filter *filter, struct trec_jit_table *t);
 
+/* The N of ".../jit-N.dump", the name perf finds a process's jitdump by
+ * among its executable mappings; or -1. */
+long trec_jitdump_marker_pid(const char *path);
+
 #endif /* TREC_JIT_JITDUMP_H */

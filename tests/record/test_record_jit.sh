@@ -4,7 +4,8 @@
 # memory and names it in /tmp/perf-PID.map or a jitdump; trecord embeds the
 # names (JITSYMS), treport names the leaf frame with them after the files
 # are gone. Also: a map written at exit is read at the exit, time decides
-# between two loads over one range, and files perf would refuse are refused.
+# between two loads over one range, a file that shows up after the code
+# ran is found, and files perf would refuse are refused.
 . "$(dirname "$0")/lib.sh"
 
 JL=$WORKLOADS/jitloop
@@ -89,6 +90,31 @@ if command -v go >/dev/null; then
 	check "jit: pprof has the jitdump line (jit_phase1 /src/jitloop.js:10)" \
 		bash -c "go tool pprof -raw '$T/jd.pb.gz' 2>/dev/null | grep -q 'jit_phase1 /src/jitloop.js:10'"
 fi
+
+# ---- a JIT file that shows up after the code ran: a sync of the maps in
+# between saw the code only (its samples are then never "unknown", so BPF
+# never reports the pid again); trecord re-reads such processes' maps on a
+# slow timer until their dump is mapped or their perf map exists
+start jl "$JL" 2 jitdump-late "$T"
+wait "$REC"
+dump "$T/jl.tr" >"$T/jl.dump"
+check "jit: a jitdump mapped after the code ran: one JITSYMS record" \
+	grep -q "^J [0-9]* $PID 2 1 0 1 $T/jit-$PID.dump$" "$T/jl.dump"
+share=$(leaf_share jl jit_hot_loop "$T/jitted-$PID-1.so")
+check "jit: ... names the frames ($share% >= 60%)" [ "$share" -ge 60 ]
+found=$(metric "$T/jl.tr" JIT_FILES_FOUND_LATE)
+check "jit: ... found by a re-read of the maps (JIT_FILES_FOUND_LATE $found)" [ "${found:-0}" -ge 1 ]
+rm -f "$T/jit-$PID.dump"
+start pl "$JL" 2 perfmap-late
+wait "$REC"
+check "jit: a perf map written after the code ran: one JITSYMS record" \
+	grep -q "^J [0-9]* $PID 1 1 0 2 /tmp/perf-$PID.map$" <(dump "$T/pl.tr")
+share=$(leaf_share pl jit_hot_loop "/tmp/perf-$PID.map")
+check "jit: ... names the frames ($share% >= 60%)" [ "$share" -ge 60 ]
+found=$(metric "$T/pl.tr" JIT_FILES_FOUND_LATE)
+check "jit: ... found by a re-read, which then stops (JIT_FILES_FOUND_LATE $found)" \
+	[ "${found:-0}" = 1 ]
+rm -f "/tmp/perf-$PID.map"
 
 # ---- files perf would refuse, and damaged ones
 # refuse NAME WHAT CMD: jitloop names its code, CMD replaces the map while it runs.

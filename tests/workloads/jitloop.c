@@ -9,11 +9,16 @@
  *                                 wants, with line rows
  *   jitloop SECS phases [DIR]     jitdump: SECS in "jit_phase1", then SECS in
  *                                 "jit_phase2", loaded later over the same range
+ *   jitloop SECS jitdump-late [DIR]  jitdump, opened and mapped only after
+ *                                 LATE_SECS in the unnamed code (a profiler's
+ *                                 sync of the maps sees the code, not the dump)
+ *   jitloop SECS perfmap-late     the same with /tmp/perf-PID.map
  *
  * Prints "pid N" first. The leaf needs no unwinding to be named.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +41,7 @@ static const uint8_t loop_code[] = { 0x00, 0x04, 0x00, 0xf1, 0xe1, 0xff, 0xff, 0
 #endif
 
 #define CODE_SIZE 0x80 /* what the names cover: both loop copies of "phases" */
+#define LATE_SECS 0.5  /* the *-late modes' time in their code before its file */
 
 static uint64_t now_ns(void)
 {
@@ -155,16 +161,29 @@ int main(int argc, char **argv)
 	const char *dir = argc > 3 ? argv[3] : ".";
 	uint8_t *page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	uint64_t (*fn)(uint64_t);
+	size_t len = strlen(mode);
+	bool late = len > 5 && !strcmp(mode + len - 5, "-late");
+	char base[32];
 
 	if (page == MAP_FAILED)
 		return 1;
+	if (late) { /* "jitdump-late" runs as "jitdump", the file later */
+		snprintf(base, sizeof(base), "%.*s", (int)(len - 5), mode);
+		mode = base;
+	}
 	printf("pid %d code %p\n", getpid(), (void *)page);
 	fflush(stdout);
 	/* As JIT agents do (V8 --perf-prof, the JVMTI agent): the jitdump is
 	 * opened and mapped at start, before the first code. */
-	if (!strcmp(mode, "jitdump") || !strcmp(mode, "phases"))
+	if ((!strcmp(mode, "jitdump") || !strcmp(mode, "phases")) && !late)
 		open_dump(dir);
 	fn = place(page, 0);
+	if (late) {
+		/* samples in unnamed code make a profiler read the maps now */
+		spin(fn, LATE_SECS);
+		if (!strcmp(mode, "jitdump"))
+			open_dump(dir);
+	}
 	if (!strcmp(mode, "perfmap")) {
 		write_perfmap(page);
 		spin(fn, secs);
