@@ -147,7 +147,7 @@ $(B)/treport: $(B)/report/main.o $(B)/libreport.a $(B)/libtrecformat.a
 # format file calling into record/, say) breaks the build. The few that
 # test record/ and report/ together (an archive written, then read) say so.
 UNIT_RECORD := test_record_% test_delta_% test_deltas_% test_python_detect test_archive test_jit_perfmap test_jit_jitdump \
-	test_jit_watch \
+	test_jit_watch test_interp_table \
 	test_archive_hostile
 UNIT_REPORT := test_report_% test_python_lines test_python_lines_old test_python_pycode test_jit_report
 UNIT_BOTH := test_archive_store test_archive_write test_python_walk test_gopclntab test_php_code test_perl_code test_ruby_code

@@ -102,6 +102,21 @@ static struct file_entry *file_alloc(struct trec_interp_table *t)
 	return calloc(1, sizeof(struct file_entry) + t->ops->file_size);
 }
 
+/* Inserts a new entry (NULL: its allocation failed) under key, or frees it
+ * if the map cannot grow. The entry, or NULL. */
+static void *insert_new(struct trec_u64map *m, uint64_t key, void *entry)
+{
+	int err = 0;
+
+	if (entry)
+		trec_u64map_put(m, key, entry, &err);
+	if (err) {
+		free(entry);
+		return NULL;
+	}
+	return entry;
+}
+
 /* Detection of a file seen for the first time, WITHOUT the lock: it reads
  * the file, and the first interpreter's range loads its BPF program (a
  * second or more under load) while the writer thread's trace, exec and
@@ -135,18 +150,13 @@ static const struct file_entry *file_add(struct trec_interp_table *t, uint64_t f
 	char shown[4096];
 	const char *name, *err = d->err;
 	size_t n;
-	int put = 0;
 
 	if (f || !d->f) {
 		free(d->f);
 		return f;
 	}
-	f = d->f;
-	trec_u64map_put(&t->files, file_id, f, &put);
-	if (put) {
-		free(f);
+	if (!(f = insert_new(&t->files, file_id, d->f)))
 		return NULL;
-	}
 	if (f->status == -ENOENT) {
 		f->status = 0;
 		return f;
@@ -182,14 +192,9 @@ static int set_up(struct trec_interp_table *t, uint32_t pid, uint64_t file_id,
 	if (p && p->ready && p->file_id == file_id && p->bias == bias)
 		return 1;
 	if (!p) {
-		p = calloc(1, sizeof(*p) + t->ops->pid_size);
+		p = insert_new(&t->pids, pid, calloc(1, sizeof(*p) + t->ops->pid_size));
 		if (!p)
 			return -ENOMEM;
-		trec_u64map_put(&t->pids, pid, p, &ret);
-		if (ret) {
-			free(p);
-			return ret;
-		}
 		p->pid = pid;
 	}
 	p->ready = false;
@@ -251,15 +256,8 @@ int trec_interp_table_add_file(struct trec_interp_table *t, uint64_t file_id, co
 	pthread_mutex_lock(&t->lock);
 	/* Entries stay where they are: pids point at them. */
 	f = trec_u64map_get(&t->files, file_id);
-	if (!f && (f = file_alloc(t))) {
-		int put = 0;
-
-		trec_u64map_put(&t->files, file_id, f, &put);
-		if (put) {
-			free(f);
-			f = NULL;
-		}
-	}
+	if (!f)
+		f = insert_new(&t->files, file_id, file_alloc(t));
 	if (f) {
 		memcpy(f->data, file, t->ops->file_size);
 		f->status = route_status(t, t->sink.set_range(t->sink.ctx, file_id, r));
