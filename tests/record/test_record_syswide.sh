@@ -32,10 +32,7 @@ main=$(func_arg "$WORKLOADS/busy" main busy) || { fail "syswide: main of busy"; 
 warm=1500
 for who in before during; do
 	pid=${!who}
-	# Its samples and mappings and the rest, so trcheck sees one process
-	# (and no other process's mapping paths, which may hold spaces).
-	awk -v p="$pid" '($1 != "S" && $1 != "M") || $3 == p' "$T/dump" >"$T/$who.dump"
-	$TRCHECK "$T/$who.dump" --warmup-ms $warm >"$T/$who.stats"
+	$TRCHECK "$T/dump" --pid "$pid" --warmup-ms $warm >"$T/$who.stats"
 	check "syswide: the $who process is synced: no unknown-pid samples after $warm ms" \
 		[ "$(stat_of unknown_pid_late <"$T/$who.stats")" = 0 ]
 	# Unwinding, once its file's stack deltas are in (NO_PAGE_INFO until
@@ -43,8 +40,8 @@ for who in before during; do
 	# files to read, on a busy machine for seconds), and not THROTTLED
 	# (-a unwinds every process, and on a busy machine they spend the
 	# CPU's BPF budget: those samples keep only their leaf, by design).
-	awk '$1 != "S" || ($NF != "0/1/0/fa1" && $NF != "0/1/0/6")' "$T/$who.dump" >"$T/$who.unwound"
-	$TRCHECK "$T/$who.unwound" --warmup-ms $warm $main >"$T/$who.stats"
+	awk '$1 != "S" || ($NF != "0/1/0/fa1" && $NF != "0/1/0/6")' "$T/dump" >"$T/unwound"
+	$TRCHECK "$T/unwound" --pid "$pid" --warmup-ms $warm $main >"$T/$who.stats"
 	late=$(stat_of late_samples <"$T/$who.stats")
 	reach=$(stat_of samples_reaching_main <"$T/$who.stats")
 	check "syswide: the $who process is unwound (${late:-0} samples after its first $warm ms)" \

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Facts about a recording, from trdump's text (test-only).
 
-usage: trcheck.py DUMP [--warmup-ms N] [--func FILE_SUBSTR:NAME:LO:HI ...]
+usage: trcheck.py DUMP [--warmup-ms N] [--pid PID] [--func FILE_SUBSTR:NAME:LO:HI ...]
+
+With --pid, the facts of samples are of that process's samples only.
 
 Prints key=value lines:
   samples, pids, tids, comms (sorted, comma separated), kernel_samples
@@ -18,8 +20,14 @@ Prints key=value lines:
     an absolute frame in a snapshot mapping without file), jit_samples_with_NAME
   events_fork/exec/exit/comm, exec_filenames (count per filename)
   metrics_records, metric_NAME (last METRICS record), summary_samples
+
+trdump separates fields by one space and writes strings as they are, so a
+mapping's path, a file's path and a comm may hold spaces: such fields are
+found by the fixed fields around them (and the counts the lines carry).
 """
 import collections
+import os
+import re
 import sys
 
 ERR_NO_PID_INFO = 5
@@ -27,14 +35,94 @@ ERR_LOOKUP_TEXT = 4000
 F_ERROR, F_ABSOLUTE = 1, 8
 
 
+# A mapping of an M line starts "lo-hi/offset/file_id/bias/", then its path.
+MAP_START = re.compile(r"[0-9a-f]+-[0-9a-f]+/[0-9a-f]+/[0-9a-f]+/[0-9a-f]+/")
+
+
+def parse_sample(f):
+    """An S line's fields: "S t pid tid cpu COMM nk nu FRAMES", the frames
+    being the last nk + nu fields, so COMM ends where that count fits."""
+    for j in range(len(f) - 2, 5, -1):
+        if f[j].isdigit() and f[j + 1].isdigit() and len(f) - j - 2 == int(f[j]) + int(f[j + 1]):
+            break
+    else:
+        raise ValueError("sample: frame counts do not match its frames")
+    frames = []
+    for x in f[j + 2:]:
+        if x.startswith("k/"):
+            continue
+        kind, flags, fid, addr = x.split("/")
+        frames.append((int(kind), int(flags), int(fid, 16), int(addr, 16)))
+    return dict(t=int(f[1]), pid=int(f[2]), tid=int(f[3]), comm=" ".join(f[5:j]),
+                nk=int(f[j]), frames=frames)
+
+
+def parse_mappings(f):
+    """An M line's mappings: "M t pid n MAPPING...", each MAPPING a
+    MAP_START and a path that runs to the next one."""
+    n, rest = int(f[3]), f[4:]
+    starts = [i for i, x in enumerate(rest) if MAP_START.match(x)]
+    if len(starts) != n or (rest and starts[:1] != [0]):
+        raise ValueError("mappings: %d said, %d found (a path that looks like a mapping?)"
+                         % (n, len(starts)))
+    out = []
+    for a, b in zip(starts, starts[1:] + [len(rest)]):
+        rng, off, fid, bias, p = " ".join(rest[a:b]).split("/", 4)
+        lo, hi = (int(v, 16) for v in rng.split("-"))
+        out.append((lo, hi, int(fid, 16), int(bias, 16), p))
+    return out
+
+
+def split_exec(f):
+    """An E line's COMM and FILENAME ("E t kind pid tid ppid code COMM FILENAME"):
+    both may hold spaces; at an exec the comm is the filename's base name, cut
+    to 15 bytes, which tells where it ends (else: at its first space)."""
+    for k in range(8, len(f)):
+        comm, name = " ".join(f[7:k]), " ".join(f[k:])
+        if comm == os.path.basename(name)[:15]:
+            return comm, name
+    return f[7], " ".join(f[8:])
+
+
+class Dump:
+    """What trcheck needs of a dump, line by line."""
+
+    def __init__(self):
+        self.samples, self.maps, self.files = [], collections.defaultdict(list), {}
+        self.ev, self.exec_names, self.born = collections.Counter(), collections.Counter(), {}
+        self.metrics, self.nmetrics, self.summary = {}, 0, None
+
+    def add(self, f):
+        if f[0] == "S":
+            self.samples.append(parse_sample(f))
+        elif f[0] == "M":
+            self.maps[int(f[2])] += parse_mappings(f)
+        elif f[0] == "F":  # "F id size build_id_len PATH DEBUGLINK"; a debuglink is a file name
+            self.files[int(f[1], 16)] = " ".join(f[4:-1])
+        elif f[0] == "E":
+            kind, pid = int(f[2]), int(f[3])
+            self.ev[{1: "fork", 2: "exec", 3: "exit", 4: "comm"}.get(kind, "other")] += 1
+            if kind == 2:
+                self.exec_names[split_exec(f)[1]] += 1
+                self.born[pid] = int(f[1])
+        elif f[0] == "X":
+            self.nmetrics += 1
+            self.metrics = {kv.split("=")[1]: int(kv.split("=")[2]) for kv in f[2:]}
+        elif f[0] == "Z":
+            self.summary = int(f[3])
+
+
 def main(argv):
     path = argv[1]
     warmup_ns = 200 * 10**6
-    funcs = []
+    funcs, only_pid = [], None
     i = 2
     while i < len(argv):
         if argv[i] == "--warmup-ms":
             warmup_ns = int(argv[i + 1]) * 10**6
+            i += 2
+        elif argv[i] == "--pid":
+            only_pid = int(argv[i + 1])
             i += 2
         elif argv[i] == "--func":
             fsub, name, lo, hi = argv[i + 1].split(":")
@@ -43,44 +131,17 @@ def main(argv):
         else:
             sys.exit("trcheck: unknown argument " + argv[i])
 
-    samples, maps, files = [], collections.defaultdict(list), {}
-    ev = collections.Counter()
-    exec_names = collections.Counter()
-    born = {}
-    metrics, nmetrics, summary = {}, 0, None
-    for line in open(path):
-        f = line.split()
-        if not f:
-            continue
-        if f[0] == "S":
-            frames = []
-            for x in f[8:]:
-                if x.startswith("k/"):
-                    continue
-                kind, flags, fid, addr = x.split("/")
-                frames.append((int(kind), int(flags), int(fid, 16), int(addr, 16)))
-            samples.append(dict(t=int(f[1]), pid=int(f[2]), tid=int(f[3]), comm=f[5],
-                                nk=int(f[6]), frames=frames))
-        elif f[0] == "M":
-            pid = int(f[2])
-            for m in f[4:]:
-                rng, off, fid, bias, p = m.split("/", 4)
-                lo, hi = (int(v, 16) for v in rng.split("-"))
-                maps[pid].append((lo, hi, int(fid, 16), int(bias, 16), p))
-        elif f[0] == "F":
-            files[int(f[1], 16)] = f[4]
-        elif f[0] == "E":
-            kind, pid = int(f[2]), int(f[3])
-            name = {1: "fork", 2: "exec", 3: "exit", 4: "comm"}.get(kind, "other")
-            ev[name] += 1
-            if kind == 2:
-                exec_names[f[8]] += 1
-                born[pid] = int(f[1])
-        elif f[0] == "X":
-            nmetrics += 1
-            metrics = {kv.split("=")[1]: int(kv.split("=")[2]) for kv in f[2:]}
-        elif f[0] == "Z":
-            summary = int(f[3])
+    d = Dump()
+    for lineno, line in enumerate(open(path), 1):
+        try:
+            d.add(line.rstrip("\n").split(" "))
+        except (ValueError, IndexError) as e:
+            sys.exit("trcheck: %s:%d: %s" % (path, lineno, e))
+    samples, maps, files, ev, exec_names, born = (
+        d.samples, d.maps, d.files, d.ev, d.exec_names, d.born)
+    metrics, nmetrics, summary = d.metrics, d.nmetrics, d.summary
+    if only_pid is not None:
+        samples = [s for s in samples if s["pid"] == only_pid]
 
     first = {}
     for s in samples:
