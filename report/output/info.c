@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "trec_types.h"
+#include "trecord_metrics.h"
 #include "report/jit/jitsyms.h"
 
 static const char *const metric_names[] = {
@@ -28,6 +29,30 @@ static const char *const metric_descs[] = {
 	TREC_METRIC_LIST(TREC_X)
 #undef TREC_X
 };
+
+static const char *const trecord_metric_names[] = {
+#define TREC_X(name, desc) #name,
+	TRECORD_METRIC_LIST(TREC_X)
+#undef TREC_X
+};
+
+static const char *const trecord_metric_descs[] = {
+#define TREC_X(name, desc) desc,
+	TRECORD_METRIC_LIST(TREC_X)
+#undef TREC_X
+};
+
+/* A trecord metric's description, if the recording names it as we do
+ * (ids are never reused, but a recording may come from another build). */
+static const char *trecord_metric_desc(uint32_t id, const char *name)
+{
+	uint32_t i = id - TRECORD_METRIC_BASE;
+
+	if (id < TRECORD_METRIC_BASE || i >= TRECORD_METRIC_COUNT ||
+	    strcmp(name, trecord_metric_names[i]))
+		return "";
+	return trecord_metric_descs[i];
+}
 
 static void print_header(FILE *out, const struct trec_header *h)
 {
@@ -214,6 +239,8 @@ static void print_recording(FILE *out, const struct rp_report *r, uint32_t rec)
 			if (mt->id < TREC_METRIC_COUNT) {
 				name = metric_names[mt->id];
 				desc = metric_descs[mt->id];
+			} else {
+				desc = trecord_metric_desc(mt->id, name);
 			}
 			fprintf(out, "    %-34s %12" PRIu64 "  %s\n", name[0] ? name : "?", mt->value, desc);
 		}
