@@ -5,12 +5,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "format/containers/u64map.h"
 #include "record/jit/jitdump.h"
-#include "record/procs/proc_maps.h"
 
 struct trec_jit_watch {
 	struct trec_u64map pids; /* pid -> (void *)(uintptr_t)nspid */
@@ -48,19 +47,34 @@ void trec_jit_watch_del(struct trec_jit_watch *w, uint32_t pid)
 		trec_u64map_del(&w->pids, pid);
 }
 
-/* Whether the process's maps show its jitdump; -ESRCH (or -ENOENT) if it is gone. */
+/* Whether the process's maps show its jitdump, mapped executable; -ESRCH
+ * or -ENOENT if it is gone. A plain scan, not proc_maps.h's parse: only
+ * the permissions and the path matter, and this runs over and over. */
 static int dump_mapped(uint32_t pid, uint32_t nspid)
 {
-	struct trec_proc_maps maps = { 0 };
-	int err = trec_proc_maps_read_pid(pid, &maps), found = 0;
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	int found = 0;
+	FILE *f;
 
-	for (size_t i = 0; !err && i < maps.n && !found; i++) {
-		long n = trec_jitdump_marker_pid(maps.v[i].path);
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	if (!(f = fopen(path, "re")))
+		return -errno;
+	/* "start-end perms offset dev inode   path": the path from its first '/' */
+	for (ssize_t n; !found && (n = getline(&line, &cap, f)) > 0;) {
+		char *perms = strchr(line, ' '), *p = strchr(line, '/');
+		long id;
 
-		found = (maps.v[i].prot & PROT_EXEC) && (n == pid || n == nspid);
+		if (line[n - 1] == '\n')
+			line[n - 1] = 0;
+		if (!perms || !p || strlen(perms) < 4 || perms[3] != 'x')
+			continue;
+		id = trec_jitdump_marker_pid(p);
+		found = id >= 0 && (id == pid || id == nspid);
 	}
-	trec_proc_maps_free(&maps);
-	return err ? err : found;
+	free(line);
+	fclose(f);
+	return found;
 }
 
 /* Whether /tmp/perf-NSPID.map exists in the process's root (it is read,
