@@ -190,8 +190,10 @@ static void *sync_main(void *arg)
 		}
 		drain_requests(s);
 		trec_pid_reports_drain(s->x.pid_events_fd, s->x.inhibit_fd, sync_reported, s);
-		trec_pid_sync_hold_exited(s->sync, s->x.deferred_waiting &&
-						     atomic_load(s->x.deferred_waiting));
+		bool hold = s->x.deferred_waiting && atomic_load(s->x.deferred_waiting);
+
+		trec_pid_sync_hold_exited(s->sync, hold);
+		trec_jit_hold_exited(s->x.jit, hold);
 		trec_pid_sync_reap(s->sync, false);
 		trec_jit_tick(s->x.jit, trec_now_ns());
 		resync_late_jit(s);

@@ -17,10 +17,13 @@
 #include "record/jit/perfmap.h"
 #include "record/jit/watch.h"
 #include "record/io/log.h"
+#include "record/unwind/deferred/deferred_queue.h"
 #include "format/containers/u64map.h"
 #include "symbolize_rule.h"
 
-/* A process's queued samples reach the writer within this after its exit. */
+/* A process's queued samples reach the writer within this after its exit;
+ * samples deferred for their deltas (deferred_queue.h) may take up to
+ * TREC_DEFERRED_MAX_WAIT_NS more: while some wait, reads at exit wait too. */
 #define EXIT_GRACE_NS 1000000000ULL
 #define MAX_PCS (1u << 20)    /* sampled pcs kept, all pids (8 MiB of keys) */
 #define MAX_OPEN_FDS 256      /* handles to /tmp dirs and dump files kept open */
@@ -45,6 +48,7 @@ struct trec_jit_capture {
 	void *ctx;
 	struct trecord_counters *cnt;
 	bool verbose, quiet;
+	bool hold; /* deferred samples are waiting (sync thread) */
 };
 
 struct trec_jit_capture *trec_jit_capture_new(trec_jit_write_fn write, void *ctx,
@@ -505,8 +509,9 @@ static void run_due(struct trec_jit_capture *c, uint64_t now_ns, bool all)
 
 	for (size_t i = 0; due && n < cap && trec_u64map_next(&c->pids, &i, &k, &v);) {
 		struct jit_pid *jp = v;
+		uint64_t deadline = jp->due_ns + (c->hold ? TREC_DEFERRED_MAX_WAIT_NS : 0);
 
-		if (jp->due_ns && (all || jp->due_ns <= now_ns)) {
+		if (jp->due_ns && (all || deadline <= now_ns)) {
 			due[n++] = jp;
 			jp->due_ns = 0;
 			c->ndue--;
@@ -518,6 +523,12 @@ static void run_due(struct trec_jit_capture *c, uint64_t now_ns, bool all)
 		forget_process(c, due[i]);
 	}
 	free(due);
+}
+
+void trec_jit_hold_exited(struct trec_jit_capture *c, bool hold)
+{
+	if (c)
+		c->hold = hold;
 }
 
 void trec_jit_tick(struct trec_jit_capture *c, uint64_t now_ns)

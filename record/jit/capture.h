@@ -15,7 +15,8 @@
  *                            (watch.h), and resynced once they show its dump
  *   exit (sync thread)       a JIT-like pid's files are read a grace period
  *                            later (its last samples may still be queued;
- *                            a perf map written at exit is complete)
+ *                            a perf map written at exit is complete), or
+ *                            when no deferred sample waits any more
  *   end of recording         every pid sampled in anonymous memory since
  *                            its last read, and reads still due
  *
@@ -49,6 +50,9 @@ void trec_jit_on_frames(struct trec_jit_capture *c, uint32_t pid, uint64_t time_
 void trec_jit_on_mappings(struct trec_jit_capture *c, const struct trec_mapping_snapshot *m);
 /* The pid exited (sync thread). */
 void trec_jit_on_exit(struct trec_jit_capture *c, uint32_t pid, uint64_t now_ns);
+/* While deferred samples wait for their deltas (their pcs not seen yet),
+ * reads at exit wait too, up to their time limit (sync thread). */
+void trec_jit_hold_exited(struct trec_jit_capture *c, bool hold);
 /* Reads whose grace period is over (sync thread, often). */
 void trec_jit_tick(struct trec_jit_capture *c, uint64_t now_ns);
 /* Pids to resync now (sync thread, often): JIT-like ones with no known JIT
