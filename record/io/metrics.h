@@ -70,7 +70,9 @@
 	X(DELTA_CACHE_REJECTED, "damaged delta cache entries ignored") \
 	X(DEFERRED_RESUMED, "deferred samples walked on in userspace once their deltas loaded") \
 	X(DEFERRED_EXPIRED, "deferred samples walked without waiting longer (deltas too slow, or at the end)") \
-	X(DEFERRED_DROPPED, "deferred samples written as BPF left them: pending cap reached")
+	X(DEFERRED_DROPPED, "deferred samples written as BPF left them: pending cap reached") \
+	X(DEFERRED_NO_PID_GONE, "deferred samples of unsynced processes that exited before their maps were read: leaf only") \
+	X(DEFERRED_NO_PID_STALE, "deferred samples of unsynced processes that exec'd (or whose pid was reused) before the sync: leaf only")
 
 #define TRECORD_METRIC_BASE 1000
 enum trecord_metric {
