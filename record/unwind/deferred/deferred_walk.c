@@ -55,6 +55,8 @@ static void *bpf_map_lookup_elem(void *map, const void *key)
 		return idx == 0 ? &W_rec : NULL;
 	if (map == &metrics)
 		return idx < TREC_METRIC_COUNT ? &W_metrics[idx] : NULL;
+	if (!W.fds) /* trec_deferred_leaf_only: no map is read */
+		return NULL;
 	if (map == &pid_page_to_mapping_info)
 		return lookup_fd(W.fds->maps.lpm, key, &W_lpm);
 	if (map == &stack_delta_pages)
