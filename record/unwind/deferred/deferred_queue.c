@@ -10,6 +10,9 @@
 struct trec_deferred_entry {
 	uint64_t arrived_ns;
 	size_t bytes;
+	/* Its last walk stopped at a file still loading: walked again when a
+	 * load ends, not at every pass (NO_PID samples make passes often). */
+	bool wait_load;
 	struct trec_deferred_sample s;
 	/* stack_len bytes of stack, then the trace header and frames */
 	uint8_t data[];
@@ -113,6 +116,7 @@ void trec_deferred_add(struct trec_deferred *d, const void *data, size_t len)
 		return;
 	}
 	e->bytes = need;
+	e->wait_load = false;
 	e->s.mappings_pid = m->mappings_pid;
 	e->s.flags = m->flags;
 	e->s.stack_len = m->stack_len;
@@ -163,7 +167,7 @@ static bool misses_mapping(struct trec_deferred *d, const struct trec_deferred_e
 
 /* Walks e on; d->out gets the trace unless KEEP. unsynced_pid: a pid found
  * without its marker earlier in this pass (one lookup per pid and pass). */
-static enum outcome walk_entry(struct trec_deferred *d, const struct trec_deferred_entry *e,
+static enum outcome walk_entry(struct trec_deferred *d, struct trec_deferred_entry *e,
 			       bool expired, bool final, uint32_t *unsynced_pid, size_t *len)
 {
 	bool nopid = e->s.flags & TREC_DEFER_F_NO_PID;
@@ -175,6 +179,7 @@ static enum outcome walk_entry(struct trec_deferred *d, const struct trec_deferr
 		r = trec_deferred_walk(&d->fds, &e->s, expired, &d->out, len);
 	if (r == TREC_DWALK_WAIT && final)
 		r = trec_deferred_walk(&d->fds, &e->s, expired = true, &d->out, len);
+	e->wait_load = r == TREC_DWALK_WAIT;
 	if (r == TREC_DWALK_UNSYNCED) {
 		*unsynced_pid = pid;
 		o = unsynced(d, e, expired || final);
@@ -211,14 +216,18 @@ void trec_deferred_poll(struct trec_deferred *d, uint64_t now_ns, bool final)
 	if (!final && d->loads_finished && loads == d->tried_loads && !d->nopid &&
 	    now_ns <= d->v[0]->arrived_ns + TREC_DEFERRED_MAX_WAIT_NS)
 		return;
+	bool new_loads = !d->loads_finished || loads != d->tried_loads;
+
 	d->tried_ns = now_ns;
 	d->tried_loads = loads;
 	for (size_t i = 0; i < d->n; i++) {
 		struct trec_deferred_entry *e = d->v[i];
 		bool expired = now_ns > e->arrived_ns + TREC_DEFERRED_MAX_WAIT_NS;
 		size_t len = 0;
-		enum outcome o = walk_entry(d, e, expired, final, &unsynced_pid, &len);
+		enum outcome o = KEEP;
 
+		if (final || expired || new_loads || !e->wait_load)
+			o = walk_entry(d, e, expired, final, &unsynced_pid, &len);
 		if (o == KEEP) {
 			d->v[kept++] = e;
 			continue;
