@@ -67,7 +67,7 @@ static __always_inline __u32 defer_copy_stack(__u8 *dst, __u64 base)
 #define TREC_DEFER_MAX_RING_BACKLOG (4U << 20)
 
 /* Sends the trace so far, the cursor and the stack copy. 0 if sent. */
-static __always_inline int defer_send(struct trec_per_cpu_record *rec)
+static __always_inline int defer_send(struct trec_per_cpu_record *rec, __u32 flags)
 {
 	struct trec_unwind_state *st = &rec->state;
 	struct trec_deferred_msg *m;
@@ -87,7 +87,7 @@ static __always_inline int defer_send(struct trec_per_cpu_record *rec)
 	m->msg_type = TREC_MSG_DEFERRED;
 	m->stack_len = len;
 	m->mappings_pid = rec->mappings_pid;
-	m->pad = 0;
+	m->flags = flags;
 	bpf_probe_read_kernel(&m->state, sizeof(m->state), st);
 	bpf_probe_read_kernel(&m->trace, sizeof(m->trace), &rec->trace);
 	if (st->native_frames)
@@ -98,9 +98,9 @@ static __always_inline int defer_send(struct trec_per_cpu_record *rec)
 }
 #else
 /* Offline (trecord's resumed walk, the harness): the walk just stops. */
-static __always_inline int defer_send(struct trec_per_cpu_record *rec)
+static __always_inline int defer_send(struct trec_per_cpu_record *rec, __u32 flags)
 {
-	(void)rec;
+	(void)rec, (void)flags;
 	return 0;
 }
 #endif
@@ -124,7 +124,7 @@ static __always_inline bool defer_or_retry(struct trec_per_cpu_record *rec)
 	st->native_frames--;
 	/* Off-CPU stacks wait in offcpu_pending for their end: not deferred. */
 	if (!(rec->trace.flags & TREC_TRACE_F_OFFCPU)) {
-		if (!defer_send(rec)) {
+		if (!defer_send(rec, 0)) {
 			st->deferred = 1;
 			increment_metric(TREC_METRIC_DEFERRED_SENT);
 			return false;
@@ -135,6 +135,30 @@ static __always_inline bool defer_or_retry(struct trec_per_cpu_record *rec)
 	st->unwind_error = TREC_ERR_OK;
 	st->error_metric = -1;
 	return true;
+}
+
+/*
+ * Before the walk, for a sample of a process trecord has not synced (no
+ * trie entries, a leaf whose file no VMA lookup knows): the whole walk is
+ * deferred from the leaf (TREC_DEFER_F_NO_PID) instead of ending at once
+ * in NO_PID_INFO. True if sent: the trace is done.
+ */
+static __always_inline bool defer_no_pid(struct trec_per_cpu_record *rec)
+{
+	/* Offline, the resumed walk checks the pid itself. */
+#ifndef TREC_TESTING_OFFLINE
+	if (defer_enabled && !(rec->trace.flags & TREC_TRACE_F_OFFCPU)) {
+		if (!defer_send(rec, TREC_DEFER_F_NO_PID)) {
+			rec->state.deferred = 1;
+			increment_metric(TREC_METRIC_DEFERRED_SENT);
+			increment_metric(TREC_METRIC_DEFERRED_NO_PID);
+			return true;
+		}
+		increment_metric(TREC_METRIC_DEFERRED_LOST);
+	}
+#endif
+	(void)rec;
+	return false;
 }
 
 #endif /* TREC_DEFERRED_H */

@@ -26,11 +26,16 @@
  * for). */
 #define TREC_DEFER_MAX_FILES 1024
 
+/* The process was not synced yet (NO_PID_INFO): the cursor is the leaf,
+ * the trace holds no user frame, mappings_pid is 0; trecord resumes it
+ * once the pid's maps are read, from the leaf's lookup on. */
+#define TREC_DEFER_F_NO_PID 1
+
 struct trec_deferred_msg {
 	__u32 msg_type;     /* TREC_MSG_DEFERRED */
 	__u32 stack_len;    /* bytes of stack[] valid, copied from stack_base */
 	__u32 mappings_pid; /* whose trie entries resolve the pcs */
-	__u32 pad;
+	__u32 flags;        /* TREC_DEFER_F_* */
 	__u64 stack_base;   /* state.sp - TREC_DEFER_BELOW_SP */
 	/* The cursor at the frame whose deltas were missing; the trace does
 	 * not hold that frame yet (the resumed walk pushes it). */

@@ -265,6 +265,9 @@ static __always_inline int collect_trace_in(void *ctx, void *progs,
 							    : TREC_REPORT_NEW_PID);
 		mapped = resolve_text_vma(rec, st->pc);
 	}
+	/* Not synced yet: trecord finishes the walk after the sync. */
+	if (mapped < 0 && !rec->mappings_pid && defer_no_pid(rec))
+		return 0;
 	if (mapped < 0) {
 		/* Never drop the sample: its leaf pc is still worth a frame. */
 		push_absolute_frame(rec, st->pc);

@@ -70,7 +70,9 @@
 	X(DEFERRED_DROPPED, "deferred samples written as BPF left them: pending cap reached") \
 	X(JIT_MAPS_RECHECKED, "jit: maps re-read of JIT-like processes with no JIT file seen yet") \
 	X(JIT_FILES_FOUND_LATE, "jit: jitdumps and perf maps those re-reads found") \
-	X(JIT_UNWATCHED, "jit: JIT-like processes not re-read: watch list full")
+	X(JIT_UNWATCHED, "jit: JIT-like processes not re-read: watch list full") \
+	X(DEFERRED_NO_PID_GONE, "deferred samples of unsynced processes that exited before their maps were read: leaf only") \
+	X(DEFERRED_NO_PID_STALE, "deferred samples of unsynced processes that exec'd (or whose pid was reused) before the sync: leaf only")
 
 #define TRECORD_METRIC_BASE 1000
 enum trecord_metric {

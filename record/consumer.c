@@ -66,8 +66,11 @@ static int on_ring_msg(void *ctx, void *data, size_t len)
 	}
 	/* Straight to the sync thread: through the writer's queue, a new
 	 * process would wait behind the samples queued before its event. */
-	if (type == TREC_MSG_PID_EVENT && len >= sizeof(struct trec_pid_event_msg))
+	if (type == TREC_MSG_PID_EVENT && len >= sizeof(struct trec_pid_event_msg)) {
+		/* Before the sync it asks for: see deferred_pids.h. */
+		trec_deferred_pids_event(c->deferred.pids, data);
 		c->x.on_pid_event(c->x.on_pid_event_arg, data);
+	}
 	if (type == TREC_MSG_DEFERRED)
 		len = trec_deferred_msg_used(data, len);
 	if (trec_msg_queue_push_prio(c->x.queue, data, len, type == TREC_MSG_PID_EVENT))

@@ -247,6 +247,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 								 sizeof(s->delta_cache_dir))
 				   ? s->delta_cache_dir : NULL,
 		.deferred_waiting = &s->consumer.deferred.waiting,
+		.deferred_pids = s->consumer.deferred.pids,
 	});
 	if (!err)
 		err = trec_consumer_start_ring(&s->consumer);

@@ -21,6 +21,7 @@
 #include "record/procs/pid_reports.h"
 #include "record/procs/pid_sync.h"
 #include "record/syncer.h"
+#include "record/unwind/deferred/deferred_pids.h"
 #include "record/unwind/map_sinks.h"
 #include "trec_types.h"
 
@@ -56,7 +57,7 @@ int trec_syncer_request(struct trec_syncer *s, uint32_t kind, uint32_t pid)
 void trec_syncer_on_pid_event(void *arg, const struct trec_pid_event_msg *m)
 {
 	struct trec_syncer *s = arg;
-	struct trec_sync_req r = { .pid = m->pid, .parent = m->parent_pid };
+	struct trec_sync_req r = { .pid = m->pid, .parent = m->parent_pid, .time_ns = m->ktime_ns };
 
 	/* A new image needs its mappings now, a forked child its parent's;
 	 * an exited pid none at all. */
@@ -78,7 +79,14 @@ static void on_report(void *ctx, int cpu, void *data, __u32 size)
 
 static void sync_pid(struct trec_syncer *s, uint32_t pid)
 {
-	trec_pid_sync_pid(s->sync, pid);
+	uint64_t t = trec_now_ns();
+	int err = trec_pid_sync_pid(s->sync, pid);
+
+	/* Its NO_PID deferrals from before t can be walked, or stop waiting. */
+	if (!err && s->x.deferred_pids)
+		trec_deferred_pids_synced(s->x.deferred_pids, pid, t);
+	else if (err == -ESRCH && s->x.deferred_pids)
+		trec_deferred_pids_gone(s->x.deferred_pids, pid, t);
 }
 
 static void sync_reported(void *ctx, uint32_t pid)
@@ -90,6 +98,9 @@ static void sync_reported(void *ctx, uint32_t pid)
 
 static void sync_exited(struct trec_syncer *s, uint32_t pid)
 {
+	/* Never synced: its maps are gone with it (a report may still try). */
+	if (!trec_pid_sync_known(s->sync, pid) && s->x.deferred_pids)
+		trec_deferred_pids_gone(s->x.deferred_pids, pid, trec_now_ns());
 	trec_pid_sync_exited(s->sync, pid);
 	/* its JIT names are read once its last samples are in */
 	trec_jit_on_exit(s->x.jit, pid, trec_now_ns());
@@ -103,6 +114,16 @@ static bool exec_follows(const struct trec_sync_req *reqs, size_t i, size_t n, u
 		if (reqs[j].kind == TREC_SYNC_PID && reqs[j].pid == pid)
 			return true;
 	return false;
+}
+
+/* Whether the forked child has exec'd since (the ring thread notes the
+ * exec before it asks for the sync, deferred_pids.h): a copy of the
+ * parent's entries now would describe the old image under the new one
+ * until that sync. */
+static bool exec_since(struct trec_syncer *s, const struct trec_sync_req *r)
+{
+	return s->x.deferred_pids &&
+	       trec_deferred_pids_replaced_after(s->x.deferred_pids, r->pid, r->time_ns);
 }
 
 static void drain_requests(struct trec_syncer *s)
@@ -122,7 +143,8 @@ static void drain_requests(struct trec_syncer *s)
 
 			if (r->kind == TREC_SYNC_PID)
 				sync_pid(s, r->pid);
-			else if (r->kind == TREC_SYNC_FORK && !exec_follows(reqs, i, n, r->pid))
+			else if (r->kind == TREC_SYNC_FORK && !exec_follows(reqs, i, n, r->pid) &&
+				 !exec_since(s, r))
 				trec_pid_sync_fork(s->sync, r->pid, r->parent);
 			else if (r->kind == TREC_SYNC_EXIT)
 				sync_exited(s, r->pid);

@@ -23,6 +23,7 @@ struct trec_pid_event_msg;
 struct trec_pid_sync;
 struct trec_interps;
 struct trec_touched;
+struct trec_deferred_pids;
 struct trecord_counters;
 
 /* Requests to the sync thread. */
@@ -39,6 +40,7 @@ struct trec_sync_req {
 	uint32_t kind;
 	uint32_t pid;
 	uint32_t parent; /* TREC_SYNC_FORK */
+	uint64_t time_ns; /* TREC_SYNC_FORK: the fork event's */
 };
 
 /* What the syncer works with; owned by the caller, valid until free. */
@@ -55,6 +57,8 @@ struct trec_syncer_ctx {
 	/* Deferred samples waiting (record/unwind/deferred/deferred_queue.h): exited
 	 * pids keep their entries longer meanwhile. NULL: none. */
 	const atomic_uint_fast32_t *deferred_waiting;
+	/* Where syncs that found a pid gone are noted (deferred_pids.h), or NULL. */
+	struct trec_deferred_pids *deferred_pids;
 };
 
 struct trec_syncer {

@@ -6,7 +6,8 @@
 #   default                  cc1's first second: stacks reach main, none
 #                            ends in NO_PAGE_INFO; every deferral accounted
 #   TREC_DEFER_MAX_PENDING   past the cap samples are written as BPF left
-#                            them (NO_PAGE_INFO), counted in DEFERRED_DROPPED
+#                            them (NO_PAGE_INFO; NO_PID_INFO if taken before
+#                            cc1's sync), counted in DEFERRED_DROPPED
 #   --no-deferred-unwind     nothing deferred
 . "$(dirname "$0")/lib.sh"
 
@@ -35,7 +36,8 @@ check "deferred: cc1's first second reaches main ($main of $n)" \
 	[ "$n" -ge 20 -a $((main * 100)) -ge $((n * 90)) ]
 check "deferred: ... and no stack ends in NO_PAGE_INFO ($nopage of $n)" [ "$nopage" = 0 ]
 done_=$(( $(metric "$T/on.tr" DEFERRED_RESUMED) + $(metric "$T/on.tr" DEFERRED_EXPIRED) +
-	$(metric "$T/on.tr" DEFERRED_DROPPED) ))
+	$(metric "$T/on.tr" DEFERRED_DROPPED) + $(metric "$T/on.tr" DEFERRED_NO_PID_GONE) +
+	$(metric "$T/on.tr" DEFERRED_NO_PID_STALE) ))
 check "deferred: every deferral was written ($done_ of $sent)" [ "$done_" = "$sent" ]
 
 TREC_DEFER_MAX_PENDING=3 rec cap
@@ -43,10 +45,12 @@ sent=$(metric "$T/cap.tr" DEFERRED_SENT)
 dropped=$(metric "$T/cap.tr" DEFERRED_DROPPED)
 check "deferred: past the pending cap samples are counted as dropped ($dropped of $sent)" \
 	[ "${dropped:-0}" -gt 0 ]
-done_=$(( $(metric "$T/cap.tr" DEFERRED_RESUMED) + $(metric "$T/cap.tr" DEFERRED_EXPIRED) + dropped ))
+done_=$(( $(metric "$T/cap.tr" DEFERRED_RESUMED) + $(metric "$T/cap.tr" DEFERRED_EXPIRED) + dropped +
+	$(metric "$T/cap.tr" DEFERRED_NO_PID_GONE) + $(metric "$T/cap.tr" DEFERRED_NO_PID_STALE) ))
 check "deferred: ... and still written ($done_ of $sent)" [ "$done_" = "$sent" ]
-nopage_all=$("$TREPORT" --json "$T/cap.tr" | grep -c 'error: NATIVE_NO_PAGE_INFO')
-check "deferred: ... as BPF left them, ending in NO_PAGE_INFO ($nopage_all >= $dropped)" \
+# (a sample deferred before cc1's sync, NO_PID, ends in NO_PID_INFO)
+nopage_all=$("$TREPORT" --json "$T/cap.tr" | grep -c -E 'error: (NATIVE_NO_PAGE_INFO|NO_PID_INFO)')
+check "deferred: ... as BPF left them, ending in NO_PAGE_INFO or NO_PID_INFO ($nopage_all >= $dropped)" \
 	[ "$nopage_all" -ge "$dropped" ]
 
 rec off --no-deferred-unwind

@@ -5,7 +5,10 @@
  * (record/unwind/deferred/deferred_walk.c) over a copied stack, on real BPF maps
  * filled by hand: a whole stack, a file still loading (waits, then the
  * frame-pointer fallback's NO_PAGE_INFO), and a caller beyond a full copy
- * (NATIVE_DEFERRED_STACK_END).
+ * (NATIVE_DEFERRED_STACK_END). NO_PID deferrals (a process not synced
+ * yet): malformed ones refused, the wait for the pid's marker, the walk
+ * from the leaf, and the samples that cannot be resumed (exec'd or reused
+ * pid, process gone, waited too long, cap) written leaf-only, counted.
  */
 #include <endian.h>
 #include <errno.h>
@@ -218,6 +221,185 @@ static void test_hostile_and_cap(struct trecord_counters *cnt)
 	free(m);
 }
 
+#define PID2 4321 /* a process that never gets synced */
+
+/* pid's "synced" marker, as pid_sync writes it last. */
+static int set_marker(uint32_t pid, bool on)
+{
+	struct trec_pid_page_key k = { .prefix_len = 96, .pid_be = htobe32(pid), .page_be = 0 };
+	struct trec_pid_page_value v = { 0, 0 };
+
+	return on ? bpf_map_update_elem(fds.maps.lpm, &k, &v, BPF_ANY)
+		  : bpf_map_delete_elem(fds.maps.lpm, &k);
+}
+
+/* A NO_PID deferral of pid at leaf pc, sampled at t. */
+static struct trec_deferred_msg *nopid_msg(uint32_t pid, uint64_t pc, uint64_t t)
+{
+	const uint64_t ras[] = { 0x400201, 0x400801 };
+	struct trec_deferred_msg *m = make_msg(pc, ras, 2, 4096);
+
+	m->flags = TREC_DEFER_F_NO_PID;
+	m->mappings_pid = 0;
+	m->state.text_file_id = m->state.text_offset = 0; /* BPF resolved nothing */
+	m->trace.pid = m->trace.tid = pid;
+	m->trace.ktime_ns = t;
+	return m;
+}
+
+static void add_free(struct trec_deferred *q, struct trec_deferred_msg *m)
+{
+	trec_deferred_add(q, m, trec_deferred_msg_used(m, sizeof(*m)));
+	free(m);
+}
+
+/* The trace BPF would have sent: the leaf's raw pc, then NO_PID_INFO. */
+static bool leaf_only(const struct trec_trace *t, uint64_t pc)
+{
+	return t->num_frames == 2 && t->frames[0].file_id == 0 && t->frames[0].addr_or_line == pc &&
+	       (t->frames[0].flags & TREC_FRAME_F_ABSOLUTE) &&
+	       t->frames[1].addr_or_line == TREC_ERR_NO_PID_INFO;
+}
+
+static void test_nopid_hostile(struct trecord_counters *cnt)
+{
+	struct trec_deferred q;
+	struct trec_deferred_msg *m = nopid_msg(PID, 0x400100, T0);
+	uint64_t bad0 = cnt->v[TRECORD_METRIC_BAD_MESSAGES];
+
+	trec_deferred_init(&q, &fds, NULL, cnt, emit, NULL);
+	num_emitted = 0;
+	m->mappings_pid = PID;
+	trec_deferred_add(&q, m, sizeof(*m));
+	m->mappings_pid = 0;
+	m->trace.num_frames = 1;
+	m->trace.frames[0] = (struct trec_frame){ .addr_or_line = 0x400100, .kind = TREC_FRAME_NATIVE };
+	trec_deferred_add(&q, m, sizeof(*m));
+	m->trace.num_frames = 0;
+	m->flags = 6;
+	trec_deferred_add(&q, m, sizeof(*m));
+	CHECK("nopid msg: a mappings pid, a user frame or unknown flags: refused and counted",
+	      num_emitted == 0 && trec_deferred_pending(&q) == 0 &&
+		      cnt->v[TRECORD_METRIC_BAD_MESSAGES] == bad0 + 3);
+	/* Kernel frames inline (a full stack map) are what BPF sends. */
+	m->flags = TREC_DEFER_F_NO_PID;
+	m->trace.num_frames = 1;
+	m->trace.frames[0] = (struct trec_frame){ .addr_or_line = 0xffffffff81000000ULL,
+						   .kind = TREC_FRAME_KERNEL };
+	q.max_pending = 0;
+	trec_deferred_add(&q, m, sizeof(*m));
+	CHECK("nopid cap: past it the sample is written as BPF would have: leaf, NO_PID_INFO",
+	      num_emitted == 1 && emitted[0].num_frames == 3 &&
+		      emitted[0].frames[0].kind == TREC_FRAME_KERNEL &&
+		      emitted[0].frames[1].addr_or_line == 0x400100 &&
+		      emitted[0].frames[2].addr_or_line == TREC_ERR_NO_PID_INFO);
+	trec_deferred_free(&q);
+	free(m);
+}
+
+static void test_nopid_walks(struct trecord_counters *cnt)
+{
+	const uint64_t whole[] = { 0x400100, 0x400201, 0x400801 };
+	struct trecord_counters c0 = *cnt;
+	struct trec_deferred q;
+
+	trec_deferred_init(&q, &fds, NULL, cnt, emit, NULL);
+	num_emitted = 0;
+	add_free(&q, nopid_msg(PID, 0x400100, T0));
+	trec_deferred_poll(&q, T0 + 10 * MS, false);
+	CHECK("nopid: waits while its pid has no marker", num_emitted == 0 &&
+								  trec_deferred_pending(&q) == 1);
+	set_marker(PID, true);
+	trec_deferred_poll(&q, T0 + 20 * MS, false);
+	CHECK("nopid: once synced, walked from the leaf to its STOP rule",
+	      num_emitted == 1 && frames_are(&emitted[0], whole, 3, 0) &&
+		      cnt->v[TRECORD_METRIC_DEFERRED_RESUMED] == c0.v[TRECORD_METRIC_DEFERRED_RESUMED] + 1);
+
+	/* Synced, its caller's file still loading past the wait: walked on
+	 * as BPF would have (NO_PAGE_INFO there), not cut to its leaf. */
+	struct trec_deferred_msg *m = nopid_msg(PID, 0x400100, T0 + 21 * MS);
+	uint64_t loading_ra = 0x500201;
+
+	memcpy(m->stack + TREC_DEFER_BELOW_SP + 8, &loading_ra, 8);
+	num_emitted = 0;
+	add_free(&q, m);
+	trec_deferred_poll(&q, T0 + 26 * MS, false);
+	trec_deferred_poll(&q, T0 + 22 * MS + TREC_DEFERRED_MAX_WAIT_NS, false);
+	CHECK("nopid: synced, but a caller's deltas too slow: walked to NO_PAGE_INFO, expired",
+	      num_emitted == 1 && emitted[0].num_frames == 3 &&
+		      emitted[0].frames[0].file_id == FILE_OK &&
+		      emitted[0].frames[1].file_id == FILE_LOADING &&
+		      emitted[0].frames[2].addr_or_line == TREC_ERR_NATIVE_NO_PAGE_INFO &&
+		      cnt->v[TRECORD_METRIC_DEFERRED_EXPIRED] ==
+			      c0.v[TRECORD_METRIC_DEFERRED_EXPIRED] + 1);
+
+	/* Synced, but the process exec'd after the sample: another image. */
+	num_emitted = 0;
+	add_free(&q, nopid_msg(PID, 0x400100, T0 + 30 * MS));
+	trec_deferred_pids_image(q.pids, PID, T0 + 31 * MS);
+	trec_deferred_poll(&q, T0 + 40 * MS, false);
+	CHECK("nopid: exec'd after the sample: leaf only, counted as stale",
+	      num_emitted == 1 && leaf_only(&emitted[0], 0x400100) &&
+		      cnt->v[TRECORD_METRIC_DEFERRED_NO_PID_STALE] == 1);
+	/* A pc the trie lacks: the maps were read before the sample (a
+	 * library mapped since) until a sync that started later is noted. */
+	num_emitted = 0;
+	add_free(&q, nopid_msg(PID, 0x900000, T0 + 50 * MS));
+	trec_deferred_poll(&q, T0 + 60 * MS, false);
+	CHECK("nopid: a leaf the trie lacks waits for a sync that read the maps after it",
+	      num_emitted == 0 && trec_deferred_pending(&q) == 1);
+	trec_deferred_pids_synced(q.pids, PID, T0 + 55 * MS);
+	trec_deferred_poll(&q, T0 + 70 * MS, false);
+	CHECK("nopid: ... then, still unknown, ends in LOOKUP_TEXT_SECTION",
+	      num_emitted == 1 && emitted[0].num_frames == 2 &&
+		      emitted[0].frames[0].addr_or_line == 0x900000 &&
+		      emitted[0].frames[1].addr_or_line == TREC_ERR_NATIVE_LOOKUP_TEXT_SECTION);
+
+	/* An interpreter's loop at the leaf: native only, and said so. */
+	uint64_t file = FILE_OK;
+	struct trec_offset_range r = { .lower1 = 0x400000, .upper1 = 0x400200,
+				       .program_index = TREC_PROG_UNWIND_PYTHON };
+	bpf_map_update_elem(fds.interp, &file, &r, BPF_ANY);
+	num_emitted = 0;
+	add_free(&q, nopid_msg(PID, 0x400100, T0 + 70 * MS));
+	trec_deferred_poll(&q, T0 + 80 * MS, false);
+	bpf_map_delete_elem(fds.interp, &file);
+	CHECK("nopid: a leaf in an interpreter loop keeps its frame, then DEFERRED_INTERPRETER",
+	      num_emitted == 1 && frames_are(&emitted[0], whole, 1,
+					     TREC_ERR_NATIVE_DEFERRED_INTERPRETER));
+
+	/* PID2: gone before the sample says nothing; gone after it does. */
+	num_emitted = 0;
+	trec_deferred_pids_gone(q.pids, PID2, T0 + 90 * MS);
+	add_free(&q, nopid_msg(PID2, 0x400100, T0 + 100 * MS));
+	add_free(&q, nopid_msg(PID2, 0x400100, T0 + 101 * MS));
+	trec_deferred_poll(&q, T0 + 110 * MS, false);
+	CHECK("nopid: a pid found gone before the sample: still waits", num_emitted == 0 &&
+									 trec_deferred_pending(&q) == 2);
+	trec_deferred_pids_gone(q.pids, PID2, T0 + 120 * MS);
+	trec_deferred_poll(&q, T0 + 130 * MS, false);
+	CHECK("nopid: found gone after the sample: leaf only, counted as gone",
+	      num_emitted == 2 && leaf_only(&emitted[0], 0x400100) &&
+		      leaf_only(&emitted[1], 0x400100) && trec_deferred_pending(&q) == 0 &&
+		      cnt->v[TRECORD_METRIC_DEFERRED_NO_PID_GONE] == 2);
+
+	/* PID2 + 1: never synced, never found gone. */
+	num_emitted = 0;
+	add_free(&q, nopid_msg(PID2 + 1, 0x400100, T0 + 140 * MS));
+	trec_deferred_poll(&q, T0 + 150 * MS, false);
+	trec_deferred_poll(&q, T0 + 141 * MS + TREC_DEFERRED_MAX_WAIT_NS, false);
+	CHECK("nopid: never synced: leaf only once it waited too long, counted as expired",
+	      num_emitted == 1 && leaf_only(&emitted[0], 0x400100) &&
+		      cnt->v[TRECORD_METRIC_DEFERRED_EXPIRED] ==
+			      c0.v[TRECORD_METRIC_DEFERRED_EXPIRED] + 2);
+	num_emitted = 0;
+	add_free(&q, nopid_msg(PID2 + 1, 0x400100, T0 + 160 * MS));
+	trec_deferred_poll(&q, T0 + 170 * MS, true);
+	CHECK("nopid: ... or at the end", num_emitted == 1 && leaf_only(&emitted[0], 0x400100));
+	set_marker(PID, false);
+	trec_deferred_free(&q);
+}
+
 int main(void)
 {
 	static struct trecord_counters cnt;
@@ -228,5 +410,7 @@ int main(void)
 	}
 	test_hostile_and_cap(&cnt);
 	test_walks(&cnt);
+	test_nopid_hostile(&cnt);
+	test_nopid_walks(&cnt);
 	return failures ? 1 : 0;
 }

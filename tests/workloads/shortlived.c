@@ -2,8 +2,10 @@
  * milliseconds of CPU (default 10) in short_leaf, called through
  * short_mid from main, then exits. With "fork N" it first forks N
  * children (no exec) that each do the same, one at a time, so a
- * profiler sees processes that only ever run their parent's image.
- * usage: shortlived [MS [fork N]] */
+ * profiler sees processes that only ever run their parent's image. With
+ * "linger L" it sleeps L milliseconds before it exits (a process whose
+ * start is busy but which lives until a profiler has read its maps).
+ * usage: shortlived [MS [fork N | linger L]] */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -52,5 +54,7 @@ int main(int argc, char **argv)
 		waitpid(pid, NULL, 0);
 	}
 	short_mid(ms);
+	if (argc > 3 && !strcmp(argv[2], "linger"))
+		usleep((useconds_t)(atof(argv[3]) * 1000));
 	return 0;
 }

@@ -10,6 +10,9 @@
 struct trec_deferred_entry {
 	uint64_t arrived_ns;
 	size_t bytes;
+	/* Its last walk stopped at a file still loading: walked again when a
+	 * load ends, not at every pass (NO_PID samples make passes often). */
+	bool wait_load;
 	struct trec_deferred_sample s;
 	/* stack_len bytes of stack, then the trace header and frames */
 	uint8_t data[];
@@ -29,6 +32,7 @@ void trec_deferred_init(struct trec_deferred *d, const struct trec_deferred_walk
 		if (v < d->max_pending)
 			d->max_pending = v;
 	}
+	d->pids = calloc(1, sizeof(*d->pids));
 	d->cnt = cnt;
 	d->emit = emit;
 	d->emit_arg = emit_arg;
@@ -61,6 +65,32 @@ size_t trec_deferred_msg_used(const void *data, size_t len)
 	return MSG_FIXED + m->stack_len;
 }
 
+/* A NO_PID deferral holds the leaf's cursor and no user frame yet: a
+ * mappings pid or a user frame means the message is not what BPF sends. */
+static bool nopid_msg_ok(const struct trec_deferred_msg *m)
+{
+	if (m->mappings_pid)
+		return false;
+	for (uint32_t i = 0; i < m->trace.num_frames; i++)
+		if (m->trace.frames[i].kind != TREC_FRAME_KERNEL)
+			return false;
+	return true;
+}
+
+/* m's sample written as BPF would have sent it without deferring. */
+static void emit_undeferred(struct trec_deferred *d, const struct trec_deferred_msg *m)
+{
+	struct trec_deferred_sample s = { .state = m->state, .trace = &m->trace };
+	size_t len = 0;
+
+	if (!(m->flags & TREC_DEFER_F_NO_PID)) {
+		emit_unresumed(d, &m->trace);
+		return;
+	}
+	trec_deferred_leaf_only(&s, TREC_ERR_NO_PID_INFO, &d->out, &len);
+	d->emit(d->emit_arg, &d->out, len);
+}
+
 void trec_deferred_add(struct trec_deferred *d, const void *data, size_t len)
 {
 	const struct trec_deferred_msg *m = data;
@@ -70,7 +100,8 @@ void trec_deferred_add(struct trec_deferred *d, const void *data, size_t len)
 
 	if (len < MSG_FIXED || m->stack_len == 0 || m->stack_len > TREC_DEFER_STACK_BYTES ||
 	    m->stack_len > len - MSG_FIXED ||
-	    m->trace.num_frames >= TREC_MAX_FRAMES) {
+	    m->trace.num_frames >= TREC_MAX_FRAMES || (m->flags & ~TREC_DEFER_F_NO_PID) ||
+	    ((m->flags & TREC_DEFER_F_NO_PID) && !nopid_msg_ok(m))) {
 		trecord_count(d->cnt, TRECORD_METRIC_BAD_MESSAGES, 1);
 		return;
 	}
@@ -78,13 +109,16 @@ void trec_deferred_add(struct trec_deferred *d, const void *data, size_t len)
 	tlen = TREC_TRACE_HEADER_SIZE + n * sizeof(struct trec_frame);
 	need = sizeof(*e) + m->stack_len + tlen;
 	if (d->n >= d->max_pending || d->bytes + need > TREC_DEFERRED_MAX_BYTES ||
+	    ((m->flags & TREC_DEFER_F_NO_PID) && !d->pids) ||
 	    TREC_GROW(d->v, d->cap, d->n + 1, 64) || !(e = malloc(need))) {
 		trecord_count(d->cnt, TRECORD_METRIC_DEFERRED_DROPPED, 1);
-		emit_unresumed(d, &m->trace);
+		emit_undeferred(d, m);
 		return;
 	}
 	e->bytes = need;
+	e->wait_load = false;
 	e->s.mappings_pid = m->mappings_pid;
+	e->s.flags = m->flags;
 	e->s.stack_len = m->stack_len;
 	e->s.stack_base = m->stack_base;
 	e->s.state = m->state;
@@ -95,41 +129,112 @@ void trec_deferred_add(struct trec_deferred *d, const void *data, size_t len)
 	e->arrived_ns = m->trace.ktime_ns;
 	d->v[d->n++] = e;
 	d->bytes += need;
+	d->nopid += !!(e->s.flags & TREC_DEFER_F_NO_PID);
 	atomic_store(&d->waiting, d->n);
 }
 
 /* Between passes: a failed walk costs a few map lookups per sample. */
 #define POLL_INTERVAL_NS 5000000ULL
 
+/* What becomes of a pending sample in this pass. */
+enum outcome { KEEP, RESUMED, EXPIRED, GONE, STALE };
+
+/* A NO_PID sample's pid is not synced (yet). */
+static enum outcome unsynced(struct trec_deferred *d, const struct trec_deferred_entry *e,
+			     bool expired)
+{
+	uint32_t pid = e->s.trace->pid;
+
+	if (trec_deferred_pids_replaced_after(d->pids, pid, e->arrived_ns))
+		return STALE;
+	if (trec_deferred_pids_gone_after(d->pids, pid, e->arrived_ns))
+		return GONE;
+	return expired ? EXPIRED : KEEP;
+}
+
+/* A NO_PID walk (in d->out) that met a pc the trie does not hold, with
+ * maps read before the sample (a library ld.so mapped since): a newer read
+ * will come (the process's unknown pcs ask for one), unless it is gone. */
+static bool misses_mapping(struct trec_deferred *d, const struct trec_deferred_entry *e)
+{
+	uint32_t pid = e->s.trace->pid, n = d->out.num_frames;
+
+	return n && d->out.frames[n - 1].addr_or_line == TREC_ERR_NATIVE_LOOKUP_TEXT_SECTION &&
+	       (d->out.frames[n - 1].flags & TREC_FRAME_F_ERROR) &&
+	       !trec_deferred_pids_synced_after(d->pids, pid, e->arrived_ns) &&
+	       !trec_deferred_pids_gone_after(d->pids, pid, e->arrived_ns);
+}
+
+/* Walks e on; d->out gets the trace unless KEEP. unsynced_pid: a pid found
+ * without its marker earlier in this pass (one lookup per pid and pass). */
+static enum outcome walk_entry(struct trec_deferred *d, struct trec_deferred_entry *e,
+			       bool expired, bool final, uint32_t *unsynced_pid, size_t *len)
+{
+	bool nopid = e->s.flags & TREC_DEFER_F_NO_PID;
+	uint32_t pid = e->s.trace->pid;
+	enum trec_deferred_walk_result r = TREC_DWALK_UNSYNCED;
+	enum outcome o;
+
+	if (!nopid || pid != *unsynced_pid)
+		r = trec_deferred_walk(&d->fds, &e->s, expired, &d->out, len);
+	if (r == TREC_DWALK_WAIT && final)
+		r = trec_deferred_walk(&d->fds, &e->s, expired = true, &d->out, len);
+	e->wait_load = r == TREC_DWALK_WAIT;
+	if (r == TREC_DWALK_UNSYNCED) {
+		*unsynced_pid = pid;
+		o = unsynced(d, e, expired || final);
+	} else if (nopid && trec_deferred_pids_replaced_after(d->pids, pid, e->arrived_ns)) {
+		/* Checked after the marker: a new image's marker follows its
+		 * exec's note. */
+		o = STALE;
+	} else if (nopid && r == TREC_DWALK_DONE && !expired && !final && misses_mapping(d, e)) {
+		return KEEP;
+	} else {
+		return r == TREC_DWALK_WAIT ? KEEP : expired ? EXPIRED : RESUMED;
+	}
+	/* Not walked: as BPF would have sent it. */
+	if (o != KEEP)
+		trec_deferred_leaf_only(&e->s, TREC_ERR_NO_PID_INFO, &d->out, len);
+	return o;
+}
+
+static const int outcome_metric[] = {
+	[RESUMED] = TRECORD_METRIC_DEFERRED_RESUMED,
+	[EXPIRED] = TRECORD_METRIC_DEFERRED_EXPIRED,
+	[GONE] = TRECORD_METRIC_DEFERRED_NO_PID_GONE,
+	[STALE] = TRECORD_METRIC_DEFERRED_NO_PID_STALE,
+};
+
 void trec_deferred_poll(struct trec_deferred *d, uint64_t now_ns, bool final)
 {
 	uint64_t loads = d->loads_finished ? atomic_load(d->loads_finished) : 0;
+	uint32_t unsynced_pid = 0;
 	size_t kept = 0;
 
 	if (!d->n || (!final && now_ns - d->tried_ns < POLL_INTERVAL_NS))
 		return;
-	if (!final && d->loads_finished && loads == d->tried_loads &&
+	if (!final && d->loads_finished && loads == d->tried_loads && !d->nopid &&
 	    now_ns <= d->v[0]->arrived_ns + TREC_DEFERRED_MAX_WAIT_NS)
 		return;
+	bool new_loads = !d->loads_finished || loads != d->tried_loads;
+
 	d->tried_ns = now_ns;
 	d->tried_loads = loads;
 	for (size_t i = 0; i < d->n; i++) {
 		struct trec_deferred_entry *e = d->v[i];
 		bool expired = now_ns > e->arrived_ns + TREC_DEFERRED_MAX_WAIT_NS;
 		size_t len = 0;
+		enum outcome o = KEEP;
 
-		if (trec_deferred_walk(&d->fds, &e->s, expired, &d->out, &len) ==
-		    TREC_DWALK_WAIT) {
-			if (!final) {
-				d->v[kept++] = e;
-				continue;
-			}
-			expired = true;
-			trec_deferred_walk(&d->fds, &e->s, true, &d->out, &len);
+		if (final || expired || new_loads || !e->wait_load)
+			o = walk_entry(d, e, expired, final, &unsynced_pid, &len);
+		if (o == KEEP) {
+			d->v[kept++] = e;
+			continue;
 		}
-		trecord_count(d->cnt, expired ? TRECORD_METRIC_DEFERRED_EXPIRED
-					      : TRECORD_METRIC_DEFERRED_RESUMED, 1);
+		trecord_count(d->cnt, outcome_metric[o], 1);
 		d->emit(d->emit_arg, &d->out, len);
+		d->nopid -= !!(e->s.flags & TREC_DEFER_F_NO_PID);
 		d->bytes -= e->bytes;
 		free(e);
 	}
@@ -142,6 +247,8 @@ void trec_deferred_free(struct trec_deferred *d)
 	for (size_t i = 0; i < d->n; i++)
 		free(d->v[i]);
 	free(d->v);
+	free(d->pids);
 	d->v = NULL;
-	d->n = d->cap = d->bytes = 0;
+	d->pids = NULL;
+	d->n = d->cap = d->bytes = d->nopid = 0;
 }

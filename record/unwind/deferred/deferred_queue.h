@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "record/unwind/deferred/deferred_pids.h"
 #include "record/unwind/deferred/deferred_walk.h"
 
 struct trecord_counters;
@@ -21,7 +22,8 @@ struct trecord_counters;
  * environment's TREC_DEFER_MAX_PENDING may lower the count (tests). */
 #define TREC_DEFERRED_MAX_PENDING 4096
 #define TREC_DEFERRED_MAX_BYTES (48u << 20)
-/* A sample waits at most this long for a file's deltas. */
+/* A sample waits at most this long for a file's deltas (or its pid's
+ * sync: TREC_DEFER_F_NO_PID). */
 #define TREC_DEFERRED_MAX_WAIT_NS 10000000000ULL
 
 /* Receives each finished trace (header + frames, len bytes). */
@@ -40,6 +42,11 @@ struct trec_deferred {
 	struct trec_deferred_entry **v;
 	size_t n, cap, bytes;
 	size_t max_pending;
+	size_t nopid; /* of n: TREC_DEFER_F_NO_PID samples */
+	/* Fork/exec and gone times (ring and sync threads write it); NULL if
+	 * it could not be allocated: NO_PID samples are then written as BPF
+	 * would have left them. */
+	struct trec_deferred_pids *pids;
 	uint64_t tried_ns; /* the last pass over the pending samples */
 	struct trec_trace out; /* a finished trace, on its way to emit */
 	atomic_uint_fast32_t waiting; /* n, for other threads */
@@ -54,8 +61,10 @@ size_t trec_deferred_msg_used(const void *data, size_t len);
 /* A TREC_MSG_DEFERRED message from the ring buffer (hostile: checked). */
 void trec_deferred_add(struct trec_deferred *d, const void *data, size_t len);
 /* Walks the pending samples again when a load has ended since the last
- * pass (at most every few ms) or the oldest waited too long; final: every
- * one is finished, whatever still loads. */
+ * pass (at most every few ms), NO_PID samples wait for their sync, or the
+ * oldest waited too long; final: every one is finished, whatever still
+ * loads. A NO_PID sample whose pid was found gone, or exec'd or reused
+ * after it, is written as BPF would have left it (leaf, NO_PID_INFO). */
 void trec_deferred_poll(struct trec_deferred *d, uint64_t now_ns, bool final);
 static inline size_t trec_deferred_pending(const struct trec_deferred *d)
 {

@@ -55,6 +55,8 @@ static void *bpf_map_lookup_elem(void *map, const void *key)
 		return idx == 0 ? &W_rec : NULL;
 	if (map == &metrics)
 		return idx < TREC_METRIC_COUNT ? &W_metrics[idx] : NULL;
+	if (!W.fds) /* trec_deferred_leaf_only: no map is read */
+		return NULL;
 	if (map == &pid_page_to_mapping_info)
 		return lookup_fd(W.fds->maps.lpm, key, &W_lpm);
 	if (map == &stack_delta_pages)
@@ -124,9 +126,6 @@ static long bpf_ringbuf_output(void *ringbuf, void *data, __u64 size, __u64 flag
 	W.out_len = size;
 	return 0;
 }
-
-
-
 /* A read error past the copy: the stack went on beyond what was copied. */
 static bool beyond_copy(const struct trec_unwind_state *st)
 {
@@ -147,13 +146,12 @@ static bool beyond_copy(const struct trec_unwind_state *st)
 	       (W.len == TREC_DEFER_STACK_BYTES && W.fault_addr >= W.base + W.len);
 }
 
-enum trec_deferred_walk_result trec_deferred_walk(const struct trec_deferred_walk_fds *fds,
-						  const struct trec_deferred_sample *s, bool final,
-						  struct trec_trace *out, size_t *out_len)
+/* The walk's record: the trace and cursor as BPF sent them. */
+static void walk_begin(const struct trec_deferred_walk_fds *fds, const struct trec_deferred_sample *s,
+		       struct trec_trace *out)
 {
 	struct trec_per_cpu_record *rec = &W_rec;
 	struct trec_unwind_state *st = &rec->state;
-	int next = TREC_PROG_UNWIND_NATIVE;
 
 	memset(&W, 0, sizeof(W));
 	W.fds = fds;
@@ -174,13 +172,63 @@ enum trec_deferred_walk_result trec_deferred_walk(const struct trec_deferred_wal
 	st->error_metric = -1;
 	st->native_frames = 0;
 	rec->mappings_pid = s->mappings_pid ? s->mappings_pid : rec->trace.pid;
+}
+
+void trec_deferred_leaf_only(const struct trec_deferred_sample *s, uint32_t err,
+			     struct trec_trace *out, size_t *out_len)
+{
+	walk_begin(NULL, s, out);
+	push_absolute_frame(&W_rec, W_rec.state.pc);
+	set_error(&W_rec.state, err, -1);
+	finish_trace(&W_rec);
+	*out_len = W.out_len;
+}
+
+/*
+ * A NO_PID deferral starts where BPF's collect_trace_in would have, now
+ * that the pid is synced: the leaf's lookup. The next program, or STOP
+ * with the trace's end set (a leaf the sync did not see either).
+ */
+static int resume_at_leaf(struct trec_per_cpu_record *rec)
+{
+	struct trec_unwind_state *st = &rec->state;
+	int mapped = resolve_text(st, rec->mappings_pid, st->pc);
+	int next;
+
+	if (mapped < 0) {
+		push_absolute_frame(rec, st->pc);
+		set_error(st, TREC_ERR_NATIVE_LOOKUP_TEXT_SECTION, -1);
+		return TREC_PROG_UNWIND_STOP;
+	}
+	next = next_unwinder(rec, mapped);
+	/* An interpreter's loop at the leaf: keep its native frame. */
+	if (next != TREC_PROG_UNWIND_NATIVE)
+		push_native_frame(rec);
+	return next;
+}
+
+enum trec_deferred_walk_result trec_deferred_walk(const struct trec_deferred_walk_fds *fds,
+						  const struct trec_deferred_sample *s, bool final,
+						  struct trec_trace *out, size_t *out_len)
+{
+	struct trec_per_cpu_record *rec = &W_rec;
+	struct trec_unwind_state *st = &rec->state;
+	int next = TREC_PROG_UNWIND_NATIVE;
+
+	walk_begin(fds, s, out);
+	if (s->flags & TREC_DEFER_F_NO_PID) {
+		if (!pid_is_synced(rec->mappings_pid))
+			return TREC_DWALK_UNSYNCED;
+		next = resume_at_leaf(rec);
+	}
 	defer_enabled = !final;
 
 	for (int i = 0; i < TREC_MAX_FRAMES && next == TREC_PROG_UNWIND_NATIVE; i++)
 		next = unwind_native_step(NULL, rec);
 	if (st->deferred)
 		return TREC_DWALK_WAIT;
-	if (next != TREC_PROG_UNWIND_STOP && next != TREC_PROG_UNWIND_NATIVE)
+	if (st->unwind_error == TREC_ERR_OK && next != TREC_PROG_UNWIND_STOP &&
+	    next != TREC_PROG_UNWIND_NATIVE)
 		set_error(st, TREC_ERR_NATIVE_DEFERRED_INTERPRETER, -1);
 	else if (beyond_copy(st))
 		st->unwind_error = TREC_ERR_NATIVE_DEFERRED_STACK_END;

@@ -23,6 +23,7 @@ struct trec_deferred_walk_fds {
 /* A deferred sample, as kept while it waits. */
 struct trec_deferred_sample {
 	uint32_t mappings_pid;
+	uint32_t flags; /* TREC_DEFER_F_* */
 	uint32_t stack_len;
 	uint64_t stack_base;
 	struct trec_unwind_state state;
@@ -33,6 +34,7 @@ struct trec_deferred_sample {
 enum trec_deferred_walk_result {
 	TREC_DWALK_DONE = 0, /* *out holds the finished trace */
 	TREC_DWALK_WAIT = 1, /* a file on the way is still loading */
+	TREC_DWALK_UNSYNCED = 2, /* TREC_DEFER_F_NO_PID: the pid has no marker yet */
 };
 
 /*
@@ -43,5 +45,10 @@ enum trec_deferred_walk_result {
 enum trec_deferred_walk_result trec_deferred_walk(const struct trec_deferred_walk_fds *fds,
 						  const struct trec_deferred_sample *s, bool final,
 						  struct trec_trace *out, size_t *out_len);
+
+/* s as BPF would have sent it had it not deferred it: its leaf pc as a
+ * raw frame, then err (NO_PID_INFO) after the frames it has. */
+void trec_deferred_leaf_only(const struct trec_deferred_sample *s, uint32_t err,
+			     struct trec_trace *out, size_t *out_len);
 
 #endif /* TREC_DEFERRED_WALK_H */
