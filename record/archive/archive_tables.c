@@ -43,6 +43,8 @@ static uint64_t str_hash(const char *s)
 static int rehash(struct arc_builder *b)
 {
 	size_t n = b->nslots ? b->nslots * 2 : 1024;
+	while (n < (b->t.num_strings + 1) * 2) /* a builder that starts with strings */
+		n *= 2;
 	uint32_t *slots = calloc(n, sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
