@@ -8,10 +8,12 @@
  * from address to CU, and replays exactly that collection.
  *
  * The map is libdwfl's own answer: it changes only at the start or end of
- * an address range of .debug_aranges (libdwfl gives an address the CU of
- * the last range starting at or below it, up to the end of the last
- * range), so asking dwfl_module_addrdie at each start, end and end + 1
- * gives it whole. Each run's sampled addresses are checked against it.
+ * an address range (libdwfl gives an address the CU of the last range
+ * starting at or below it, up to the end of the last range; elfutils
+ * 0.188 takes the ranges from .debug_aranges, later ones from the CUs),
+ * so asking dwfl_module_addrdie at each start, end and end + 1 of both
+ * gives it whole. The addresses of the run that collects an entry are
+ * checked against it too.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -101,32 +103,46 @@ static int add_unit(struct arc_units *u, Dwarf_Die *cu, Dwarf_Addr cubias, GElf_
 	return 0;
 }
 
-/* The run map from libdwfl's answers at every arange boundary. */
+/* Where libdwfl's answer may change: each range's start, end and end + 1. */
+struct points {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int add_range(struct points *p, uint64_t lo, uint64_t hi)
+{
+	if (TREC_GROW(p->v, p->cap, p->n + 3, 1024))
+		return -ENOMEM;
+	p->v[p->n++] = lo;
+	p->v[p->n++] = hi;
+	p->v[p->n++] = hi + 1;
+	return 0;
+}
+
+/* The run map from libdwfl's answers at every boundary of .debug_aranges
+ * (what elfutils 0.188 maps by) and of the CUs' own ranges (what later
+ * versions map by), added to pts. */
 static int map_runs(struct arc_units *u, Dwfl_Module *mod, GElf_Addr bias,
-		    const struct cu_off *offs, size_t n)
+		    const struct cu_off *offs, size_t n, struct points *pp)
 {
 	Dwarf_Addr dbias;
 	Dwarf *dw = dwfl_module_getdwarf(mod, &dbias);
 	Dwarf_Aranges *ar;
-	size_t nar, np = 0;
+	size_t nar = 0, np;
 	int bad = 0;
 
-	if (!dw || dwarf_getaranges(dw, &ar, &nar) || !nar)
-		return 0; /* no map: no address selects a CU */
-	uint64_t *pts = malloc(3 * nar * sizeof(*pts));
-	if (!pts)
-		return -ENOMEM;
+	if (dw && dwarf_getaranges(dw, &ar, &nar))
+		nar = 0;
 	for (size_t i = 0; i < nar; i++) {
 		Dwarf_Addr start;
 		Dwarf_Word len;
 		Dwarf_Arange *a = dwarf_onearange(ar, i);
-		if (!a || dwarf_getarangeinfo(a, &start, &len, NULL))
-			continue;
-		uint64_t lo = start + dbias - bias;
-		pts[np++] = lo;
-		pts[np++] = lo + len;
-		pts[np++] = lo + len + 1;
+		if (a && !dwarf_getarangeinfo(a, &start, &len, NULL) &&
+		    add_range(pp, start + dbias - bias, start + dbias - bias + len))
+			return -ENOMEM;
 	}
+	uint64_t *pts = pp->v;
+	np = pp->n;
 	qsort(pts, np, sizeof(*pts), cmp_u64);
 	for (size_t i = 0; i < np; i++) {
 		if (i && pts[i] == pts[i - 1])
@@ -134,13 +150,10 @@ static int map_runs(struct arc_units *u, Dwfl_Module *mod, GElf_Addr bias,
 		uint32_t unit = unit_at(mod, pts[i], bias, offs, n, &bad);
 		if (u->nruns && u->runs[u->nruns - 1].unit == unit)
 			continue;
-		if (TREC_GROW(u->runs, u->cap_runs, u->nruns + 1, 256)) {
-			free(pts);
+		if (TREC_GROW(u->runs, u->cap_runs, u->nruns + 1, 256))
 			return -ENOMEM;
-		}
 		u->runs[u->nruns++] = (struct arc_unit_run){ pts[i], unit };
 	}
-	free(pts);
 	return bad ? -ENOTSUP : 0;
 }
 
@@ -157,6 +170,7 @@ int arc_collect_units(struct arc_units *u, const char *path, const uint8_t *bid,
 	size_t cap = 0;
 	const unsigned char *bits;
 	GElf_Addr bid_vaddr;
+	struct points pts = { 0 };
 
 	if (!mod)
 		goto out;
@@ -175,7 +189,12 @@ int arc_collect_units(struct arc_units *u, const char *path, const uint8_t *bid,
 			break;
 		}
 		offs[u->nunits] = (struct cu_off){ dwarf_dieoffset(cu), (uint32_t)u->nunits };
-		err = add_unit(u, cu, cubias, bias);
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+		while (!err && (off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0)
+			err = add_range(&pts, lo + cubias - bias, hi + cubias - bias);
+		if (!err)
+			err = add_unit(u, cu, cubias, bias);
 	}
 	u->has_cu = u->nunits > 0;
 	if (!err && offs) {
@@ -185,13 +204,14 @@ int arc_collect_units(struct arc_units *u, const char *path, const uint8_t *bid,
 				err = -ENOTSUP;
 	}
 	if (!err && offs)
-		err = map_runs(u, mod, bias, offs, u->nunits);
+		err = map_runs(u, mod, bias, offs, u->nunits, &pts);
 	for (size_t i = 0; !err && i < naddrs; i++)
 		if (arc_unit_of(u, addrs[i]) != unit_at(mod, addrs[i], bias, offs, u->nunits, &bad) ||
 		    bad)
 			err = -ENOTSUP;
 out:
 	free(offs);
+	free(pts.v);
 	dwfl_end(dwfl);
 	return err;
 }
