@@ -22,6 +22,7 @@ struct arc_builder {
 	size_t cap_syms, cap_lines;
 	size_t *cap_depth;
 	int oom;                /* sticky: an allocation failed */
+	int syms_final;         /* syms already in canonical order (from an archive) */
 };
 
 void arc_builder_free(struct arc_builder *b);

@@ -409,7 +409,7 @@ int arc_finalize_tables(struct arc_builder *b)
 {
 	if (b->oom)
 		return -ENOMEM;
-	if (finalize_syms(b) || finalize_lines(b))
+	if ((!b->syms_final && finalize_syms(b)) || finalize_lines(b))
 		return -ENOMEM;
 	finalize_inlines(b);
 	return 0;

@@ -164,6 +164,7 @@ static int builder_from(struct arc_builder *b, const struct trec_arc_tables *t)
 		oom = !b->strs[i];
 	}
 	b->cap_strs = t->num_strings + 1;
+	b->syms_final = 1; /* sorting them again would give the same table */
 	return oom ? -ENOMEM : 0;
 }
 
