@@ -11,8 +11,8 @@
  * an address range (libdwfl gives an address the CU of the last range
  * starting at or below it, up to the end of the last range; elfutils
  * 0.188 takes the ranges from .debug_aranges, later ones from the CUs),
- * so asking dwfl_module_addrdie at each start, end and end + 1 of both
- * gives it whole. The addresses of the run that collects an entry are
+ * so asking dwfl_module_addrdie at each start, start + 1, end and end + 1
+ * of both gives it whole. The addresses of the run that collects an entry are
  * checked against it too.
  */
 #include <errno.h>
@@ -103,7 +103,10 @@ static int add_unit(struct arc_units *u, Dwarf_Die *cu, Dwarf_Addr cubias, GElf_
 	return 0;
 }
 
-/* Where libdwfl's answer may change: each range's start, end and end + 1. */
+/* Where libdwfl's answer may change: each range's start, start + 1 (two
+ * ranges of different CUs can start at one address, COMDAT copies: its
+ * binary search may answer either at that very address, and the last one
+ * past it), end and end + 1. */
 struct points {
 	uint64_t *v;
 	size_t n, cap;
@@ -111,9 +114,10 @@ struct points {
 
 static int add_range(struct points *p, uint64_t lo, uint64_t hi)
 {
-	if (TREC_GROW(p->v, p->cap, p->n + 3, 1024))
+	if (TREC_GROW(p->v, p->cap, p->n + 4, 1024))
 		return -ENOMEM;
 	p->v[p->n++] = lo;
+	p->v[p->n++] = lo + 1;
 	p->v[p->n++] = hi;
 	p->v[p->n++] = hi + 1;
 	return 0;
