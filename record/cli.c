@@ -39,6 +39,8 @@ static const char usage[] =
 	"  --no-archive         same as --archive=none\n"
 	"  --no-delta-cache     neither read nor write the stack-delta cache\n"
 	"                       ($TREC_CACHE_DIR, else ~/.cache/trec)\n"
+	"  --no-symbol-cache    neither read nor write the symbol cache (the same\n"
+	"                       directory; what --archive=sampled reads of DWARF)\n"
 	"  --no-deferred-unwind while a file's stack deltas load, walk its frames\n"
 	"                       by frame pointer instead of copying the stack and\n"
 	"                       finishing the walk once they are in\n"
@@ -129,7 +131,7 @@ static int parse_pids(const char *arg, struct trec_options *o, FILE *err)
 
 /* Long-only options: above any short letter, below cli_perf.c's 0x200. */
 enum { OPT_MAX_CPU = 0x100, OPT_NO_DELTA_CACHE, OPT_NO_ARCHIVE,
-       OPT_NO_DEFERRED_UNWIND };
+       OPT_NO_DEFERRED_UNWIND, OPT_NO_SYMBOL_CACHE };
 
 int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out, FILE *err)
 {
@@ -149,6 +151,7 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 		{ "no-archive", no_argument, NULL, OPT_NO_ARCHIVE },
 		{ "max-cpu", required_argument, NULL, OPT_MAX_CPU },
 		{ "no-delta-cache", no_argument, NULL, OPT_NO_DELTA_CACHE },
+		{ "no-symbol-cache", no_argument, NULL, OPT_NO_SYMBOL_CACHE },
 		{ "no-deferred-unwind", no_argument, NULL, OPT_NO_DEFERRED_UNWIND },
 		{ "off-cpu", no_argument, NULL, 'O' },
 		{ "off-cpu-min", required_argument, NULL, 'M' },
@@ -214,6 +217,9 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 			break;
 		case OPT_NO_DELTA_CACHE:
 			o->no_delta_cache = true;
+			break;
+		case OPT_NO_SYMBOL_CACHE:
+			o->no_symbol_cache = true;
 			break;
 		case OPT_NO_DEFERRED_UNWIND:
 			o->no_deferred_unwind = true;

@@ -38,6 +38,7 @@ struct trec_options {
 	double duration_s;   /* 0: until the command ends or Ctrl-C */
 	double max_cpu_pct;  /* --max-cpu: BPF CPU budget per CPU, percent */
 	bool no_delta_cache; /* --no-delta-cache */
+	bool no_symbol_cache; /* --no-symbol-cache */
 	bool no_deferred_unwind; /* --no-deferred-unwind */
 	char **cmd;          /* -- cmd args..., or NULL */
 	int archive_level;   /* enum trec_archive_level: --archive, --no-archive */

@@ -27,6 +27,7 @@
 #include "record/stop_signals.h"
 #include "record/syncer.h"
 #include "record/unwind/delta_cache.h"
+#include "record/archive/symbol_cache.h"
 #include "record/unwind/map_sinks.h"
 #include "record/workload.h"
 
@@ -229,6 +230,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		}
 	}
 
+	trec_symbol_cache_use(!o->no_symbol_cache);
 	/* The sync thread first: the ring thread forwards pid events to it. */
 	err = trec_syncer_start(&s->syncer, &(struct trec_syncer_ctx){
 		.verbose = o->verbose,

@@ -22,6 +22,7 @@ struct arc_builder {
 	size_t cap_syms, cap_lines;
 	size_t *cap_depth;
 	int oom;                /* sticky: an allocation failed */
+	int syms_final;         /* syms already in canonical order (from an archive) */
 };
 
 void arc_builder_free(struct arc_builder *b);
@@ -52,5 +53,55 @@ int arc_finalize_tables(struct arc_builder *b);
  * that can name one of addrs; then sorts the strings left, as
  * arc_finalize would. */
 int arc_restrict(struct arc_builder *b, const uint64_t *addrs, size_t n);
+
+/* ---- the symbol cache's raw DWARF rows ------------------------------------ */
+
+/* An inlined call's range as collected (depth 1 = inlined into the
+ * function); name and call_file as in trec_arc_inline, indices of b.strs. */
+struct arc_unit_inline {
+	uint64_t lo, hi;
+	uint32_t depth, name, call_file, call_line;
+};
+
+/* One CU's rows: the next nlines of b.t.lines and ninls of inls. */
+struct arc_unit {
+	uint32_t nlines, ninls;
+};
+
+/* From start on (ELF vaddr), dwfl_module_addrdie gives unit (UINT32_MAX:
+ * none), up to the next run's start. */
+struct arc_unit_run {
+	uint64_t start;
+	uint32_t unit;
+};
+
+/* Every CU of a file as level sampled would collect it, and which CU each
+ * address selects: what level sampled reads of DWARF, without DWARF. */
+struct arc_units {
+	struct arc_builder b;    /* strs; t.lines: every unit's rows, in unit order */
+	struct arc_unit_inline *inls;
+	size_t ninls, cap_inls;
+	struct arc_unit *units;
+	size_t nunits, cap_units;
+	struct arc_unit_run *runs; /* sorted by start, unique */
+	size_t nruns, cap_runs;
+	int has_cu;              /* the file has DWARF CUs */
+};
+
+/* Collects u for the file at path (its build-id must be bid, if given).
+ * Checks the run map against libdwfl's answer for each of addrs. 0,
+ * -ENOTSUP (some CU or address the map cannot express) or a negative
+ * errno. */
+int arc_collect_units(struct arc_units *u, const char *path, const uint8_t *bid,
+		      size_t bid_len, const uint64_t *addrs, size_t naddrs);
+void arc_units_free(struct arc_units *u);
+/* The unit addr selects, or UINT32_MAX. */
+uint32_t arc_unit_of(const struct arc_units *u, uint64_t addr);
+
+/* st (may be NULL) for b's finished tables, encoded in bytes, built
+ * since start (trec_now_ns). */
+struct trec_archive_stats;
+void arc_stats(const struct arc_builder *b, size_t bytes, uint64_t start,
+	       struct trec_archive_stats *st);
 
 #endif /* TREC_RECORD_ARCHIVE_BUILD_H */

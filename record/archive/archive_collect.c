@@ -21,7 +21,7 @@
 
 #include "format/elf/debuginfod.h"
 #include "format/elf/elf_names.h"
-#include "record/archive/archive_build.h"
+#include "record/archive/archive_dwfl.h"
 #include "record/archive/gopclntab_archive.h"
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -203,8 +203,7 @@ static void walk(struct cu_ctx *c, Dwarf_Die *parent, unsigned depth)
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
-static void collect_cu(struct arc_builder *b, Dwarf_Die *cu, Dwarf_Addr cubias,
-		       GElf_Addr bias)
+void arc_collect_cu(struct arc_builder *b, Dwarf_Die *cu, Dwarf_Addr cubias, GElf_Addr bias)
 {
 	struct cu_ctx c = { .b = b, .shift = (int64_t)(cubias - bias) };
 	Dwarf_Attribute attr;
@@ -232,7 +231,7 @@ static int collect_dwarf(struct arc_builder *b, Dwfl_Module *mod, GElf_Addr bias
 	int cus = 0;
 	if (!addrs) {
 		while ((cu = dwfl_module_nextcu(mod, cu, &cubias))) {
-			collect_cu(b, cu, cubias, bias);
+			arc_collect_cu(b, cu, cubias, bias);
 			cus++;
 		}
 		return cus;
@@ -256,7 +255,7 @@ static int collect_dwarf(struct arc_builder *b, Dwfl_Module *mod, GElf_Addr bias
 			seen[k] = seen[k - 1];
 			seen[k - 1] = tmp;
 		}
-		collect_cu(b, cu, cubias, bias);
+		arc_collect_cu(b, cu, cubias, bias);
 	}
 	free(seen);
 	/* A file with DWARF whose samples fall outside every CU still has DWARF. */
@@ -302,27 +301,41 @@ static void collect_sections(struct arc_builder *b, Elf *elf)
 
 /* ---- one file ------------------------------------------------------------ */
 
+Dwfl_Module *arc_open(const char *path, Dwfl **dwfl, int *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Dwfl_Module *mod;
+
+	*dwfl = NULL;
+	if (fd < 0) {
+		*err = -errno;
+		return NULL;
+	}
+	*dwfl = dwfl_begin(&offline_callbacks);
+	if (!*dwfl) {
+		close(fd);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	/* add_p_vaddr with base 0: module addresses are the file's vaddrs. */
+	mod = dwfl_report_elf(*dwfl, "archive", path, fd, 0, true);
+	if (!mod) {
+		close(fd); /* not taken over by libdwfl on failure */
+		*err = -ENOEXEC;
+		return NULL;
+	}
+	dwfl_report_end(*dwfl, NULL, NULL);
+	return mod;
+}
+
 int arc_collect(struct arc_builder *b, const char *path, const uint8_t *bid,
 		size_t bid_len, int level, const uint64_t *addrs, size_t naddrs)
 {
 	int err = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-
-	Dwfl *dwfl = dwfl_begin(&offline_callbacks);
-	if (!dwfl) {
-		close(fd);
-		return -ENOMEM;
-	}
-	/* add_p_vaddr with base 0: module addresses are the file's vaddrs. */
-	Dwfl_Module *mod = dwfl_report_elf(dwfl, "archive", path, fd, 0, true);
-	if (!mod) {
-		close(fd); /* not taken over by libdwfl on failure */
-		err = -ENOEXEC;
+	Dwfl *dwfl;
+	Dwfl_Module *mod = arc_open(path, &dwfl, &err);
+	if (!mod)
 		goto out;
-	}
-	dwfl_report_end(dwfl, NULL, NULL);
 
 	GElf_Addr bias = 0;
 	Elf *elf = dwfl_module_getelf(mod, &bias);

@@ -9,6 +9,22 @@
 #include "record/clock.h"
 #include "record/archive/archive_build.h"
 
+void arc_stats(const struct arc_builder *b, size_t bytes, uint64_t start,
+	       struct trec_archive_stats *st)
+{
+	if (!st)
+		return;
+	memset(st, 0, sizeof(*st));
+	st->symbols = (uint32_t)b->t.num_syms;
+	st->lines = (uint32_t)b->t.num_lines;
+	for (size_t d = 0; d < b->t.num_depths; d++)
+		st->inlines += (uint32_t)b->t.depths[d].num;
+	st->strings = (uint32_t)b->t.num_strings;
+	st->sources = b->t.sources;
+	st->bytes = bytes;
+	st->build_ns = trec_now_ns() - start;
+}
+
 static int build(const char *path, const uint8_t *build_id, size_t bid_len, int level,
 		 const uint64_t *addrs, size_t naddrs, uint8_t **out, size_t *out_len,
 		 struct trec_archive_stats *st)
@@ -26,17 +42,8 @@ static int build(const char *path, const uint8_t *build_id, size_t bid_len, int 
 		err = arc_finalize(&b);
 	if (!err)
 		err = trec_archive_encode(&b.t, out, out_len);
-	if (!err && st) {
-		memset(st, 0, sizeof(*st));
-		st->symbols = (uint32_t)b.t.num_syms;
-		st->lines = (uint32_t)b.t.num_lines;
-		for (size_t d = 0; d < b.t.num_depths; d++)
-			st->inlines += (uint32_t)b.t.depths[d].num;
-		st->strings = (uint32_t)b.t.num_strings;
-		st->sources = b.t.sources;
-		st->bytes = *out_len;
-		st->build_ns = trec_now_ns() - start;
-	}
+	if (!err)
+		arc_stats(&b, *out_len, start, st);
 	arc_builder_free(&b);
 	return err;
 }

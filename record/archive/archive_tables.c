@@ -43,6 +43,8 @@ static uint64_t str_hash(const char *s)
 static int rehash(struct arc_builder *b)
 {
 	size_t n = b->nslots ? b->nslots * 2 : 1024;
+	while (n < (b->t.num_strings + 1) * 2) /* a builder that starts with strings */
+		n *= 2;
 	uint32_t *slots = calloc(n, sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
@@ -407,7 +409,7 @@ int arc_finalize_tables(struct arc_builder *b)
 {
 	if (b->oom)
 		return -ENOMEM;
-	if (finalize_syms(b) || finalize_lines(b))
+	if ((!b->syms_final && finalize_syms(b)) || finalize_lines(b))
 		return -ENOMEM;
 	finalize_inlines(b);
 	return 0;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "record/archive/archive.h"
+#include "record/archive/symbol_cache.h"
 #include "trec_format.h"
 
 int trec_archive_write_parts(struct trec_writer *w, uint64_t file_id, const uint8_t *p,
@@ -36,6 +37,24 @@ int trec_archive_write_parts(struct trec_writer *w, uint64_t file_id, const uint
 	return 0;
 }
 
+/* Level sampled goes through the symbol cache when it can serve the file. */
+static int build_one(const struct trec_archive_file *f, int level, uint8_t **p, size_t *n,
+		     struct trec_archive_stats *st)
+{
+	int how, rc = -ENOENT;
+
+	if (level != TREC_ARCHIVE_SAMPLED)
+		return trec_archive_build(f->path, f->build_id, f->build_id_len, level, p, n, st);
+	if (trec_symbol_cache_dir())
+		rc = trec_symbol_cache_sampled(trec_symbol_cache_dir(), f->path, f->build_id,
+					       f->build_id_len, f->addrs, f->naddrs, p, n, st,
+					       &how);
+	if (rc == -ENOENT)
+		rc = trec_archive_build_sampled(f->path, f->build_id, f->build_id_len, f->addrs,
+						f->naddrs, p, n, st);
+	return rc;
+}
+
 int trec_archive_write_all(struct trec_writer *w, const struct trec_archive_file *files,
 			   size_t num_files, int level, struct trec_archive_totals *tot)
 {
@@ -48,11 +67,7 @@ int trec_archive_write_all(struct trec_writer *w, const struct trec_archive_file
 		struct trec_archive_stats st;
 		uint8_t *p = NULL;
 		size_t n = 0;
-		int rc = level == TREC_ARCHIVE_SAMPLED ?
-			trec_archive_build_sampled(f->path, f->build_id, f->build_id_len, f->addrs,
-						   f->naddrs, &p, &n, &st) :
-			trec_archive_build(f->path, f->build_id, f->build_id_len, level, &p, &n,
-					   &st);
+		int rc = build_one(f, level, &p, &n, &st);
 		if (rc) {
 			fprintf(stderr, "trecord: warning: no embedded symbols for %s: %s\n", name,
 				rc == -ESTALE ? "the file changed since it was mapped (build-id differs)" :

@@ -12,6 +12,8 @@
  * case where which lines a sampled archive must keep depends on the
  * snapshots (the callers still name the files, as in such a recording).
  * stderr gets one line: how many user frames hold runtime pcs.
+ * With REARCHIVE_SYMBOL_CACHE set, level sampled goes through the symbol
+ * cache in $TREC_CACHE_DIR, as trecord's does.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,6 +24,7 @@
 #include <unistd.h>
 
 #include "record/archive/archive.h"
+#include "record/archive/symbol_cache.h"
 #include "trec_format.h"
 #include "trec_types.h"
 #include "symbolize_rule.h"
@@ -141,7 +144,9 @@ static int copy_record(struct trec_writer *w, const struct trec_record *r)
 	case TREC_REC_METRICS: return trec_write_metrics(w, &r->u.metrics);
 	case TREC_REC_SUMMARY: return trec_write_summary(w, &r->u.summary);
 	case TREC_REC_SYMTAB: return 0; /* rebuilt */
+	case TREC_REC_JITSYMS: return trec_write_jitsyms(w, &r->u.jitsyms);
 	case TREC_REC_PYCODE:
+	case TREC_REC_INTERP_CODE:
 	case TREC_REC_BLOB: return trec_write_blob(w, r->type, &r->u.blob);
 	}
 	return -EINVAL;
@@ -153,6 +158,8 @@ int main(int argc, char **argv)
 	argc -= absolute;
 	argv += absolute;
 	int level = argc == 4 ? trec_archive_level_parse(argv[3]) : -1;
+	/* Level sampled through the symbol cache ($TREC_CACHE_DIR), as trecord. */
+	trec_symbol_cache_use(getenv("REARCHIVE_SYMBOL_CACHE") != NULL);
 	if (level < 0) {
 		fprintf(stderr, "usage: rearchive [--absolute] IN.tr OUT.tr none|symbols|sampled|full\n");
 		return 2;

@@ -157,6 +157,20 @@ build/fuzz_delta_cache: tests/fuzz/fuzz_delta_cache.c record/unwind/delta_cache_
 
 TEST_EXTRA_TARGETS += build/fuzz_delta_cache
 
+# ---- the symbol cache's entries (record/archive/symbol_cache_codec.c) ----
+#
+#   build/fuzz_symbol_cache    the libFuzzer binary, built by make test-build;
+#                              tests/fuzz/test_fuzz_symbol_cache.sh runs it
+#                              briefly on seeds it writes
+
+build/fuzz_symbol_cache: tests/fuzz/fuzz_symbol_cache.c record/archive/symbol_cache_codec.c \
+		format/containers/vec.c record/archive/symbol_cache.h record/archive/archive_build.h
+	@mkdir -p build
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< record/archive/symbol_cache_codec.c \
+		format/containers/vec.c -lz
+
+TEST_EXTRA_TARGETS += build/fuzz_symbol_cache
+
 # ---- stack-delta extraction from ELF files (record/unwind/ehframe_*.c) ----
 #
 #   build/fuzz_ehframe         the libFuzzer binary over .eh_frame/.debug_frame,

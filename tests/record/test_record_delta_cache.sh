@@ -31,7 +31,11 @@ check "delta cache: stacks from cached deltas reach main ($n of $all)" [ "$all" 
 
 rm -rf "$TREC_CACHE_DIR"
 rec off --no-delta-cache
-check "delta cache: --no-delta-cache writes nothing" [ ! -e "$TREC_CACHE_DIR" ]
+check "delta cache: --no-delta-cache writes no deltas" \
+	[ -z "$(ls -d "$TREC_CACHE_DIR"/deltas-x* 2>/dev/null)" ]
+rm -rf "$TREC_CACHE_DIR"
+rec off --no-delta-cache --no-symbol-cache
+check "delta cache: ... and with --no-symbol-cache nothing at all" [ ! -e "$TREC_CACHE_DIR" ]
 check "delta cache: --no-delta-cache reads nothing" [ "$(metric "$T/off.tr" DELTA_CACHE_HITS)" = 0 ]
 
 rec again
