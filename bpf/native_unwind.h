@@ -61,19 +61,24 @@ static __always_inline int read_stack_u64(struct trec_unwind_state *st, __u64 *d
 /*
  * Finds the delta for the cursor's pc: the last delta at or before the
  * address (pc - 1 for return addresses, which may point past a call that
- * ends a function). *unwind_info gets its index or command.
+ * ends a function). *unwind_info gets its index or command. A subprogram
+ * of its own (TREC_SUBPROG): verified once, not once per path into it.
  */
 static __always_inline int get_stack_delta(struct trec_unwind_state *st, __u16 *unwind_info)
 {
-	__u64 addr = st->text_offset - (st->return_address ? 1 : 0);
-	struct trec_delta_page_key key = {
-		.file_id = st->text_file_id,
-		.page = addr & ~TREC_DELTA_PAGE_MASK,
-	};
+	struct trec_delta_page_key key;
 	struct trec_delta_page_value *page;
 	struct trec_stack_delta *d;
 	__u32 lo, hi, idx;
-	__u16 low = addr & TREC_DELTA_PAGE_MASK;
+	__u64 addr;
+	__u16 low;
+
+	if (!st || !unwind_info)
+		return -1;
+	addr = st->text_offset - (st->return_address ? 1 : 0);
+	key.file_id = st->text_file_id;
+	key.page = addr & ~TREC_DELTA_PAGE_MASK;
+	low = addr & TREC_DELTA_PAGE_MASK;
 
 	/* The same return address again (a recursion): the same delta. */
 	if (st->memo_delta_file && st->memo_delta_file == key.file_id &&
