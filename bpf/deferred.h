@@ -62,10 +62,6 @@ static __always_inline __u32 defer_copy_stack(__u8 *dst, __u64 base)
 	return len;
 }
 
-/* Deferrals stop while this much waits in the ring buffer: a burst (-a at
- * a high rate while a big file loads) must leave room for whole traces. */
-#define TREC_DEFER_MAX_RING_BACKLOG (4U << 20)
-
 /* Sends the trace so far, the cursor and the stack copy. 0 if sent. */
 static __always_inline int defer_send(struct trec_per_cpu_record *rec)
 {

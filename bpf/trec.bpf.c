@@ -54,13 +54,15 @@ static long vma_to_text(struct task_struct *task, struct vm_area_struct *vma, vo
 	struct vma_text *out = arg;
 	struct trec_exec_file_key key = { 0 };
 	struct trec_exec_file_value *v;
-	struct file *f = vma->vm_file;
+	/* Pointers by probe read: the verifier searches all of vmlinux's BTF
+	 * by name (about 1 ms) for each pointer loaded directly. */
+	struct file *f = BPF_CORE_READ(vma, vm_file);
 	__u64 start = vma->vm_start, bias;
 
 	if (!(vma->vm_flags & 0x4)) /* VM_EXEC */
 		return 0;
 	if (f) {
-		struct inode *ino = f->f_inode;
+		struct inode *ino = BPF_CORE_READ(f, f_inode);
 
 		key.dev = BPF_CORE_READ(ino, i_sb, s_dev);
 		key.inode = BPF_CORE_READ(ino, i_ino);
@@ -396,7 +398,7 @@ int trec_sample(struct bpf_perf_event_data *ctx)
 
 	/* Kernel threads and the idle task have no user stack: the kernel
 	 * stack is the whole sample. */
-	if (!task->mm) {
+	if (!BPF_CORE_READ(task, mm)) { /* a probe read: see vma_to_text() */
 		send_trace(rec);
 		return 0;
 	}
@@ -469,7 +471,8 @@ int BPF_PROG(trec_sched_fork, struct task_struct *parent, struct task_struct *ch
 	if (!follow_all) {
 		if (!bpf_map_lookup_elem(&followed_pids, &ptgid))
 			return 0;
-		bpf_map_update_elem(&followed_pids, &ctgid, &one, BPF_ANY);
+		if (bpf_map_update_elem(&followed_pids, &ctgid, &one, BPF_ANY))
+			increment_metric(TREC_METRIC_FOLLOW_FAILED);
 	}
 	/* A reused pid: the entries of the process that had it may still be
 	 * in their exit grace period (record/procs/pid_sync.h). */
