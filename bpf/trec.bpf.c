@@ -54,8 +54,9 @@ static long vma_to_text(struct task_struct *task, struct vm_area_struct *vma, vo
 	struct vma_text *out = arg;
 	struct trec_exec_file_key key = { 0 };
 	struct trec_exec_file_value *v;
-	/* Pointers by probe read: the verifier searches all of vmlinux's BTF
-	 * by name (about 1 ms) for each pointer loaded directly. */
+	/* Pointers by probe read: the verifier searches vmlinux's BTF by name
+	 * for pointers loaded directly (this path is rare; the sampler's
+	 * task->mm, on every sample, stays a direct load). */
 	struct file *f = BPF_CORE_READ(vma, vm_file);
 	__u64 start = vma->vm_start, bias;
 
@@ -98,11 +99,16 @@ static long vma_to_text(struct task_struct *task, struct vm_area_struct *vma, vo
 /*
  * resolve_text for a pc the trie does not know: through the VMA that
  * holds it, if its file is one trecord has described (a process just
- * exec'd, a library just mapped). -1 if not.
+ * exec'd, a library just mapped). -1 if not. A subprogram
+ * (TREC_SUBPROG): its VMA callback is verified once per program.
  */
-static __always_inline int resolve_text_vma(struct trec_per_cpu_record *rec, __u64 pc)
+TREC_SUBPROG int resolve_text_vma(struct trec_per_cpu_record *rec, __u64 pc)
 {
-	struct trec_unwind_state *st = &rec->state;
+	struct trec_unwind_state *st;
+
+	if (!rec)
+		return -1;
+	st = &rec->state;
 
 #ifndef TREC_TESTING_OFFLINE
 	if (!(pc >= rec->vma_start && pc < rec->vma_end)) {
@@ -398,7 +404,7 @@ int trec_sample(struct bpf_perf_event_data *ctx)
 
 	/* Kernel threads and the idle task have no user stack: the kernel
 	 * stack is the whole sample. */
-	if (!BPF_CORE_READ(task, mm)) { /* a probe read: see vma_to_text() */
+	if (!task->mm) {
 		send_trace(rec);
 		return 0;
 	}

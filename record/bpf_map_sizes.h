@@ -21,7 +21,6 @@ struct trec_map_need {
 struct trec_map_sizes {
 	uint32_t ring_bytes;    /* trace_events */
 	uint32_t reported_pids; /* the report rate limiter's entries (an LRU) */
-	uint32_t kernel_stacks; /* kernel_stackmap's stacks (512 bytes each) */
 };
 
 /* The sizes for a need (pure: unit-tested). */
