@@ -62,16 +62,17 @@ static __always_inline __u32 defer_copy_stack(__u8 *dst, __u64 base)
 	return len;
 }
 
-/* Deferrals stop while this much waits in the ring buffer: a burst (-a at
- * a high rate while a big file loads) must leave room for whole traces. */
-#define TREC_DEFER_MAX_RING_BACKLOG (4U << 20)
-
-/* Sends the trace so far, the cursor and the stack copy. 0 if sent. */
-static __always_inline int defer_send(struct trec_per_cpu_record *rec, __u32 flags)
+/* Sends the trace so far, the cursor and the stack copy. 0 if sent. A
+ * subprogram (TREC_SUBPROG): its copy's probe reads are verified once. */
+TREC_SUBPROG int defer_send(struct trec_per_cpu_record *rec, __u32 flags)
 {
-	struct trec_unwind_state *st = &rec->state;
+	struct trec_unwind_state *st;
 	struct trec_deferred_msg *m;
 	__u32 len;
+
+	if (!rec)
+		return -1;
+	st = &rec->state;
 
 	if (bpf_ringbuf_query(&trace_events, BPF_RB_AVAIL_DATA) >= TREC_DEFER_MAX_RING_BACKLOG)
 		return -1;

@@ -31,6 +31,11 @@
  * once the pid's maps are read, from the leaf's lookup on. */
 #define TREC_DEFER_F_NO_PID 1
 
+/* Deferrals stop while this much waits in the ring buffer: a burst (-a at
+ * a high rate while a big file loads) must leave room for whole traces
+ * (trecord sizes the ring at twice this or more: record/bpf_map_sizes.c). */
+#define TREC_DEFER_MAX_RING_BACKLOG (4U << 20)
+
 struct trec_deferred_msg {
 	__u32 msg_type;     /* TREC_MSG_DEFERRED */
 	__u32 stack_len;    /* bytes of stack[] valid, copied from stack_base */

@@ -36,13 +36,17 @@
  * one; more is a loop through garbage). */
 #define TREC_FP_MAX_SWITCHES 2
 
-static __always_inline int trec_fp_step_on(struct trec_unwind_state *st, bool *stop,
-					   bool may_switch)
+/* A subprogram (TREC_SUBPROG): one body for its four callers. */
+TREC_SUBPROG int trec_fp_step_on(struct trec_unwind_state *st, bool *stop, bool may_switch)
 {
 	struct {
 		__u64 fp, ra;
 	} rec;
-	__u64 fp = st->fp;
+	__u64 fp;
+
+	if (!st || !stop)
+		return -1;
+	fp = st->fp;
 
 	/* At the leaf, Go around a duffzero/duffcopy call (before the call or
 	 * right after it) has rbp at a record it made 16 below sp for the

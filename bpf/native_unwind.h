@@ -54,6 +54,30 @@ static __always_inline int read_stack_u64(struct trec_unwind_state *st, __u64 *d
 	return 0;
 }
 
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "stack_delta_at() assumes little-endian pairs"
+#endif
+
+/* stack_deltas[idx] (two deltas per element, trec_types.h) into *d; 0, or
+ * -1 past the map. A shift of the pair, not p->d[idx & 1]: a variable
+ * offset into the value would keep the verifier from pruning the search's
+ * states (1M instructions, rejected). */
+static __always_inline int stack_delta_at(__u32 idx, struct trec_stack_delta *d)
+{
+	__u32 k = idx >> 1;
+	struct trec_stack_delta_pair *p = bpf_map_lookup_elem(&stack_deltas, &k);
+	__u32 v;
+
+	if (!p)
+		return -1;
+	v = (__u32)p->both;
+	if (idx & 1)
+		v = (__u32)(p->both >> 32);
+	d->addr_low = (__u16)v;
+	d->unwind_info = (__u16)(v >> 16);
+	return 0;
+}
+
 /* get_stack_delta()'s result when the file is known but the page of the
  * pc has no deltas (yet): no error is set, the caller may fall back. */
 #define TREC_DELTA_NO_PAGE 1
@@ -65,15 +89,17 @@ static __always_inline int read_stack_u64(struct trec_unwind_state *st, __u64 *d
  */
 static __always_inline int get_stack_delta(struct trec_unwind_state *st, __u16 *unwind_info)
 {
-	__u64 addr = st->text_offset - (st->return_address ? 1 : 0);
-	struct trec_delta_page_key key = {
-		.file_id = st->text_file_id,
-		.page = addr & ~TREC_DELTA_PAGE_MASK,
-	};
+	struct trec_delta_page_key key;
 	struct trec_delta_page_value *page;
-	struct trec_stack_delta *d;
-	__u32 lo, hi, idx;
-	__u16 low = addr & TREC_DELTA_PAGE_MASK;
+	struct trec_stack_delta d;
+	__u32 lo, hi;
+	__u64 addr;
+	__u16 low;
+
+	addr = st->text_offset - (st->return_address ? 1 : 0);
+	key.file_id = st->text_file_id;
+	key.page = addr & ~TREC_DELTA_PAGE_MASK;
+	low = addr & TREC_DELTA_PAGE_MASK;
 
 	/* The same return address again (a recursion): the same delta. */
 	if (st->memo_delta_file && st->memo_delta_file == key.file_id &&
@@ -108,11 +134,10 @@ static __always_inline int get_stack_delta(struct trec_unwind_state *st, __u16 *
 	for (int i = 0; i < TREC_MAX_DELTA_SEARCH_STEPS && lo < hi; i++) {
 		__u32 mid = lo + ((hi - lo) >> 1);
 
-		d = bpf_map_lookup_elem(&stack_deltas, &mid);
-		if (!d)
+		if (stack_delta_at(mid, &d))
 			return set_error(st, TREC_ERR_NATIVE_STACK_DELTA_INVALID,
 					 TREC_METRIC_NATIVE_DELTA_INVALID);
-		if (d->addr_low <= low)
+		if (d.addr_low <= low)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -126,16 +151,14 @@ static __always_inline int get_stack_delta(struct trec_unwind_state *st, __u16 *
 	if (lo == 0)
 		return set_error(st, TREC_ERR_NATIVE_STACK_DELTA_INVALID,
 				 TREC_METRIC_NATIVE_DELTA_INVALID);
-	idx = lo - 1;
-	d = bpf_map_lookup_elem(&stack_deltas, &idx);
-	if (!d)
+	if (stack_delta_at(lo - 1, &d))
 		return set_error(st, TREC_ERR_NATIVE_STACK_DELTA_INVALID,
 				 TREC_METRIC_NATIVE_DELTA_INVALID);
-	*unwind_info = d->unwind_info;
-	delta_cache_put(key.file_id, addr, d->unwind_info);
+	*unwind_info = d.unwind_info;
+	delta_cache_put(key.file_id, addr, d.unwind_info);
 	st->memo_delta_file = key.file_id;
 	st->memo_delta_addr = addr;
-	st->memo_delta_info = d->unwind_info;
+	st->memo_delta_info = d.unwind_info;
 	return 0;
 }
 

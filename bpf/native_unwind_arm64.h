@@ -143,12 +143,15 @@ static __always_inline int arm64_fp_step(struct trec_unwind_state *st, bool *sto
  * when the frame is the outermost one (a STOP rule): no caller, no error.
  * Returns 0, or -1 with st->unwind_error set.
  */
-static __always_inline int trec_unwind_one_frame(struct trec_unwind_state *st, bool *stop)
+TREC_SUBPROG int trec_unwind_one_frame(struct trec_unwind_state *st, bool *stop)
 {
 	struct trec_unwind_info *ui;
-	__u64 cfa, fp = st->fp, ra;
+	__u64 cfa, fp, ra;
 	__u16 info;
 
+	if (!st || !stop)
+		return -1;
+	fp = st->fp;
 	*stop = false;
 	if (st->fp_frame)
 		return arm64_fp_step(st, stop, false);

@@ -12,6 +12,7 @@
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* trecord writes it; most runs need none */
 	__type(key, __u32);
 	__type(value, struct trec_php_proc_info);
 } php_procs SEC(".maps");

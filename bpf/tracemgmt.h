@@ -24,6 +24,16 @@
  * the verifier then sees an unbounded index. */
 #define TREC_BARRIER_VAR(x) asm volatile("" : "+r"(x))
 
+/* A function the verifier checks once, on its own (a global BPF
+ * subprogram): the paths of its callers and its own paths add up instead
+ * of multiplying. Its pointer arguments may be NULL to the verifier, so it
+ * checks them. Offline (the harness): an ordinary static function. */
+#ifdef TREC_TESTING_OFFLINE
+#define TREC_SUBPROG static
+#else
+#define TREC_SUBPROG __attribute__((noinline))
+#endif
+
 /* The kernel allows 33 tail calls; stopping at 29 leaves room to send. */
 #define TREC_MAX_TAIL_CALLS 29
 

@@ -54,13 +54,16 @@ static long vma_to_text(struct task_struct *task, struct vm_area_struct *vma, vo
 	struct vma_text *out = arg;
 	struct trec_exec_file_key key = { 0 };
 	struct trec_exec_file_value *v;
-	struct file *f = vma->vm_file;
+	/* Pointers by probe read: the verifier searches vmlinux's BTF by name
+	 * for pointers loaded directly (this path is rare; the sampler's
+	 * task->mm, on every sample, stays a direct load). */
+	struct file *f = BPF_CORE_READ(vma, vm_file);
 	__u64 start = vma->vm_start, bias;
 
 	if (!(vma->vm_flags & 0x4)) /* VM_EXEC */
 		return 0;
 	if (f) {
-		struct inode *ino = f->f_inode;
+		struct inode *ino = BPF_CORE_READ(f, f_inode);
 
 		key.dev = BPF_CORE_READ(ino, i_sb, s_dev);
 		key.inode = BPF_CORE_READ(ino, i_ino);
@@ -96,11 +99,16 @@ static long vma_to_text(struct task_struct *task, struct vm_area_struct *vma, vo
 /*
  * resolve_text for a pc the trie does not know: through the VMA that
  * holds it, if its file is one trecord has described (a process just
- * exec'd, a library just mapped). -1 if not.
+ * exec'd, a library just mapped). -1 if not. A subprogram
+ * (TREC_SUBPROG): its VMA callback is verified once per program.
  */
-static __always_inline int resolve_text_vma(struct trec_per_cpu_record *rec, __u64 pc)
+TREC_SUBPROG int resolve_text_vma(struct trec_per_cpu_record *rec, __u64 pc)
 {
-	struct trec_unwind_state *st = &rec->state;
+	struct trec_unwind_state *st;
+
+	if (!rec)
+		return -1;
+	st = &rec->state;
 
 #ifndef TREC_TESTING_OFFLINE
 	if (!(pc >= rec->vma_start && pc < rec->vma_end)) {
@@ -472,7 +480,8 @@ int BPF_PROG(trec_sched_fork, struct task_struct *parent, struct task_struct *ch
 	if (!follow_all) {
 		if (!bpf_map_lookup_elem(&followed_pids, &ptgid))
 			return 0;
-		bpf_map_update_elem(&followed_pids, &ctgid, &one, BPF_ANY);
+		if (bpf_map_update_elem(&followed_pids, &ctgid, &one, BPF_ANY))
+			increment_metric(TREC_METRIC_FOLLOW_FAILED);
 	}
 	/* A reused pid: the entries of the process that had it may still be
 	 * in their exit grace period (record/procs/pid_sync.h). */

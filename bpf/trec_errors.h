@@ -136,7 +136,8 @@ enum trec_error {
 	X(GO_SWITCH_ROOTS, "Go: stacks ended at systemstack, mcall, morestack (g0) or clone") \
 	X(DEFERRED_SENT, "samples whose walk was deferred: stack copied for userspace (deltas loading)") \
 	X(DEFERRED_LOST, "deferrals refused (ring buffer backlog, stack unreadable): frame-pointer fallback") \
-	X(DEFERRED_NO_PID, "of DEFERRED_SENT: samples of a process not synced yet, deferred from the leaf")
+	X(DEFERRED_NO_PID, "of DEFERRED_SENT: samples of a process not synced yet, deferred from the leaf") \
+	X(FOLLOW_FAILED, "forked children not followed: followed_pids full or out of memory")
 
 enum trec_metric {
 #define TREC_X(name, desc) TREC_METRIC_##name,

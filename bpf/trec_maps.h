@@ -41,7 +41,8 @@ struct {
 } per_cpu_records SEC(".maps");
 
 /* Traces and pid events to userspace. A ring buffer: one buffer shared by
- * all CPUs keeps events in order and sends only the used frame bytes. */
+ * all CPUs keeps events in order and sends only the used frame bytes.
+ * trecord sets the size by mode (record/bpf_map_sizes.c). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 16 << 20);
@@ -65,7 +66,9 @@ struct {
 } pid_page_to_mapping_info SEC(".maps");
 
 /* pids (pid_tgid) that userspace should sync; drained by trecord (only
- * when report_pid has set the latch). Each drain walks every bucket. At
+ * when report_pid has set the latch). Each drain walks every bucket.
+ * Preallocated (about 2 ms of start-up): allocated on use, the SAN build
+ * failed test_record_shortlived 2 times in 27 (below), not seen since. At
  * 4096 entries the drain was fast enough to sync a pid between its exit
  * event and the kernel dropping its mappings, and the pid stayed in the
  * trie to the end (test_record_shortlived, 6 of about 30 runs): kept at
@@ -77,7 +80,8 @@ struct {
 	__type(value, __u32);
 } pid_events SEC(".maps");
 
-/* Rate limit for report_pid: pid -> ktime of the last report. */
+/* Rate limit for report_pid: pid -> ktime of the last report. An LRU (so
+ * preallocated): trecord sizes it by mode (record/bpf_map_sizes.c). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);
@@ -109,10 +113,12 @@ struct {
 	__uint(value_size, TREC_KERNEL_STACK_DEPTH * sizeof(__u64));
 } kernel_stackmap SEC(".maps");
 
-/* Stack deltas: see trec_types.h for the lookup rule. */
+/* Stack deltas: see trec_types.h for the lookup rule. Written by trecord
+ * only; allocated on use (a process tree needs a few hundred pages). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, TREC_MAX_DELTA_PAGES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct trec_delta_page_key);
 	__type(value, struct trec_delta_page_value);
 } stack_delta_pages SEC(".maps");
@@ -120,10 +126,10 @@ struct {
 /* Mmapable so trecord stores a file's deltas without a syscall each. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, TREC_MAX_STACK_DELTAS);
+	__uint(max_entries, TREC_MAX_STACK_DELTAS / 2);
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
-	__type(value, struct trec_stack_delta);
+	__type(value, struct trec_stack_delta_pair);
 } stack_deltas SEC(".maps");
 
 struct {
@@ -150,10 +156,13 @@ struct {
 } interpreter_offsets SEC(".maps");
 
 /* Processes trecord follows when not recording everything (-p, -- cmd):
- * tgid -> 1. Children of followed processes are added on fork in BPF. */
+ * tgid -> 1. Children of followed processes are added on fork in BPF.
+ * Allocated on use (-a needs none); a child that cannot be added is
+ * FOLLOW_FAILED. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
 	__type(value, __u8);
 } followed_pids SEC(".maps");

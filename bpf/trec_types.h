@@ -242,6 +242,18 @@ struct trec_stack_delta {
 	__u16 unwind_info; /* index into unwind_info_array, or a command */
 };
 
+/* stack_deltas holds two deltas per element: delta i is element i / 2,
+ * half i % 2. Array elements take 8 bytes each, so one 4-byte delta per
+ * element left half the map (and its mapping in trecord) unused. Element
+ * i / 2 is at byte 8 * (i / 2), so the map's memory is the deltas'
+ * array as it is. */
+struct trec_stack_delta_pair {
+	union {
+		struct trec_stack_delta d[2];
+		__u64 both; /* d[0] in the low half (little-endian) */
+	};
+};
+
 /* unwind_info with bit 15 set is a command, not an index. */
 #define TREC_UNWIND_COMMAND 0x8000
 enum trec_unwind_command {
@@ -297,7 +309,7 @@ struct trec_unwind_info {
 };
 
 #define TREC_MAX_UNWIND_INFOS 16384
-#define TREC_MAX_STACK_DELTAS (1U << 22) /* 4M deltas, 16 MiB */
+#define TREC_MAX_STACK_DELTAS (1U << 22) /* 4M deltas, 16 MiB (2M pairs) */
 
 /* Sets of the per-CPU cache of delta lookups (bpf/delta_rule_cache.h). */
 #define TREC_DELTA_CACHE_SETS 1024

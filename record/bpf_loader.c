@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "record/bpf_loader.h"
+#include "record/bpf_map_sizes.h"
 #include "record/bpf_optional.h"
 #include "trec.skel.h"
 #include "trec_types.h"
@@ -111,6 +112,11 @@ int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 	s->rodata->offcpu_min_ns = o->offcpu_min_ns;
 	s->rodata->defer_enabled = o->defer_unwind;
 	set_offcpu_autoload(s->obj, o->off_cpu);
+	e = trec_bpf_size_maps(s, &(struct trec_map_need){ o->follow_all, o->rate_per_cpu });
+	if (e) {
+		snprintf(err, errlen, "cannot size the BPF maps: %s", strerror(-e));
+		return e;
+	}
 
 	/* After set_offcpu_autoload: the optional twins stay out either way. */
 	l->optional = trec_bpf_optional_defer(s->obj, o->off_cpu);

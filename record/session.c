@@ -128,6 +128,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		.max_cpu_pct = o->max_cpu_pct,
 		.off_cpu = o->off_cpu,
 		.defer_unwind = !o->no_deferred_unwind,
+		.rate_per_cpu = o->period_ns ? 1000000000ULL / o->period_ns : o->freq_hz,
 		.offcpu_min_ns = o->offcpu_min_us * 1000,
 		.tids = o->tids,
 		.num_tids = (uint32_t)o->num_tids,

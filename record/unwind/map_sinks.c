@@ -13,8 +13,9 @@ static int set_unwind_info(void *ctx, uint32_t idx, const struct trec_unwind_inf
 	return bpf_map_update_elem(fds->infos, &idx, ui, BPF_ANY) ? -errno : 0;
 }
 
-/* The kernel rounds array elements up to 8 bytes, in memory and mmap. */
-#define DELTAS_BYTES ((size_t)TREC_MAX_STACK_DELTAS * TREC_DELTA_MMAP_STRIDE)
+/* Two deltas per element (trec_stack_delta_pair): the mapping is the
+ * deltas' array itself. */
+#define DELTAS_BYTES ((size_t)TREC_MAX_STACK_DELTAS / 2 * TREC_DELTA_MMAP_STRIDE)
 
 void trec_map_fds_mmap_deltas(struct trec_map_fds *fds)
 {
@@ -30,32 +31,33 @@ void trec_map_fds_unmap_deltas(struct trec_map_fds *fds)
 	fds->deltas_mem = NULL;
 }
 
-/* Stores into the mapped array; else one batch syscall per file
- * (per-element updates cost ~1 us each, libc has ~30k deltas). */
-static int set_deltas(void *ctx, uint32_t first, const struct trec_stack_delta *d, uint32_t n)
+/* Without the mapping: the pairs [first, first + n) touches, in batch
+ * syscalls (per-element updates cost ~1 us each, libc has ~30k deltas).
+ * A pair's half outside the range keeps what the map holds. */
+static int set_delta_pairs(int fd, uint32_t first, const struct trec_stack_delta *d, uint32_t n)
 {
-	const struct trec_map_fds *fds = ctx;
-	uint32_t *keys, done = 0;
+	uint32_t p0 = first / 2, np = (first + n - 1) / 2 - p0 + 1, done = 0;
+	struct trec_stack_delta_pair *v = calloc(np, sizeof(*v));
+	uint32_t *keys = malloc((size_t)np * sizeof(*keys));
 	int err = 0;
 
-	if (first > TREC_MAX_STACK_DELTAS || n > TREC_MAX_STACK_DELTAS - first)
-		return -E2BIG;
-	if (fds->deltas_mem) {
-		uint8_t *base = (uint8_t *)fds->deltas_mem + (size_t)first * TREC_DELTA_MMAP_STRIDE;
-
-		for (uint32_t i = 0; i < n; i++)
-			memcpy(base + (size_t)i * TREC_DELTA_MMAP_STRIDE, &d[i], sizeof(d[i]));
-		return 0;
+	if (!v || !keys) {
+		err = -ENOMEM;
+		goto out;
 	}
-	keys = malloc((size_t)n * sizeof(*keys));
-	if (!keys)
-		return -ENOMEM;
+	for (uint32_t k = 0; k < np; k++)
+		keys[k] = p0 + k;
+	if (((first & 1) && bpf_map_lookup_elem(fd, &keys[0], &v[0])) ||
+	    (((first + n) & 1) && bpf_map_lookup_elem(fd, &keys[np - 1], &v[np - 1]))) {
+		err = -errno;
+		goto out;
+	}
 	for (uint32_t i = 0; i < n; i++)
-		keys[i] = first + i;
-	while (done < n) {
-		uint32_t count = n - done;
+		v[(first + i) / 2 - p0].d[(first + i) & 1] = d[i];
+	while (done < np) {
+		uint32_t count = np - done;
 
-		if (bpf_map_update_batch(fds->deltas, keys + done, d + done, &count, NULL)) {
+		if (bpf_map_update_batch(fd, keys + done, v + done, &count, NULL)) {
 			err = -errno;
 			break;
 		}
@@ -65,8 +67,26 @@ static int set_deltas(void *ctx, uint32_t first, const struct trec_stack_delta *
 		}
 		done += count;
 	}
+out:
+	free(v);
 	free(keys);
 	return err;
+}
+
+/* Stores into the mapped array, else through set_delta_pairs(). */
+static int set_deltas(void *ctx, uint32_t first, const struct trec_stack_delta *d, uint32_t n)
+{
+	const struct trec_map_fds *fds = ctx;
+
+	if (first > TREC_MAX_STACK_DELTAS || n > TREC_MAX_STACK_DELTAS - first)
+		return -E2BIG;
+	if (!n)
+		return 0;
+	if (fds->deltas_mem) {
+		memcpy((struct trec_stack_delta *)fds->deltas_mem + first, d, (size_t)n * sizeof(*d));
+		return 0;
+	}
+	return set_delta_pairs(fds->deltas, first, d, n);
 }
 
 static int set_page(void *ctx, const struct trec_delta_page_key *k,

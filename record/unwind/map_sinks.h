@@ -6,7 +6,8 @@
 #include "trec_types.h"
 #include "record/unwind/unwind_tables.h"
 
-/* The mapped array's element stride: the kernel rounds values up to 8. */
+/* The mapped array's element stride: one trec_stack_delta_pair (the
+ * kernel rounds values up to 8, which a pair fills). */
 #define TREC_DELTA_MMAP_STRIDE 8
 
 struct trec_map_fds {

@@ -50,8 +50,9 @@ static void *bpf_map_lookup_elem(void *map, const void *key)
 		struct fake_page *p = fake_page_find(env->sink, key, 0);
 		return p ? &p->v : NULL;
 	}
-	if (map == &stack_deltas)
-		return idx < env->sink->max_deltas ? &env->sink->deltas[idx] : NULL;
+	if (map == &stack_deltas) /* idx: a pair of the deltas' array */
+		return (uint64_t)idx * 2 + 1 < env->sink->max_deltas ? &env->sink->deltas[idx * 2]
+								     : NULL;
 	if (map == &unwind_info_array)
 		return idx < TREC_MAX_UNWIND_INFOS ? &env->sink->infos[idx] : NULL;
 	if (map == &delta_rule_cache)

@@ -37,8 +37,8 @@ static void *bpf_map_lookup_elem(void *map, const void *key)
 		const struct trec_delta_page_key *k = key;
 		return k->file_id == FILE_ID && k->page == 0 ? &fx.page : NULL;
 	}
-	if (map == (void *)&stack_deltas)
-		return idx < 2 ? &fx.deltas[idx] : NULL;
+	if (map == (void *)&stack_deltas) /* pairs of deltas */
+		return idx == 0 ? &fx.deltas[0] : NULL;
 	if (map == (void *)&unwind_info_array)
 		return idx == 0 ? &fx.info : NULL;
 	if (map == (void *)&metrics)

@@ -49,7 +49,7 @@ static int make_maps(void)
 	fds.maps.pages = bpf_map_create(BPF_MAP_TYPE_HASH, "t_pages", sizeof(struct trec_delta_page_key),
 					sizeof(struct trec_delta_page_value), 16, NULL);
 	fds.maps.deltas = bpf_map_create(BPF_MAP_TYPE_ARRAY, "t_deltas", 4,
-					 sizeof(struct trec_stack_delta), 16, &mm_opts);
+					 sizeof(struct trec_stack_delta_pair), 16, &mm_opts);
 	fds.maps.infos = bpf_map_create(BPF_MAP_TYPE_ARRAY, "t_infos", 4,
 					sizeof(struct trec_unwind_info), 4, NULL);
 	fds.maps.defer_files = bpf_map_create(BPF_MAP_TYPE_HASH, "t_defer", 8, 1, 16, NULL);
@@ -74,8 +74,10 @@ static int make_maps(void)
 	/* FILE_OK: cfa = sp + 16 from 0x400000, STOP from 0x400800. */
 	struct trec_delta_page_key pk = { .file_id = FILE_OK, .page = 0x400000 };
 	struct trec_delta_page_value pv = { .first_delta = 1, .num_deltas = 2 };
-	struct trec_stack_delta d[3] = { { 0, 0 }, { 0x000, 0 },
-					 { 0x800, TREC_UNWIND_COMMAND | TREC_CMD_STOP } };
+	struct trec_stack_delta_pair d[2] = {
+		{ .d = { { 0, 0 }, { 0x000, 0 } } },
+		{ .d = { { 0x800, TREC_UNWIND_COMMAND | TREC_CMD_STOP } } },
+	};
 	struct trec_unwind_info ui = { .cfa_reg = TREC_REG_SP, .cfa_param = 16, .fp_rule = TREC_FP_SAME };
 	uint32_t key = 0;
 	uint64_t loading = FILE_LOADING;
@@ -85,7 +87,7 @@ static int make_maps(void)
 	    bpf_map_update_elem(fds.maps.infos, &key, &ui, BPF_ANY) ||
 	    bpf_map_update_elem(fds.maps.defer_files, &loading, &one, BPF_ANY))
 		return -1;
-	for (key = 0; key < 3; key++)
+	for (key = 0; key < 2; key++)
 		if (bpf_map_update_elem(fds.maps.deltas, &key, &d[key], BPF_ANY))
 			return -1;
 	fds.maps.deltas_mem = NULL; /* lookups by fd; trecord's mmap is its own concern */

@@ -29,7 +29,7 @@ static __u64 W_metrics[TREC_METRIC_COUNT];
  * lookup in the same map. */
 static struct trec_pid_page_value W_lpm;
 static struct trec_delta_page_value W_page;
-static struct trec_stack_delta W_delta;
+static struct trec_stack_delta_pair W_delta;
 static struct trec_unwind_info W_info;
 static struct trec_offset_range W_range;
 static __u8 W_defer;
@@ -62,7 +62,7 @@ static void *bpf_map_lookup_elem(void *map, const void *key)
 	if (map == &stack_delta_pages)
 		return lookup_fd(W.fds->maps.pages, key, &W_page);
 	if (map == &stack_deltas) {
-		if (idx >= TREC_MAX_STACK_DELTAS)
+		if (idx >= TREC_MAX_STACK_DELTAS / 2) /* idx: a pair */
 			return NULL;
 		if (W.fds->maps.deltas_mem)
 			return (uint8_t *)W.fds->maps.deltas_mem + (size_t)idx * TREC_DELTA_MMAP_STRIDE;
