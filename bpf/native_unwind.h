@@ -32,7 +32,7 @@ static __always_inline int read_user_u64(__u64 *dst, __u64 addr)
  * it. A window ends at its page's end, which is readable when addr is (a
  * read into the next page could fault past the top of the stack).
  */
-static __always_inline int read_stack_u64(struct trec_unwind_state *st, __u64 *dst, __u64 addr)
+static __always_inline int read_stack_window(struct trec_unwind_state *st, __u64 *dst, __u64 addr)
 {
 	__u64 off = addr - st->win_base;
 	__u32 len;
@@ -51,6 +51,18 @@ static __always_inline int read_stack_u64(struct trec_unwind_state *st, __u64 *d
 		off = 0;
 	}
 	*dst = st->win[(off >> 3) & (TREC_STACK_WINDOW / 8 - 1)];
+	return 0;
+}
+
+/* read_stack_window for the walk: the word goes into the replay log
+ * (stack_replay_log.h); a failed read keeps the walk from being replayed. */
+static __always_inline int read_stack_u64(struct trec_unwind_state *st, __u64 *dst, __u64 addr)
+{
+	if (read_stack_window(st, dst, addr)) {
+		replay_stop_logging(st);
+		return -1;
+	}
+	replay_note_word(st, addr, *dst);
 	return 0;
 }
 

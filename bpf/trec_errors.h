@@ -135,7 +135,8 @@ enum trec_error {
 	X(GO_STACK_SWITCHES, "Go: frame-pointer steps from the g0 stack to the goroutine's") \
 	X(GO_SWITCH_ROOTS, "Go: stacks ended at systemstack, mcall, morestack (g0) or clone") \
 	X(DEFERRED_SENT, "samples whose walk was deferred: stack copied for userspace (deltas loading)") \
-	X(DEFERRED_LOST, "deferrals refused (ring buffer backlog, stack unreadable): frame-pointer fallback")
+	X(DEFERRED_LOST, "deferrals refused (ring buffer backlog, stack unreadable): frame-pointer fallback") \
+	X(STACK_REPLAYED, "traces whose outer frames were proven unchanged and reused (stack replay)")
 
 enum trec_metric {
 #define TREC_X(name, desc) TREC_METRIC_##name,
