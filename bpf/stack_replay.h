@@ -23,11 +23,12 @@
 static __always_inline void replay_begin(struct trec_per_cpu_record *rec)
 {
 	struct trec_unwind_state *st = &rec->state;
-	struct trec_replay_log *log;
-	__u32 idx = rec->replay_log ^ 1;
 
 	st->replay_logging = 0;
 #if defined(__TARGET_ARCH_x86) || (!defined(__TARGET_ARCH_arm64) && defined(__x86_64__))
+	struct trec_replay_log *log;
+	__u32 idx = rec->replay_log ^ 1;
+
 	/* Kernel frames inline: their scratch overwrote the frames' tail, and
 	 * user frames do not start at 0. Neither replayed nor logged. */
 	if (rec->trace.num_frames || ((rec->trace.flags & TREC_TRACE_F_KERNEL_MODE) &&
