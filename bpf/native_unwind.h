@@ -32,7 +32,7 @@ static __always_inline int read_user_u64(__u64 *dst, __u64 addr)
  * it. A window ends at its page's end, which is readable when addr is (a
  * read into the next page could fault past the top of the stack).
  */
-static __always_inline int read_stack_u64(struct trec_unwind_state *st, __u64 *dst, __u64 addr)
+static __always_inline int read_stack_window(struct trec_unwind_state *st, __u64 *dst, __u64 addr)
 {
 	__u64 off = addr - st->win_base;
 	__u32 len;
@@ -75,6 +75,18 @@ static __always_inline int stack_delta_at(__u32 idx, struct trec_stack_delta *d)
 		v = (__u32)(p->both >> 32);
 	d->addr_low = (__u16)v;
 	d->unwind_info = (__u16)(v >> 16);
+	return 0;
+}
+
+/* read_stack_window for the walk: the word goes into the replay log
+ * (stack_replay_log.h); a failed read keeps the walk from being replayed. */
+static __always_inline int read_stack_u64(struct trec_unwind_state *st, __u64 *dst, __u64 addr)
+{
+	if (read_stack_window(st, dst, addr)) {
+		replay_stop_logging(st);
+		return -1;
+	}
+	replay_note_word(st, addr, *dst);
 	return 0;
 }
 

@@ -126,6 +126,7 @@ TREC_SUBPROG int trec_unwind_one_frame(struct trec_unwind_state *st, bool *stop)
 	case 0:
 		break;
 	case TREC_DELTA_NO_PAGE:
+		replay_stop_logging(st);
 		return trec_fp_fallback(st, stop);
 	default:
 		return -1;
@@ -138,6 +139,7 @@ TREC_SUBPROG int trec_unwind_one_frame(struct trec_unwind_state *st, bool *stop)
 			increment_metric(TREC_METRIC_NATIVE_STOPPED);
 			return 0;
 		case TREC_CMD_SIGNAL:
+			replay_stop_logging(st);
 			return unwind_signal_frame_x86(st);
 		case TREC_CMD_PLT:
 			/* The GCC PLT rule: the push in the lazy-binding stub
@@ -145,14 +147,17 @@ TREC_SUBPROG int trec_unwind_one_frame(struct trec_unwind_state *st, bool *stop)
 			cfa = st->sp + 8 + ((st->pc & 15) >= 11 ? 8 : 0);
 			break;
 		case TREC_CMD_FRAME_POINTER: /* code without CFI in a CFI'd file */
+			replay_stop_logging(st);
 			return trec_fp_step(st, stop);
 		case TREC_CMD_GO_SWITCH_ROOT:
+			replay_stop_logging(st);
 			if (!st->return_address)
 				return trec_fp_step_on(st, stop, true);
 			*stop = true;
 			increment_metric(TREC_METRIC_GO_SWITCH_ROOTS);
 			return 0;
 		case TREC_CMD_GO_SWITCH_FP:
+			replay_stop_logging(st);
 			return trec_fp_step_on(st, stop, true);
 		case TREC_CMD_INVALID:
 			return set_error(st, TREC_ERR_NATIVE_STACK_DELTA_INVALID,

@@ -12,6 +12,7 @@
 #define TREC_TRACEMGMT_H
 
 #include "trec_maps.h"
+#include "stack_replay_log.h"
 
 /* Load-time knobs (.rodata). The offline shim may define TREC_RODATA to
  * make them plain globals it can set. */
@@ -82,6 +83,9 @@ static __always_inline void trace_reset(struct trec_per_cpu_record *rec)
 	/* The stack window's bytes stay: win_base 0 says they are not valid. */
 	__builtin_memset(st, 0, __builtin_offsetof(struct trec_unwind_state, win));
 	st->error_metric = -1;
+	/* Its frames are still in the record: only this trace may reuse them. */
+	st->replay_from = rec->replay_valid;
+	rec->replay_valid = 0;
 	rec->tail_calls = 0;
 	rec->unwinders_done = 0;
 	rec->python_frame = 0;
@@ -335,6 +339,7 @@ static __always_inline int resolve_text(struct trec_unwind_state *st, __u32 pid,
 		st->memo_text_page = (pc >> 12) + 1;
 		st->memo_text_file_id = v->file_id;
 		st->memo_text_bias_and_unwinder = v->bias_and_unwinder;
+		replay_note_page(st, pc, v->file_id, v->bias_and_unwinder);
 	}
 	bias = st->memo_text_bias_and_unwinder & TREC_BIAS_MASK;
 	st->text_file_id = st->memo_text_file_id;
@@ -370,17 +375,23 @@ static __always_inline int next_unwinder(struct trec_per_cpu_record *rec, int ma
 	st->fp_frame = mapped == TREC_UNWIND_FRAME_POINTER;
 	st->anon_code = mapped == TREC_UNWIND_ANON_DELTAS;
 	st->go_code = mapped == TREC_UNWIND_GO;
-	if (st->fp_frame || st->anon_code || st->go_code)
+	if (st->fp_frame || st->anon_code || st->go_code) {
+		replay_stop_logging(st);
 		return TREC_PROG_UNWIND_NATIVE;
-	if (mapped > TREC_PROG_UNWIND_NATIVE && mapped < TREC_PROG_COUNT)
+	}
+	if (mapped > TREC_PROG_UNWIND_NATIVE && mapped < TREC_PROG_COUNT) {
+		replay_stop_logging(st);
 		return mapped;
+	}
 	if (st->text_file_id == st->memo_no_interp)
 		return TREC_PROG_UNWIND_NATIVE;
 	r = bpf_map_lookup_elem(&interpreter_offsets, &st->text_file_id);
 	if (!r) {
 		st->memo_no_interp = st->text_file_id;
+		replay_note_file(st, st->text_file_id);
 		return TREC_PROG_UNWIND_NATIVE;
 	}
+	replay_stop_logging(st);
 	if (!((off >= r->lower1 && off < r->upper1) || (off >= r->lower2 && off < r->upper2)))
 		return TREC_PROG_UNWIND_NATIVE;
 	prog = r->program_index;

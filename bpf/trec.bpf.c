@@ -24,6 +24,7 @@
 #endif
 
 #include "native_unwind.h"
+#include "stack_replay.h"
 
 /*
  * Frames per invocation of trec_unwind_native: all a trace holds. The
@@ -143,13 +144,16 @@ static __always_inline int unwind_native_step(void *ctx, struct trec_per_cpu_rec
 	if (push_native_frame(rec))
 		return TREC_PROG_UNWIND_STOP;
 	st->native_frames++;
-	if (trec_unwind_one_frame(st, &stop) || stop)
+	if (trec_unwind_one_frame(st, &stop) || stop) {
+		st->replay_stopped = stop && st->unwind_error == TREC_ERR_OK;
 		return defer_or_retry(rec) ? TREC_PROG_UNWIND_NATIVE : TREC_PROG_UNWIND_STOP;
+	}
 
 	mapped = resolve_text(st, rec->mappings_pid, st->pc);
 	if (mapped < 0) {
 		/* Unknown pc: most likely a library mapped since the last
 		 * sync. Ask for a resync; meanwhile its VMA may tell. */
+		replay_stop_logging(st);
 		report_pid(ctx, ((__u64)rec->trace.pid << 32) | rec->trace.tid,
 			   TREC_REPORT_UNKNOWN_PC);
 		mapped = resolve_text_vma(rec, st->pc);
@@ -169,11 +173,16 @@ struct native_loop {
 	int next;
 };
 
-/* bpf_loop's callback: one frame; 1 ends the loop. */
+/* bpf_loop's callback: one frame, or the rest of the stack replayed
+ * (stack_replay.h); 1 ends the loop. */
 static long native_loop_step(__u64 i, void *arg)
 {
 	struct native_loop *l = arg;
 
+	if (replay_at_cursor(l->rec) && replay_rest(l->rec)) {
+		l->next = TREC_PROG_UNWIND_STOP;
+		return 1;
+	}
 	l->next = unwind_native_step(l->ctx, l->rec);
 	return l->next != TREC_PROG_UNWIND_NATIVE;
 }
@@ -189,6 +198,8 @@ TREC_UNWINDER(trec_unwind_native)
 	if (!l.rec)
 		return 0;
 	bpf_loop(TREC_NATIVE_FRAMES_PER_PROG, native_loop_step, &l, 0);
+	if (l.next == TREC_PROG_UNWIND_STOP)
+		replay_finish(l.rec);
 	tail_call(ctx, progs, l.rec, l.next);
 	return 0;
 }
@@ -267,8 +278,10 @@ static __always_inline int collect_trace_in(void *ctx, void *progs,
 	rec->mappings_pid = mappings_pid(rec->trace.pid);
 	rec->vma_start = rec->vma_end = 0;
 	st->stack_lo = st->sp;
+	replay_begin(rec);
 	mapped = rec->mappings_pid ? resolve_text(st, rec->mappings_pid, st->pc) : -1;
 	if (mapped < 0) {
+		replay_stop_logging(st);
 		report_pid(ctx, pid_tgid, rec->mappings_pid ? TREC_REPORT_UNKNOWN_PC
 							    : TREC_REPORT_NEW_PID);
 		mapped = resolve_text_vma(rec, st->pc);

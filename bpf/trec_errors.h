@@ -137,7 +137,8 @@ enum trec_error {
 	X(DEFERRED_SENT, "samples whose walk was deferred: stack copied for userspace (deltas loading)") \
 	X(DEFERRED_LOST, "deferrals refused (ring buffer backlog, stack unreadable): frame-pointer fallback") \
 	X(DEFERRED_NO_PID, "of DEFERRED_SENT: samples of a process not synced yet, deferred from the leaf") \
-	X(FOLLOW_FAILED, "forked children not followed: followed_pids full or out of memory")
+	X(FOLLOW_FAILED, "forked children not followed: followed_pids full or out of memory") \
+	X(STACK_REPLAYED, "traces whose outer frames were proven unchanged and reused (stack replay)")
 
 enum trec_metric {
 #define TREC_X(name, desc) TREC_METRIC_##name,

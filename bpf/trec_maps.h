@@ -31,6 +31,9 @@ struct trec_per_cpu_record {
 	__u64 vma_start, vma_end, vma_file_id, vma_bias;
 	/* The CPU budget's window (bpf/cpu_budget.h); kept across traces. */
 	__u64 budget_window_start, budget_used_ns;
+	/* Stack replay (bpf/stack_replay.h): the last trace is a complete
+	 * logged walk, its log in replay_logs[replay_log]; kept across traces. */
+	__u32 replay_valid, replay_log;
 };
 
 struct {

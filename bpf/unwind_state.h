@@ -50,6 +50,10 @@ struct trec_unwind_state {
 	/* Deferred unwinding (deferred.h): the step stopped to be deferred;
 	 * the trace went to userspace as a deferral; deferring failed once. */
 	__u8 defer_pending, deferred, defer_refused;
+	/* Stack replay (bpf/stack_replay.h): logging this walk into replay
+	 * log replay_idx; the last trace on this CPU may be replayed; a
+	 * replay was tried; the walk ended at a STOP rule. */
+	__u8 replay_logging, replay_from, replay_tried, replay_stopped, replay_idx;
 	/* Set by a failing step: the error for the abort frame and the metric
 	 * to bump when the trace is sent. -1 = none. */
 	__s32 error_metric;

@@ -92,6 +92,14 @@ struct harness_regs {
  * new recording starts: before each case's maps are filled. */
 void harness_forget_caches(void);
 
+/* Drops only the stack replay's log (bpf/stack_replay.h): the next sample
+ * walks its whole stack. */
+void harness_forget_replay(void);
+
+/* The address of a stack word the last replayable walk read past its
+ * first frame (the middle one of those), if there is such a walk. */
+bool harness_replay_word(uint64_t *addr);
+
 /* Runs the program for one sample of (pid, tid) with these registers.
  * 0 if a trace was sent (into e->trace), -1 if not. */
 int harness_unwind(struct harness_env *e, const struct harness_regs *r, uint32_t pid,

@@ -34,6 +34,8 @@ static struct trec_per_cpu_record record;
 /* One CPU's delta_rule_cache: kept from one unwind to the next, as the
  * real map is, until harness_forget_caches (a new recording). */
 static struct trec_delta_cache_set delta_cache[TREC_DELTA_CACHE_SETS];
+/* One CPU's stack replay logs (bpf/stack_replay.h), kept likewise. */
+static struct trec_replay_log replay_log_slots[2];
 static jmp_buf tail_call_jmp;
 
 static void *bpf_map_lookup_elem(void *map, const void *key)
@@ -57,6 +59,8 @@ static void *bpf_map_lookup_elem(void *map, const void *key)
 		return idx < TREC_MAX_UNWIND_INFOS ? &env->sink->infos[idx] : NULL;
 	if (map == &delta_rule_cache)
 		return idx < TREC_DELTA_CACHE_SETS ? &delta_cache[idx] : NULL;
+	if (map == &replay_logs)
+		return idx < 2 ? &replay_log_slots[idx] : NULL;
 	if (map == &interpreter_offsets) {
 		for (size_t i = 0; i < env->num_py_ranges; i++)
 			if (env->py_ranges[i].file_id == *(const uint64_t *)key)
@@ -166,6 +170,25 @@ static long bpf_ringbuf_output(void *ringbuf, void *data, __u64 size, __u64 flag
 void harness_forget_caches(void)
 {
 	memset(delta_cache, 0, sizeof(delta_cache));
+	harness_forget_replay();
+}
+
+void harness_forget_replay(void)
+{
+	memset(replay_log_slots, 0, sizeof(replay_log_slots));
+	record.replay_valid = 0;
+}
+
+bool harness_replay_word(uint64_t *addr)
+{
+	const struct trec_replay_log *log = &replay_log_slots[record.replay_log & 1];
+	uint32_t first = log->cur[1].words;
+
+	if (!record.replay_valid || log->num_cursors < 1 || first >= log->num_words ||
+	    log->num_words > TREC_REPLAY_WORDS)
+		return false;
+	*addr = log->words[first + (log->num_words - first) / 2].addr;
+	return true;
 }
 
 int harness_unwind(struct harness_env *e, const struct harness_regs *r, uint32_t pid,

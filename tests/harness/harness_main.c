@@ -41,6 +41,7 @@
 #include <unistd.h>
 #include "harness_maps.h"
 #include "harness_verdict.h"
+#include "harness_replay.h"
 #include "../unit/fake_delta_sink.h"
 static bool file_bias(const struct harness_env *e, uint32_t pid, uint64_t file_id, uint64_t *bias)
 {
@@ -160,22 +161,6 @@ static const char *error_name(uint64_t code)
 	return "?";
 }
 
-/* The same sample again, with what the first left in the program's
- * cross-sample caches: the trace must not change. */
-static bool unwind_again_agrees(struct harness_env *e, const struct harness_case *c)
-{
-	struct trec_trace *first = malloc(sizeof(*first));
-	bool same;
-
-	if (!first)
-		return false;
-	memcpy(first, &e->trace, sizeof(*first));
-	same = harness_unwind(e, &c->regs, c->pid, c->tid) == 0 &&
-	       memcmp(first, &e->trace, sizeof(*first)) == 0;
-	free(first);
-	return same;
-}
-
 static int run_case(struct harness *h, const char *path)
 {
 	struct harness_case c;
@@ -226,11 +211,14 @@ static int run_case(struct harness *h, const char *path)
 		printf("FAIL: harness %s: the program sent no trace\n", name);
 		goto out;
 	}
-	if (!unwind_again_agrees(&cm.env, &c)) {
-		printf("FAIL: harness %s: a second sample (delta_rule_cache warm) gave another trace\n",
-		       name);
+	struct harness_replay_result rr;
+	const char *rwhy = "";
+	if (!harness_replay_check(&cm.env, &c, &rr, &rwhy)) {
+		printf("FAIL: harness %s: %s\n", name, rwhy);
 		goto out;
 	}
+	h->replayed += rr.replayed;
+	h->refused += rr.refused;
 
 	/* Trace -> runtime pcs. */
 	const struct trec_trace *t = &cm.env.trace;
@@ -467,6 +455,9 @@ int main(int argc, char **argv)
 	       "%zu frames compared, %zu unverified; largest store: %u deltas, %u unwind infos\n",
 	       h.passed, h.cases, h.live_syncs, h.frames_compared, h.frames_unverified,
 	       h.max_deltas, h.max_infos);
+	printf("harness: stack replay: %zu cases replayed their second sample; %zu refused to with "
+	       "a stack word changed, giving a fresh walk's trace\n",
+	       h.replayed, h.refused);
 	if (h.py_cases)
 		printf("harness: %zu/%zu Python cases agree with the scripts' own stacks, %zu Python "
 		       "frames\n",

@@ -31,6 +31,7 @@ struct harness {
 	size_t php_cases, php_passed, php_frames;
 	size_t pl_cases, pl_passed, pl_frames;
 	uint32_t max_deltas, max_infos; /* store usage, over all cases */
+	size_t replayed, refused; /* harness_replay.c's checks */
 };
 
 /* The maps of one case. */

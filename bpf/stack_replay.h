@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * "Same stack as last time", proven: a native walk that reaches, at frame
+ * f (1..TREC_REPLAY_CURSORS), the very cursor the previous walk of the
+ * thread on this CPU had at frame f, would repeat that walk's frames f..
+ * if everything the rest of that walk depended on is unchanged
+ * (stack_replay_log.h). So the words it read from there on are read again
+ * and compared, the trie pages it resolved are looked up again and
+ * compared, and its files are checked to be no interpreter's still; only
+ * then are its frames, still in the per-CPU record, kept as they are.
+ * Any difference: the walk goes on as if nothing had been tried.
+ *
+ * The frames are only still there when the previous trace on this CPU
+ * was that walk: trace_reset hands the "replayable" mark to the new trace
+ * and clears it, and only a walk logged to the end sets it again.
+ */
+#ifndef TREC_STACK_REPLAY_H
+#define TREC_STACK_REPLAY_H
+
+#include "native_unwind.h"
+
+/* Starts logging the user walk of a trace (collect_trace_in). */
+static __always_inline void replay_begin(struct trec_per_cpu_record *rec)
+{
+	struct trec_unwind_state *st = &rec->state;
+
+	st->replay_logging = 0;
+#if defined(__TARGET_ARCH_x86) || (!defined(__TARGET_ARCH_arm64) && defined(__x86_64__))
+	struct trec_replay_log *log;
+	__u32 idx = rec->replay_log ^ 1;
+
+	/* Kernel frames inline: their scratch overwrote the frames' tail, and
+	 * user frames do not start at 0. Neither replayed nor logged. */
+	if (rec->trace.num_frames || ((rec->trace.flags & TREC_TRACE_F_KERNEL_MODE) &&
+				      rec->trace.kernel_stack_id < 0)) {
+		st->replay_from = 0;
+		return;
+	}
+	log = replay_log(idx);
+	if (!log)
+		return;
+	log->num_words = log->num_pages = log->num_files = log->num_cursors = 0;
+	st->replay_idx = idx;
+	st->replay_logging = 1;
+#else
+	st->replay_from = 0; /* arm64: its link register is not logged */
+#endif
+}
+
+/* Before frame f is pushed: logs the cursor; true if the previous walk
+ * had this cursor at f (a replay is worth trying). */
+static __always_inline bool replay_at_cursor(struct trec_per_cpu_record *rec)
+{
+	struct trec_unwind_state *st = &rec->state;
+	struct trec_replay_log *log, *old;
+	__u32 f = rec->trace.num_frames;
+
+	if (!st->replay_logging || f < 1 || f > TREC_REPLAY_CURSORS || !st->return_address)
+		return false;
+	log = replay_log(st->replay_idx);
+	if (!log)
+		return false;
+	log->cur[f].pc = st->pc;
+	log->cur[f].sp = st->sp;
+	log->cur[f].fp = st->fp;
+	log->cur[f].words = log->num_words;
+	log->cur[f].native_frames = st->native_frames;
+	log->num_cursors = f;
+	if (!st->replay_from || st->replay_tried)
+		return false;
+	old = replay_log(rec->replay_log);
+	if (!old || old->pid != rec->trace.pid || old->tid != rec->trace.tid ||
+	    old->num_cursors < f || old->cur[f].pc != st->pc || old->cur[f].sp != st->sp ||
+	    old->cur[f].fp != st->fp || old->num_frames < f)
+		return false;
+	st->replay_tried = 1;
+	return true;
+}
+
+/* Words checked per bpf_loop iteration: the callback's call costs more
+ * than a word's check. */
+#define TREC_REPLAY_CHECK_UNROLL 4
+
+struct replay_check {
+	struct trec_unwind_state *st;
+	struct trec_replay_log *old;
+	__u32 first, end;
+	bool same;
+};
+
+/* bpf_loop's callback: words first + 4i.. of the old log, read again
+ * (not logged: the check's reads are no part of this walk) and compared.
+ * 1 ends the loop. */
+static long replay_check_words(__u64 i, void *arg)
+{
+	struct replay_check *c = arg;
+	__u64 v;
+
+	for (int k = 0; k < TREC_REPLAY_CHECK_UNROLL; k++) {
+		__u64 w = c->first + i * TREC_REPLAY_CHECK_UNROLL + k;
+
+		if (w >= c->end)
+			return 1;
+		if (w >= TREC_REPLAY_WORDS)
+			return c->same = false, 1;
+		TREC_BARRIER_VAR(w);
+		w &= TREC_REPLAY_WORDS - 1;
+		if (read_stack_window(c->st, &v, c->old->words[w].addr) ||
+		    v != c->old->words[w].val)
+			return c->same = false, 1;
+	}
+	return 0;
+}
+
+/* The trie still maps the old walk's pages as it did, and no interpreter
+ * range appeared for its files. */
+static __always_inline bool replay_same_maps(struct trec_per_cpu_record *rec,
+					     struct trec_replay_log *old)
+{
+	struct trec_pid_page_key key = {
+		.prefix_len = 96,
+		.pid_be = __builtin_bswap32(rec->mappings_pid),
+	};
+	struct trec_pid_page_value *v;
+
+	for (__u32 i = 0; i < TREC_REPLAY_PAGES; i++) {
+		if (i >= old->num_pages)
+			break;
+		key.page_be = __builtin_bswap64(old->pages[i].page << 12);
+		v = bpf_map_lookup_elem(&pid_page_to_mapping_info, &key);
+		if (!v || v->file_id != old->pages[i].file_id ||
+		    v->bias_and_unwinder != old->pages[i].bias_and_unwinder)
+			return false;
+	}
+	for (__u32 i = 0; i < TREC_REPLAY_FILES; i++) {
+		if (i >= old->num_files)
+			break;
+		if (bpf_map_lookup_elem(&interpreter_offsets, &old->files[i]))
+			return false;
+	}
+	return true;
+}
+
+/* Words of the frames before f a walk may log and still be kept. */
+#define TREC_REPLAY_PREFIX_WORDS 32
+
+/*
+ * The replayed trace's log is the old one with this walk's frames before f
+ * in place of the old walk's: the same words from f on (just proven), the
+ * same pages and files (just checked). Only when both walks logged as many
+ * words before f and the same pages and files first; otherwise this trace
+ * is not replayable.
+ */
+static __always_inline void replay_adopt_log(struct trec_per_cpu_record *rec,
+					     struct trec_replay_log *old,
+					     struct trec_replay_log *log, __u32 f)
+{
+	struct trec_unwind_state *st = &rec->state;
+	__u32 n = log->num_words;
+	__s32 shift = (__s32)st->native_frames - old->cur[f].native_frames;
+
+	if (n != old->cur[f].words || n > TREC_REPLAY_PREFIX_WORDS)
+		return replay_stop_logging(st);
+	for (__u32 w = 0; w < TREC_REPLAY_PREFIX_WORDS; w++) {
+		if (w >= n)
+			break;
+		old->words[w] = log->words[w];
+	}
+	for (__u32 g = 1; g <= TREC_REPLAY_CURSORS; g++) {
+		if (g <= f)
+			old->cur[g] = log->cur[g];
+		else
+			old->cur[g].native_frames += shift;
+	}
+	/* This walk's pages and files so far: the old walk's first ones, in
+	 * the same order, when the leaf is in the same function. */
+	if (log->num_pages > old->num_pages || log->num_files > old->num_files)
+		return replay_stop_logging(st);
+	for (__u32 i = 0; i < TREC_REPLAY_PAGES; i++)
+		if (i < log->num_pages && log->pages[i].page != old->pages[i].page)
+			return replay_stop_logging(st);
+	for (__u32 i = 0; i < TREC_REPLAY_FILES; i++)
+		if (i < log->num_files && log->files[i] != old->files[i])
+			return replay_stop_logging(st);
+	st->replay_idx = rec->replay_log;
+}
+
+/*
+ * At a cursor replay_at_cursor() matched (frame f): proves the rest of the
+ * old walk unchanged and ends the trace with its frames f.. (still in the
+ * record) and its ending. False if anything differs: the walk goes on.
+ */
+static __always_inline bool replay_rest(struct trec_per_cpu_record *rec)
+{
+	struct trec_unwind_state *st = &rec->state;
+	struct trec_replay_log *old = replay_log(rec->replay_log);
+	struct trec_replay_log *log = replay_log(st->replay_idx);
+	__u32 f = rec->trace.num_frames;
+	struct replay_check c = { .st = st, .old = old, .same = true };
+
+	if (!old || !log || f < 1 || f > TREC_REPLAY_CURSORS || old->num_words > TREC_REPLAY_WORDS)
+		return false;
+	c.first = old->cur[f].words;
+	c.end = old->num_words;
+	if (c.first > c.end)
+		return false;
+	bpf_loop((c.end - c.first + TREC_REPLAY_CHECK_UNROLL - 1) / TREC_REPLAY_CHECK_UNROLL,
+		 replay_check_words, &c, 0);
+	if (!c.same || !replay_same_maps(rec, old))
+		return false;
+	st->native_frames += old->native_frames - old->cur[f].native_frames;
+	rec->trace.num_frames = old->num_frames;
+	st->unwind_error = old->unwind_error;
+	st->error_metric = old->error_metric;
+	st->replay_stopped = old->stopped;
+	if (old->stopped)
+		increment_metric(TREC_METRIC_NATIVE_STOPPED);
+	increment_metric(TREC_METRIC_STACK_REPLAYED);
+	replay_adopt_log(rec, old, log, f);
+	return true;
+}
+
+/* The walk ended in the native program (next: STOP): if it was logged to
+ * the end, the next trace on this CPU may replay it. */
+static __always_inline void replay_finish(struct trec_per_cpu_record *rec)
+{
+	struct trec_unwind_state *st = &rec->state;
+	struct trec_replay_log *log;
+
+	if (!st->replay_logging || st->defer_pending || st->deferred || st->defer_refused ||
+	    rec->tail_calls != 1)
+		return;
+	log = replay_log(st->replay_idx);
+	if (!log)
+		return;
+	log->pid = rec->trace.pid;
+	log->tid = rec->trace.tid;
+	log->num_frames = rec->trace.num_frames;
+	log->unwind_error = st->unwind_error;
+	log->error_metric = st->error_metric;
+	log->native_frames = st->native_frames;
+	log->stopped = st->replay_stopped;
+	rec->replay_log = st->replay_idx;
+	rec->replay_valid = 1;
+}
+
+#endif /* TREC_STACK_REPLAY_H */

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a native walk depended on, logged as it runs, so that the next
+ * sample of the same thread on this CPU can prove its outer frames are the
+ * same and reuse them (bpf/stack_replay.h) instead of walking them again.
+ *
+ * A walk of native code by stack deltas is a function of its cursor
+ * (pc, sp, fp), the stack words it reads, the trie entries of the pages
+ * its pcs fall in and the absence of interpreter ranges for their files:
+ * deltas and unwind rules never change once written (delta_rule_cache.h).
+ * The log holds exactly those: every word read (address and value), every
+ * page resolved (and what the trie said), every file checked, and the
+ * cursor at the first frames. Anything else a walk may depend on (frame
+ * pointers, signal frames, VMAs, interpreters, deferral, a failed read)
+ * stops the logging, and such a walk is never replayed.
+ *
+ * Two logs per CPU: the walk being logged and the last complete one.
+ */
+#ifndef TREC_STACK_REPLAY_LOG_H
+#define TREC_STACK_REPLAY_LOG_H
+
+#include "trec_maps.h"
+
+#define TREC_REPLAY_WORDS 1024 /* a power of two: indexes are masked */
+#define TREC_REPLAY_PAGES 16
+#define TREC_REPLAY_FILES 8
+/* A replay may start at frames 1..this (the leaf's pc always differs). */
+#define TREC_REPLAY_CURSORS 4
+
+struct trec_replay_word {
+	__u64 addr, val;
+};
+
+struct trec_replay_page {
+	__u64 page; /* pc >> 12 */
+	__u64 file_id, bias_and_unwinder;
+};
+
+/* The walk's cursor before frame f was pushed, and how far the log and
+ * the frame count were then. */
+struct trec_replay_cursor {
+	__u64 pc, sp, fp;
+	__u32 words;
+	__u16 native_frames;
+	__u16 pad;
+};
+
+struct trec_replay_log {
+	__u32 pid, tid;
+	__u32 num_words, num_pages, num_files, num_cursors;
+	/* How the walk ended: frames before the abort frame, its error. */
+	__u32 num_frames;
+	__u32 unwind_error;
+	__s32 error_metric;
+	__u16 native_frames;
+	__u8 stopped; /* ended at a STOP rule (NATIVE_STOPPED) */
+	__u8 pad;
+	struct trec_replay_cursor cur[TREC_REPLAY_CURSORS + 1];
+	struct trec_replay_page pages[TREC_REPLAY_PAGES];
+	__u64 files[TREC_REPLAY_FILES];
+	struct trec_replay_word words[TREC_REPLAY_WORDS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct trec_replay_log);
+} replay_logs SEC(".maps");
+
+static __always_inline struct trec_replay_log *replay_log(__u32 idx)
+{
+	return bpf_map_lookup_elem(&replay_logs, &idx);
+}
+
+/* This walk depends on something the log cannot prove again. */
+static __always_inline void replay_stop_logging(struct trec_unwind_state *st)
+{
+	st->replay_logging = 0;
+}
+
+static __always_inline void replay_note_word(struct trec_unwind_state *st, __u64 addr, __u64 val)
+{
+	struct trec_replay_log *log;
+	__u32 n;
+
+	if (!st->replay_logging)
+		return;
+	log = replay_log(st->replay_idx);
+	if (!log)
+		return replay_stop_logging(st);
+	n = log->num_words;
+	if (n >= TREC_REPLAY_WORDS)
+		return replay_stop_logging(st);
+	log->words[n].addr = addr;
+	log->words[n].val = val;
+	log->num_words = n + 1;
+}
+
+/* A trie answer for pc's page (resolve_text). resolve_text's memo keeps a
+ * page's frames from asking twice in a row; a page met again later is
+ * logged again (checked twice). */
+static __always_inline void replay_note_page(struct trec_unwind_state *st, __u64 pc,
+					     __u64 file_id, __u64 bias_and_unwinder)
+{
+	struct trec_replay_log *log;
+	__u32 n;
+
+	if (!st->replay_logging)
+		return;
+	log = replay_log(st->replay_idx);
+	if (!log)
+		return replay_stop_logging(st);
+	n = log->num_pages;
+	if (n >= TREC_REPLAY_PAGES)
+		return replay_stop_logging(st);
+	log->pages[n].page = pc >> 12;
+	log->pages[n].file_id = file_id;
+	log->pages[n].bias_and_unwinder = bias_and_unwinder;
+	log->num_pages = n + 1;
+}
+
+/* A file interpreter_offsets did not have (next_unwinder's memo keeps it
+ * from asking twice in a row). */
+static __always_inline void replay_note_file(struct trec_unwind_state *st, __u64 file_id)
+{
+	struct trec_replay_log *log;
+	__u32 n;
+
+	if (!st->replay_logging)
+		return;
+	log = replay_log(st->replay_idx);
+	if (!log)
+		return replay_stop_logging(st);
+	n = log->num_files;
+	if (n >= TREC_REPLAY_FILES)
+		return replay_stop_logging(st);
+	log->files[n] = file_id;
+	log->num_files = n + 1;
+}
+
+#endif /* TREC_STACK_REPLAY_LOG_H */

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The stack replay's proof, offline (bpf/stack_replay.h), on every case:
+ *  1. the same sample again (replay log and delta_rule_cache warm): the
+ *     same trace, by replay where the first walk allows it;
+ *  2. again with the replay log dropped (delta_rule_cache warm): the same
+ *     trace, so the cache is still checked on a whole walk;
+ *  3. one of the words the last walk read past its first frame changed in
+ *     the captured memory: the replay must be refused and the trace must
+ *     be the one a fresh walk (nothing kept) gives over that memory.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "harness_replay.h"
+
+static bool unwind_same(struct harness_env *e, const struct harness_case *c,
+			const struct trec_trace *want)
+{
+	return harness_unwind(e, &c->regs, c->pid, c->tid) == 0 &&
+	       memcmp(want, &e->trace, sizeof(*want)) == 0;
+}
+
+/* The captured bytes of the u64 at addr, or NULL. */
+static uint8_t *mem_at(const struct harness_env *e, uint64_t addr)
+{
+	for (size_t i = 0; i < e->num_mem; i++)
+		if (addr >= e->mem[i].start && addr - e->mem[i].start + 8 <= e->mem[i].len)
+			return e->mem[i].bytes + (addr - e->mem[i].start);
+	return NULL;
+}
+
+static bool changed_word_refused(struct harness_env *e, const struct harness_case *c,
+				 struct harness_replay_result *r, const char **why)
+{
+	struct trec_trace *got = malloc(sizeof(*got));
+	uint64_t addr, v, flipped, replays;
+	uint8_t *p;
+	bool ok = false;
+
+	if (!got) {
+		*why = "out of memory";
+		return false;
+	}
+	/* A replayable log again (step 2 dropped it), then one of its words. */
+	if (harness_unwind(e, &c->regs, c->pid, c->tid) != 0 || !harness_replay_word(&addr) ||
+	    !(p = mem_at(e, addr))) {
+		free(got);
+		return true; /* nothing replayable: nothing to refuse */
+	}
+	memcpy(&v, p, 8);
+	flipped = v ^ 0x1010;
+	memcpy(p, &flipped, 8);
+	replays = e->metrics[TREC_METRIC_STACK_REPLAYED];
+	if (harness_unwind(e, &c->regs, c->pid, c->tid) != 0) {
+		*why = "no trace with a changed stack word";
+		goto out;
+	}
+	r->refused = e->metrics[TREC_METRIC_STACK_REPLAYED] == replays;
+	if (!r->refused) {
+		*why = "a stack word the last walk read changed, and its frames were replayed";
+		goto out;
+	}
+	memcpy(got, &e->trace, sizeof(*got));
+	harness_forget_caches();
+	if (!unwind_same(e, c, got)) {
+		*why = "with a stack word changed, the refused replay's trace differs from a fresh walk's";
+		goto out;
+	}
+	ok = true;
+out:
+	memcpy(p, &v, 8);
+	free(got);
+	return ok;
+}
+
+bool harness_replay_check(struct harness_env *e, const struct harness_case *c,
+			  struct harness_replay_result *r, const char **why)
+{
+	struct trec_trace *first = malloc(sizeof(*first));
+	uint64_t replays = e->metrics[TREC_METRIC_STACK_REPLAYED];
+	bool ok = false;
+
+	memset(r, 0, sizeof(*r));
+	if (!first) {
+		*why = "out of memory";
+		return false;
+	}
+	memcpy(first, &e->trace, sizeof(*first));
+	if (!unwind_same(e, c, first)) {
+		*why = "a second sample (replay log, delta_rule_cache warm) gave another trace";
+		goto out;
+	}
+	r->replayed = e->metrics[TREC_METRIC_STACK_REPLAYED] > replays;
+	harness_forget_replay();
+	if (!unwind_same(e, c, first)) {
+		*why = "a third sample (delta_rule_cache warm, no replay) gave another trace";
+		goto out;
+	}
+	if (!changed_word_refused(e, c, r, why))
+		goto out;
+	/* Back to the case's own trace, for the verdict. */
+	harness_forget_caches();
+	if (!unwind_same(e, c, first)) {
+		*why = "with the stack word restored, another trace";
+		goto out;
+	}
+	ok = true;
+out:
+	free(first);
+	return ok;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/* The stack replay's proof, offline (harness_replay.c). */
+#ifndef HARNESS_REPLAY_H
+#define HARNESS_REPLAY_H
+
+#include <stdbool.h>
+#include "harness.h"
+#include "harness_case.h"
+
+struct harness_replay_result {
+	bool replayed; /* the same sample again reused the first walk's frames */
+	bool refused;  /* with a logged word changed, the replay was refused */
+};
+
+/* After the case's first trace (in e->trace): false, with a FAIL line's
+ * reason in *why, if a later sample's trace differs from what it must be.
+ * Leaves e->trace as the first trace. */
+bool harness_replay_check(struct harness_env *e, const struct harness_case *c,
+			  struct harness_replay_result *r, const char **why);
+
+#endif /* HARNESS_REPLAY_H */
