@@ -136,6 +136,9 @@ TREC_SUBPROG int trec_unwind_one_frame(struct trec_unwind_state *st, bool *stop)
 		switch (info & ~TREC_UNWIND_COMMAND) {
 		case TREC_CMD_STOP:
 			*stop = true;
+			/* Set here, not by the caller: its spills there pushed
+			 * the Python program past BPF's 512 stack bytes. */
+			st->replay_stopped = 1;
 			increment_metric(TREC_METRIC_NATIVE_STOPPED);
 			return 0;
 		case TREC_CMD_SIGNAL:

@@ -49,12 +49,12 @@ TREC_UNWINDER(trec_unwind_python)
 		},
 	};
 	const struct trec_py_proc_info *info;
-	__u32 pid;
 
 	if (!l.n.rec)
 		return 0;
-	pid = l.n.rec->trace.pid;
-	info = bpf_map_lookup_elem(&py_procs, &pid);
+	/* The key read in place, not copied to this frame: the program's
+	 * chain of frames must stay within BPF's 512 bytes. */
+	info = bpf_map_lookup_elem(&py_procs, &l.n.rec->trace.pid);
 	if (info && info->entry_kind == TREC_PY_ENTRY_EVERY_FRAME)
 		l.info = info;
 	/* Every step but a run's hand-back pushes a frame: twice the frame

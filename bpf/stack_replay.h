@@ -189,15 +189,24 @@ static __always_inline void replay_adopt_log(struct trec_per_cpu_record *rec,
  * At a cursor replay_at_cursor() matched (frame f): proves the rest of the
  * old walk unchanged and ends the trace with its frames f.. (still in the
  * record) and its ending. False if anything differs: the walk goes on.
+ * A subprogram (TREC_SUBPROG): its checks are verified once, not at every
+ * frame of the loop that calls it.
  */
-static __always_inline bool replay_rest(struct trec_per_cpu_record *rec)
+TREC_SUBPROG int replay_rest(struct trec_per_cpu_record *rec)
 {
-	struct trec_unwind_state *st = &rec->state;
-	struct trec_replay_log *old = replay_log(rec->replay_log);
-	struct trec_replay_log *log = replay_log(st->replay_idx);
-	__u32 f = rec->trace.num_frames;
-	struct replay_check c = { .st = st, .old = old, .same = true };
+	struct trec_unwind_state *st;
+	struct trec_replay_log *old, *log;
+	__u32 f;
+	struct replay_check c = { .same = true };
 
+	if (!rec)
+		return false;
+	st = &rec->state;
+	old = replay_log(rec->replay_log);
+	log = replay_log(st->replay_idx);
+	f = rec->trace.num_frames;
+	c.st = st;
+	c.old = old;
 	if (!old || !log || f < 1 || f > TREC_REPLAY_CURSORS || old->num_words > TREC_REPLAY_WORDS)
 		return false;
 	c.first = old->cur[f].words;

@@ -97,46 +97,59 @@ static __always_inline void replay_note_word(struct trec_unwind_state *st, __u64
 	log->num_words = n + 1;
 }
 
+/* The two notes below are subprograms (TREC_SUBPROG): inlined, their
+ * spills pushed the Python program past BPF's 512 stack bytes. */
+
 /* A trie answer for pc's page (resolve_text). resolve_text's memo keeps a
  * page's frames from asking twice in a row; a page met again later is
  * logged again (checked twice). */
-static __always_inline void replay_note_page(struct trec_unwind_state *st, __u64 pc,
-					     __u64 file_id, __u64 bias_and_unwinder)
+TREC_SUBPROG int replay_note_page(struct trec_unwind_state *st, __u64 pc,
+			      __u64 file_id, __u64 bias_and_unwinder)
 {
 	struct trec_replay_log *log;
 	__u32 n;
 
-	if (!st->replay_logging)
-		return;
+	if (!st || !st->replay_logging)
+		return 0;
 	log = replay_log(st->replay_idx);
-	if (!log)
-		return replay_stop_logging(st);
+	if (!log) {
+		replay_stop_logging(st);
+		return 0;
+	}
 	n = log->num_pages;
-	if (n >= TREC_REPLAY_PAGES)
-		return replay_stop_logging(st);
+	if (n >= TREC_REPLAY_PAGES) {
+		replay_stop_logging(st);
+		return 0;
+	}
 	log->pages[n].page = pc >> 12;
 	log->pages[n].file_id = file_id;
 	log->pages[n].bias_and_unwinder = bias_and_unwinder;
 	log->num_pages = n + 1;
+	return 0;
 }
 
 /* A file interpreter_offsets did not have (next_unwinder's memo keeps it
  * from asking twice in a row). */
-static __always_inline void replay_note_file(struct trec_unwind_state *st, __u64 file_id)
+TREC_SUBPROG int replay_note_file(struct trec_unwind_state *st, __u64 file_id)
 {
 	struct trec_replay_log *log;
 	__u32 n;
 
-	if (!st->replay_logging)
-		return;
+	if (!st || !st->replay_logging)
+		return 0;
 	log = replay_log(st->replay_idx);
-	if (!log)
-		return replay_stop_logging(st);
+	if (!log) {
+		replay_stop_logging(st);
+		return 0;
+	}
 	n = log->num_files;
-	if (n >= TREC_REPLAY_FILES)
-		return replay_stop_logging(st);
+	if (n >= TREC_REPLAY_FILES) {
+		replay_stop_logging(st);
+		return 0;
+	}
 	log->files[n] = file_id;
 	log->num_files = n + 1;
+	return 0;
 }
 
 #endif /* TREC_STACK_REPLAY_LOG_H */

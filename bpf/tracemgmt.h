@@ -12,7 +12,6 @@
 #define TREC_TRACEMGMT_H
 
 #include "trec_maps.h"
-#include "stack_replay_log.h"
 
 /* Load-time knobs (.rodata). The offline shim may define TREC_RODATA to
  * make them plain globals it can set. */
@@ -34,6 +33,8 @@
 #else
 #define TREC_SUBPROG __attribute__((noinline))
 #endif
+
+#include "stack_replay_log.h" /* uses TREC_SUBPROG */
 
 /* The kernel allows 33 tail calls; stopping at 29 leaves room to send. */
 #define TREC_MAX_TAIL_CALLS 29

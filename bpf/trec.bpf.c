@@ -144,10 +144,8 @@ static __always_inline int unwind_native_step(void *ctx, struct trec_per_cpu_rec
 	if (push_native_frame(rec))
 		return TREC_PROG_UNWIND_STOP;
 	st->native_frames++;
-	if (trec_unwind_one_frame(st, &stop) || stop) {
-		st->replay_stopped = stop && st->unwind_error == TREC_ERR_OK;
+	if (trec_unwind_one_frame(st, &stop) || stop)
 		return defer_or_retry(rec) ? TREC_PROG_UNWIND_NATIVE : TREC_PROG_UNWIND_STOP;
-	}
 
 	mapped = resolve_text(st, rec->mappings_pid, st->pc);
 	if (mapped < 0) {
