@@ -2,10 +2,12 @@
 /* The symbol-archive cache: see symbol_cache.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "format/archive/archive_reader.h"
@@ -32,20 +34,23 @@ const char *trec_symbol_cache_dir(void)
 	return cache_dir[0] ? cache_dir : NULL;
 }
 
-/* The build-id at path is bid: else the direct build reports the change. */
-static bool same_file(const char *path, const uint8_t *bid, size_t bid_len)
+/* The build-id at path is bid (else the direct build reports the change);
+ * *size gets the file's size. */
+static bool same_file(const char *path, const uint8_t *bid, size_t bid_len, uint64_t *size)
 {
 	struct trec_file f;
+	struct stat sb;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	bool same;
 
 	if (fd < 0)
 		return false;
-	if (trec_file_describe(fd, "", &f)) {
+	if (fstat(fd, &sb) || trec_file_describe(fd, "", &f)) {
 		close(fd);
 		return false;
 	}
 	close(fd);
+	*size = (uint64_t)sb.st_size;
 	same = f.is_elf && f.build_id_len == bid_len && !memcmp(f.build_id, bid, bid_len);
 	trec_file_release(&f);
 	return same;
@@ -210,6 +215,23 @@ static int replay(struct arc_builder *b, const struct arc_units *u, const uint64
 	return b->oom ? -ENOMEM : 0;
 }
 
+int trec_symbol_cache_entry(const char *dir, const char *path, const uint8_t *bid,
+			    size_t bid_len, char *entry, size_t len)
+{
+	uint64_t size = 0;
+	size_t n;
+
+	if (!bid_len || trec_cache_entry_path(dir, TREC_SYMBOL_CACHE_SUBDIR, bid, bid_len, entry, len) ||
+	    !same_file(path, bid, bid_len, &size))
+		return -ENOENT;
+	/* The size too: a stripped copy keeps its build-id but not its
+	 * symbols, and must not be given the unstripped file's entry. */
+	n = strlen(entry);
+	if ((size_t)snprintf(entry + n, len - n, "-%" PRIx64, size) >= len - n)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
 int trec_symbol_cache_sampled(const char *dir, const char *path, const uint8_t *bid,
 			      size_t bid_len, const uint64_t *addrs, size_t naddrs,
 			      uint8_t **out, size_t *out_len, struct trec_archive_stats *st,
@@ -222,10 +244,7 @@ int trec_symbol_cache_sampled(const char *dir, const char *path, const uint8_t *
 	struct trec_archive *a;
 	int err;
 
-	if (!dir || !bid_len ||
-	    trec_cache_entry_path(dir, TREC_SYMBOL_CACHE_SUBDIR, bid, bid_len, entry,
-				  sizeof(entry)) ||
-	    !same_file(path, bid, bid_len))
+	if (!dir || trec_symbol_cache_entry(dir, path, bid, bid_len, entry, sizeof(entry)))
 		return -ENOENT;
 	*how = TREC_SYMCACHE_HIT;
 	a = load_entry(entry, bid, bid_len, &u);

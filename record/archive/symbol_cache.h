@@ -46,6 +46,12 @@
 #define TREC_SYMBOL_CACHE_VERSION 1
 #define TREC_SYMBOL_CACHE_SUBDIR "symbols-x1"
 
+/* The entry of the file at path, whose build-id is bid: SUBDIR/<build-id
+ * in hex>-<file size in hex> under dir. 0, or -ENOENT when path is not
+ * that file. */
+int trec_symbol_cache_entry(const char *dir, const char *path, const uint8_t *bid,
+			    size_t bid_len, char *entry, size_t len);
+
 /* Whether trec_archive_write_all uses the cache at level sampled, in the
  * delta cache's directory (trec_delta_cache_dir: the environment's). Set
  * once at start-up, before any recording thread; off until then. */

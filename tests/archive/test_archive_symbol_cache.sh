@@ -69,7 +69,7 @@ rec() { "$TRECORD" -F 499 "${@:2}" -f -o "$d/$1.tr" -- "$WORKLOADS/busy" 1 >/dev
 rm -rf "$TREC_CACHE_DIR"
 rec first
 bid=$(readelf -n "$WORKLOADS/busy" | awk '/Build ID/ { print $3 }')
-entry=$(ls "$TREC_CACHE_DIR"/symbols-x*/"$bid" 2>/dev/null | head -n 1)
+entry=$(ls -d "$TREC_CACHE_DIR"/symbols-x*/"$bid"-* 2>/dev/null | head -n 1)
 check "trecord writes busy's entry, named by its build-id" test -s "$entry"
 before=$(stat -c %Y.%s "$entry")
 sleep 1.1

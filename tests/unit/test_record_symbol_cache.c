@@ -95,8 +95,8 @@ static int compare(const char *dir, const struct target *t, const uint64_t *a, s
 
 static void entry_path(const char *dir, const struct target *t, char *path, size_t len)
 {
-	trec_cache_entry_path(dir, TREC_SYMBOL_CACHE_SUBDIR, t->f.build_id, t->f.build_id_len,
-			      path, len);
+	if (trec_symbol_cache_entry(dir, t->path, t->f.build_id, t->f.build_id_len, path, len))
+		path[0] = 0;
 }
 
 static void same_archives(const char *dir, struct target *t)
