@@ -51,12 +51,13 @@ for form in cmd all; do
 	check "nopid $form: enough early samples ($n of $procs processes)" [ "$n" -ge $((N / 2)) ]
 	on_root=$root on_n=$n
 	lost=$(metric "$T/$form.tr" DEFERRED_LOST)
-	# A command's copies can still meet a full 4 MiB backlog when the
-	# machine is loaded (the consumer lags: seen once in CI, 118 refused);
-	# then it is checked as -a is, against --no-deferred-unwind.
+	# A command's copies can meet a full 4 MiB backlog when the machine is
+	# loaded (the consumer lags: a few refusals are usual, 118 were seen
+	# once in CI); past N of them it is checked as -a is, against
+	# --no-deferred-unwind.
 	rel=
 	[ $form = all ] && rel=20
-	[ $form = cmd ] && [ "${lost:-0}" -gt 0 ] && rel=10 &&
+	[ $form = cmd ] && [ "${lost:-0}" -gt $N ] && rel=10 &&
 		echo "cmd: $lost deferrals refused at the ring: checked against --no-deferred-unwind"
 	if [ $form = cmd ] && [ -z "$rel" ]; then
 		check "nopid $form: at least 70% of the early samples reach _start ($root of $n)" \
