@@ -79,16 +79,28 @@ static __always_inline void replay_stop_logging(struct trec_unwind_state *st)
 	st->replay_logging = 0;
 }
 
+/* The log this walk writes, or NULL: not logging, or (then logging stops)
+ * no log to write. */
+static __always_inline struct trec_replay_log *replay_open_log(struct trec_unwind_state *st)
+{
+	struct trec_replay_log *log;
+
+	if (!st->replay_logging)
+		return NULL;
+	log = replay_log(st->replay_idx);
+	if (!log)
+		replay_stop_logging(st);
+	return log;
+}
+
 static __always_inline void replay_note_word(struct trec_unwind_state *st, __u64 addr, __u64 val)
 {
 	struct trec_replay_log *log;
 	__u32 n;
 
-	if (!st->replay_logging)
-		return;
-	log = replay_log(st->replay_idx);
+	log = replay_open_log(st);
 	if (!log)
-		return replay_stop_logging(st);
+		return;
 	n = log->num_words;
 	if (n >= TREC_REPLAY_WORDS)
 		return replay_stop_logging(st);
@@ -109,13 +121,11 @@ TREC_SUBPROG int replay_note_page(struct trec_unwind_state *st, __u64 pc,
 	struct trec_replay_log *log;
 	__u32 n;
 
-	if (!st || !st->replay_logging)
+	if (!st)
 		return 0;
-	log = replay_log(st->replay_idx);
-	if (!log) {
-		replay_stop_logging(st);
+	log = replay_open_log(st);
+	if (!log)
 		return 0;
-	}
 	n = log->num_pages;
 	if (n >= TREC_REPLAY_PAGES) {
 		replay_stop_logging(st);
@@ -135,13 +145,11 @@ TREC_SUBPROG int replay_note_file(struct trec_unwind_state *st, __u64 file_id)
 	struct trec_replay_log *log;
 	__u32 n;
 
-	if (!st || !st->replay_logging)
+	if (!st)
 		return 0;
-	log = replay_log(st->replay_idx);
-	if (!log) {
-		replay_stop_logging(st);
+	log = replay_open_log(st);
+	if (!log)
 		return 0;
-	}
 	n = log->num_files;
 	if (n >= TREC_REPLAY_FILES) {
 		replay_stop_logging(st);
