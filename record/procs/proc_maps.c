@@ -18,7 +18,7 @@ int trec_proc_map_parse_line(const char *line, struct trec_proc_map *m)
 	memset(m, 0, sizeof(*m));
 	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64 "%n",
 		   &m->start, &m->end, perms, &m->offset, &m->dev_major, &m->dev_minor,
-		   &m->inode, &pos) != 7 || m->end < m->start || strlen(perms) != 4)
+		   &m->inode, &pos) != 7 || m->end <= m->start || strlen(perms) != 4)
 		return -EINVAL;
 	if (perms[0] == 'r')
 		m->prot |= PROT_READ;

@@ -5,8 +5,8 @@
  * name is chosen by whoever created it, spaces, newlines and
  * " (deleted)" included) and /proc/kallsyms (record/kernel/kallsyms.c).
  * The first byte picks the parser. Rules checked: every parsed mapping
- * has start < end and a path; kallsyms comes out sorted, and find() and
- * the subset agree with it for a few addresses.
+ * has start < end (an empty one is rejected) and a path; kallsyms comes
+ * out sorted, and find() and the subset agree with it for a few addresses.
  */
 #include <stdio.h>
 #include <stdlib.h>
