@@ -29,26 +29,38 @@ static __always_inline bool defer_wanted(struct trec_unwind_state *st)
 }
 
 #ifndef TREC_TESTING_OFFLINE
-/* Copies the stack from base: all TREC_DEFER_STACK_BYTES if mapped, else
- * up to the end of base's page plus the most whole pages that are (the
- * top of a stack), found by halving. The bytes copied, 0 if none. */
-static __always_inline __u32 defer_copy_stack(__u8 *dst, __u64 base)
+/*
+ * Copies the stack from *base: all TREC_DEFER_STACK_BYTES if mapped, else
+ * up to the end of the first readable page plus the most whole pages that
+ * are (the top of a stack), found by halving. The page of *base itself may
+ * be absent (below sp, never touched yet): the copy then starts at the
+ * next page if that is at or below sp, and *base moves there. The bytes
+ * copied, 0 if none.
+ */
+static __always_inline __u32 defer_copy_stack(__u8 *dst, __u64 *base, __u64 sp)
 {
-	__u64 to_page_end = 4096 - (base & 4095), lo = 0, hi = TREC_DEFER_STACK_BYTES / 4096;
-	__u64 len = TREC_DEFER_STACK_BYTES;
+	__u64 from = *base, to_page_end = 4096 - (from & 4095), lo = 0;
+	__u64 hi = TREC_DEFER_STACK_BYTES / 4096, len = TREC_DEFER_STACK_BYTES;
 
-	if (!bpf_probe_read_user(dst, len, (const void *)(unsigned long)base))
+	if (!bpf_probe_read_user(dst, len, (const void *)(unsigned long)from))
 		return len;
-	/* lo pages past the first readable, hi not: 4 halvings for 16. */
-	if (bpf_probe_read_user(dst, to_page_end, (const void *)(unsigned long)base))
-		return 0;
+	if (bpf_probe_read_user(dst, to_page_end, (const void *)(unsigned long)from)) {
+		from += to_page_end;
+		to_page_end = 4096;
+		if (from > sp || bpf_probe_read_user(dst, 4096, (const void *)(unsigned long)from))
+			return 0;
+		*base = from;
+	}
+	/* lo more pages readable, hi not (a full copy failed from the
+	 * original base; from a moved one 16 pages are tried too): 4
+	 * halvings for 16. */
 	for (int i = 0; i < 4 && lo + 1 < hi; i++) {
 		__u64 mid = (lo + hi) / 2;
 
 		len = to_page_end + mid * 4096;
 		if (len > TREC_DEFER_STACK_BYTES)
 			len = TREC_DEFER_STACK_BYTES;
-		if (bpf_probe_read_user(dst, len, (const void *)(unsigned long)base))
+		if (bpf_probe_read_user(dst, len, (const void *)(unsigned long)from))
 			hi = mid;
 		else
 			lo = mid;
@@ -57,7 +69,7 @@ static __always_inline __u32 defer_copy_stack(__u8 *dst, __u64 base)
 	if (len > TREC_DEFER_STACK_BYTES)
 		len = TREC_DEFER_STACK_BYTES;
 	/* The last successful read may not be the last one made. */
-	if (bpf_probe_read_user(dst, len, (const void *)(unsigned long)base))
+	if (bpf_probe_read_user(dst, len, (const void *)(unsigned long)from))
 		return 0;
 	return len;
 }
@@ -80,7 +92,7 @@ TREC_SUBPROG int defer_send(struct trec_per_cpu_record *rec, __u32 flags)
 	if (!m)
 		return -1;
 	m->stack_base = st->sp - TREC_DEFER_BELOW_SP;
-	len = defer_copy_stack(m->stack, m->stack_base);
+	len = defer_copy_stack(m->stack, &m->stack_base, st->sp);
 	if (!len) {
 		bpf_ringbuf_discard(m, 0);
 		return -1;

@@ -41,7 +41,8 @@ struct trec_deferred_msg {
 	__u32 stack_len;    /* bytes of stack[] valid, copied from stack_base */
 	__u32 mappings_pid; /* whose trie entries resolve the pcs */
 	__u32 flags;        /* TREC_DEFER_F_* */
-	__u64 stack_base;   /* state.sp - TREC_DEFER_BELOW_SP */
+	__u64 stack_base;   /* state.sp - TREC_DEFER_BELOW_SP, or the next page up
+			     * if that one is absent (never touched yet) */
 	/* The cursor at the frame whose deltas were missing; the trace does
 	 * not hold that frame yet (the resumed walk pushes it). */
 	struct trec_unwind_state state;

@@ -370,9 +370,10 @@ static void write_ksyms(struct trec_consumer *c, bool final)
 	c->ksyms_written_ns = now;
 }
 
-/* At the end: files still loading get a little time, then every waiting
- * sample is written. */
-#define DEFERRED_END_WAIT_NS 3000000000ULL
+/* At the end: files still loading get the time a sample may wait for them
+ * while recording (a big file under load can take seconds: cc1's 30 MB),
+ * then every waiting sample is written. A second stop signal hurries. */
+#define DEFERRED_END_WAIT_NS TREC_DEFERRED_MAX_WAIT_NS
 
 static void finish_deferred(struct trec_consumer *c)
 {

@@ -151,9 +151,13 @@ void trec_pid_sync_remove(struct trec_pid_sync *s, uint32_t pid)
 
 void trec_pid_sync_exited(struct trec_pid_sync *s, uint32_t pid)
 {
-	if (!trec_u64map_get(&s->pids, pid))
+	struct pid_state *ps = trec_u64map_get(&s->pids, pid);
+	uint64_t now = s->ops->now_ns(s->ctx);
+
+	if (!ps)
 		return;
-	if (trec_exit_fifo_push(&s->exited, pid, s->ops->now_ns(s->ctx)))
+	ps->exited_ns = now ? now : 1;
+	if (trec_exit_fifo_push(&s->exited, pid, now))
 		trec_pid_sync_remove(s, pid);
 }
 
@@ -181,17 +185,34 @@ void trec_pid_sync_reap(struct trec_pid_sync *s, bool all)
 	}
 }
 
+/*
+ * A pid found gone whose exit was not seen starts its grace period now,
+ * like an exit event: samples taken before it died may still be walked
+ * (deferred), and need its entries. One already in its grace period is
+ * left to the reap, unless it outlived it (a sync after the exit kept it).
+ */
 void trec_pid_sync_sweep(struct trec_pid_sync *s)
 {
-	uint32_t dead[256];
-	size_t n = 0;
+	uint64_t now = s->ops->now_ns(s->ctx);
+	uint64_t grace = s->exit_grace_ns ? s->exit_grace_ns : TREC_EXIT_GRACE_NS;
+	uint32_t dead[256], gone[256];
+	size_t nd = 0, ng = 0;
 	uint64_t pid;
 	void *v;
 
-	for (size_t i = 0; n < 256 && trec_u64map_next(&s->pids, &i, &pid, &v);)
-		if (kill((pid_t)pid, 0) && errno == ESRCH)
-			dead[n++] = pid;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; nd < 256 && ng < 256 && trec_u64map_next(&s->pids, &i, &pid, &v);) {
+		const struct pid_state *ps = v;
+
+		if (!kill((pid_t)pid, 0) || errno != ESRCH)
+			continue;
+		if (!ps->exited_ns || ps->synced_ns > ps->exited_ns)
+			gone[ng++] = pid;
+		else if (now - ps->exited_ns >= grace)
+			dead[nd++] = pid;
+	}
+	for (size_t i = 0; i < ng; i++)
+		trec_pid_sync_exited(s, gone[i]);
+	for (size_t i = 0; i < nd; i++)
 		trec_pid_sync_remove(s, dead[i]);
 }
 

@@ -94,7 +94,8 @@ void trec_pid_sync_reap(struct trec_pid_sync *s, bool all);
  * (deferred unwinding), their entries stay this long instead. */
 #define TREC_EXIT_HOLD_NS (10000ULL * 1000000ULL)
 void trec_pid_sync_hold_exited(struct trec_pid_sync *s, bool hold);
-/* Removes every tracked pid that no longer exists. */
+/* Tracked pids that no longer exist: an exit not seen starts their grace
+ * period; one past it is removed. */
 void trec_pid_sync_sweep(struct trec_pid_sync *s);
 bool trec_pid_sync_known(const struct trec_pid_sync *s, uint32_t pid);
 void trec_pid_sync_get_stats(const struct trec_pid_sync *s, struct trec_pid_sync_stats *st);

@@ -36,6 +36,7 @@ struct pid_state {
 	size_t num_snap;
 	char *paths;
 	uint64_t synced_ns; /* last sync that read the mappings */
+	uint64_t exited_ns; /* its last exit seen (event or sweep), 0 if none */
 };
 
 struct file_state {

@@ -13,7 +13,6 @@
 
 CC1=$(gcc -print-prog-name=cc1)
 [ -x "$CC1" ] || { fail "gcc's cc1 is installed ($CC1)"; exit 1; }
-metric() { "$TREPORT" --info "$1" 2>/dev/null | awk -v m="$2" '$1 == m && $2 ~ /^[0-9]+$/ { print $2; exit }'; }
 first_second() { "$TREPORT" --json "$1" | python3 "$TREC_ROOT/tests/record/check_deferred.py"; }
 
 python3 - "$T/gen.c" <<'PY'
@@ -34,7 +33,13 @@ check "deferred: cc1's samples were deferred while its deltas loaded ($sent)" [ 
 read -r n main nopage other < <(first_second "$T/on.tr")
 check "deferred: cc1's first second reaches main ($main of $n)" \
 	[ "$n" -ge 20 -a $((main * 100)) -ge $((n * 90)) ]
-check "deferred: ... and no stack ends in NO_PAGE_INFO ($nopage of $n)" [ "$nopage" = 0 ]
+# A deferral that could not be sent (ring backlog full: DEFERRED_LOST) or
+# finished (EXPIRED, DROPPED) leaves the stack as BPF had it: only those may
+# end in NO_PAGE_INFO, and never more than issue 15's 0.5%.
+lost=$(( $(metric "$T/on.tr" DEFERRED_LOST) + $(metric "$T/on.tr" DEFERRED_EXPIRED) +
+	$(metric "$T/on.tr" DEFERRED_DROPPED) ))
+check "deferred: ... and a stack ends in NO_PAGE_INFO only if its deferral was lost, <= 0.5% ($nopage of $n, $lost lost)" \
+	[ "$nopage" -le "$lost" -a $((nopage * 1000)) -le $((n * 5)) ]
 done_=$(( $(metric "$T/on.tr" DEFERRED_RESUMED) + $(metric "$T/on.tr" DEFERRED_EXPIRED) +
 	$(metric "$T/on.tr" DEFERRED_DROPPED) + $(metric "$T/on.tr" DEFERRED_NO_PID_GONE) +
 	$(metric "$T/on.tr" DEFERRED_NO_PID_STALE) ))

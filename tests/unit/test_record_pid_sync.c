@@ -277,8 +277,18 @@ int main(void)
 	      trec_pid_sync_pid(s, kid) == 0 && f.snapshots == snaps + 1 && live_count(&f) == 2 * n0);
 	close(pipefd[1]);
 	waitpid(kid, NULL, 0);
-	trec_pid_sync_remove(s, kid);
-	CHECK("pid_sync: fork copy: removing the child leaves ours", live_count(&f) == n0);
+	/* Its exit event never came: the sweep finds it gone, and it gets
+	 * the grace period an exit event gives (deferred samples need it). */
+	trec_pid_sync_sweep(s);
+	CHECK("pid_sync: sweep: a gone pid whose exit was not seen stays for the grace period",
+	      trec_pid_sync_known(s, kid) && live_count(&f) == 2 * n0);
+	trec_pid_sync_sweep(s);
+	CHECK("pid_sync: sweep: ... also at the next sweep within it", trec_pid_sync_known(s, kid));
+	CHECK("pid_sync: sweep: a live pid is left alone", trec_pid_sync_known(s, getpid()));
+	f.now += TREC_EXIT_GRACE_NS + 1;
+	trec_pid_sync_reap(s, false);
+	CHECK("pid_sync: sweep: ... and is removed after it, leaving ours",
+	      !trec_pid_sync_known(s, kid) && live_count(&f) == n0);
 
 	trec_pid_sync_remove(s, getpid());
 	CHECK("pid_sync: remove deletes every entry and the marker", live_count(&f) == 0);
