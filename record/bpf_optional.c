@@ -28,12 +28,28 @@ static const struct {
 #define NUM_OPTIONAL (sizeof(optional_progs) / sizeof(optional_progs[0]))
 #define OFFCPU_SUFFIX "_offcpu"
 
+/* A map write that routes frames to a slot, waiting for its load. */
+struct pending_route {
+	int map_fd;
+	uint64_t key;
+	size_t size;
+	uint8_t value[64];
+};
+
+#define MAX_PENDING_ROUTES 64
+#define LOADING 2
+
 struct trec_bpf_optional {
 	pthread_mutex_t lock;
 	bool off_cpu;                         /* load the _offcpu twins too */
+	struct trec_bpf_loader *l;
 	struct bpf_object *objs[NUM_OPTIONAL]; /* the instance each was loaded from */
-	int status[NUM_OPTIONAL];             /* 0 not tried, 1 loaded, < 0 failed */
+	int status[NUM_OPTIONAL];             /* 0 not tried, LOADING, 1 loaded, < 0 failed */
 	char why[NUM_OPTIONAL][160];          /* the failure, for later callers */
+	pthread_t thread[NUM_OPTIONAL];       /* a background load, joined at free */
+	bool threaded[NUM_OPTIONAL];
+	struct pending_route routes[NUM_OPTIONAL][MAX_PENDING_ROUTES];
+	size_t num_routes[NUM_OPTIONAL];
 };
 
 /* The off-CPU twin's name of an optional program. */
@@ -130,36 +146,120 @@ static int fill_slot(struct trec_bpf_loader *l, int slot, const int prog_fd[2])
 	return 0;
 }
 
-int trec_bpf_need_unwinder(struct trec_bpf_loader *l, int slot, char *err, size_t errlen)
+static int slot_index(int slot)
+{
+	for (size_t i = 0; i < NUM_OPTIONAL; i++)
+		if (optional_progs[i].slot == slot)
+			return (int)i;
+	return -1;
+}
+
+/* Loads row i (without the lock: the verifier takes long), then, with
+ * it, records the outcome and does the routes that waited for it. */
+static void load_row(struct trec_bpf_loader *l, size_t i)
 {
 	struct trec_bpf_optional *o = l->optional;
-	size_t i;
-	int e, fd[2];
+	struct bpf_object *obj = NULL;
+	uint64_t t0 = trec_now_ns();
+	int fd[2], e = load_instance(l, optional_progs[i].prog, o->off_cpu, &obj, fd);
 
-	for (i = 0; i < NUM_OPTIONAL && optional_progs[i].slot != slot; i++)
-		;
-	if (i == NUM_OPTIONAL || !o)
-		return 0;
+	if (!e)
+		e = fill_slot(l, optional_progs[i].slot, fd);
 	pthread_mutex_lock(&o->lock);
-	if (!o->status[i]) {
-		uint64_t t0 = trec_now_ns();
-
-		e = load_instance(l, optional_progs[i].prog, o->off_cpu, &o->objs[i], fd);
-		if (!e)
-			e = fill_slot(l, slot, fd);
-		o->status[i] = e ? e : 1;
-		if (e)
-			snprintf(o->why[i], sizeof(o->why[i]), "cannot load %s: %s%s",
-				 optional_progs[i].prog, strerror(-e),
-				 l->verbose ? "" : " (run with -v for the verifier log)");
-		else if (l->verbose)
-			fprintf(stderr, "trecord: loaded %s on first need (%.1f ms)\n",
-				optional_progs[i].prog, (trec_now_ns() - t0) / 1e6);
+	o->objs[i] = obj;
+	o->status[i] = e ? e : 1;
+	if (e) {
+		snprintf(o->why[i], sizeof(o->why[i]), "cannot load %s: %s%s", optional_progs[i].prog,
+			 strerror(-e), l->verbose ? "" : " (run with -v for the verifier log)");
+		if (o->num_routes[i])
+			fprintf(stderr, "trecord: warning: no stacks of its interpreter: %s\n",
+				o->why[i]);
+	} else if (l->verbose) {
+		fprintf(stderr, "trecord: loaded %s on first need (%.1f ms)\n",
+			optional_progs[i].prog, (trec_now_ns() - t0) / 1e6);
 	}
-	e = o->status[i] < 0 ? o->status[i] : 0;
-	if (e)
-		snprintf(err, errlen, "%s", o->why[i]);
+	for (size_t k = 0; !e && k < o->num_routes[i]; k++) {
+		const struct pending_route *r = &o->routes[i][k];
+
+		bpf_map_update_elem(r->map_fd, &r->key, r->value, BPF_ANY);
+	}
+	o->num_routes[i] = 0;
 	pthread_mutex_unlock(&o->lock);
+}
+
+struct load_job {
+	struct trec_bpf_loader *l;
+	size_t i;
+};
+
+static void *load_thread(void *arg)
+{
+	struct load_job *j = arg;
+
+	load_row(j->l, j->i);
+	free(j);
+	return NULL;
+}
+
+/* With the lock held: starts row i's load in a thread (inline, lock
+ * dropped meanwhile, if no thread can be made). */
+static void start_load(struct trec_bpf_loader *l, size_t i)
+{
+	struct trec_bpf_optional *o = l->optional;
+	struct load_job *j = malloc(sizeof(*j));
+
+	o->status[i] = LOADING;
+	if (j) {
+		*j = (struct load_job){ l, i };
+		if (!pthread_create(&o->thread[i], NULL, load_thread, j)) {
+			o->threaded[i] = true;
+			return;
+		}
+		free(j);
+	}
+	pthread_mutex_unlock(&o->lock);
+	load_row(l, i);
+	pthread_mutex_lock(&o->lock);
+}
+
+/* With the lock held: 0, or the row's failure in err. */
+static int row_outcome(struct trec_bpf_optional *o, size_t i, char *err, size_t errlen)
+{
+	if (o->status[i] >= 0)
+		return 0;
+	snprintf(err, errlen, "%s", o->why[i]);
+	return o->status[i];
+}
+
+int trec_bpf_route_when_loaded(struct trec_bpf_loader *l, int slot, int map_fd, uint64_t key,
+			       const void *value, size_t size, char *err, size_t errlen)
+{
+	struct trec_bpf_optional *o = l->optional;
+	int i = slot_index(slot), e = 0;
+	bool now;
+
+	if (size > sizeof(o->routes[0][0].value))
+		return -EINVAL;
+	if (i < 0 || !o)
+		return bpf_map_update_elem(map_fd, &key, value, BPF_ANY) ? -errno : 0;
+	pthread_mutex_lock(&o->lock);
+	now = o->status[i] == 1;
+	if (o->status[i] < 0) {
+		e = row_outcome(o, i, err, errlen);
+	} else if (!now && o->num_routes[i] == MAX_PENDING_ROUTES) {
+		e = -ENOSPC;
+		snprintf(err, errlen, "too many files wait for %s to load", optional_progs[i].prog);
+	} else if (!now) {
+		struct pending_route *r = &o->routes[i][o->num_routes[i]++];
+
+		*r = (struct pending_route){ .map_fd = map_fd, .key = key, .size = size };
+		memcpy(r->value, value, size);
+		if (!o->status[i])
+			start_load(l, i);
+	}
+	pthread_mutex_unlock(&o->lock);
+	if (now && bpf_map_update_elem(map_fd, &key, value, BPF_ANY))
+		return -errno;
 	return e;
 }
 
@@ -174,6 +274,9 @@ void trec_bpf_optional_free(struct trec_bpf_optional *o)
 {
 	if (!o)
 		return;
+	for (size_t i = 0; i < NUM_OPTIONAL; i++)
+		if (o->threaded[i])
+			pthread_join(o->thread[i], NULL);
 	for (size_t i = 0; i < NUM_OPTIONAL; i++)
 		bpf_object__close(o->objs[i]);
 	pthread_mutex_destroy(&o->lock);

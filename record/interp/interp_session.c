@@ -25,14 +25,17 @@ int trec_interp_glue_set_range(void *ctx, uint64_t file_id, const struct trec_of
 {
 	struct trec_interp_glue *g = ctx;
 	char msg[256];
+	int e;
 
-	/* No route to a program that is not there: its frames stay native. */
-	if (g->bpf && trec_bpf_need_unwinder(g->bpf, r->program_index, msg, sizeof(msg))) {
-		if (!g->warned++)
-			fprintf(stderr, "trecord: warning: no %s stacks: %s\n", g->lang, msg);
-		return -ENOENT;
-	}
-	return bpf_map_update_elem(g->ranges_fd, &file_id, r, BPF_ANY) ? -errno : 0;
+	/* No route to a program that is not there: its frames stay native
+	 * (also while it loads). */
+	if (!g->bpf)
+		return bpf_map_update_elem(g->ranges_fd, &file_id, r, BPF_ANY) ? -errno : 0;
+	e = trec_bpf_route_when_loaded(g->bpf, r->program_index, g->ranges_fd, file_id, r,
+				       sizeof(*r), msg, sizeof(msg));
+	if (e && !g->warned++)
+		fprintf(stderr, "trecord: warning: no %s stacks: %s\n", g->lang, msg);
+	return e;
 }
 
 int trec_interp_glue_set_proc(void *ctx, uint32_t pid, const void *info)

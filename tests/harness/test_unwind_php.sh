@@ -31,7 +31,7 @@ capture() {
 	pid=$!
 	for _ in $(seq 100); do [ -s "$dir/ref.txt" ] && break; sleep 0.1; done
 	[ -s "$dir/ref.txt" ] || { kill "$pid"; fail "$label: chain.php wrote its stack"; exit 1; }
-	sleep 0.5 # from the dump into the spin loop
+	sleep "0.$((4 + $1))" # from the dump into the spin loop (longer each try: load)
 	TREC_CASE_OUT=$dir/php TREC_CASE_CORE=1 TREC_CASE_PYREF=$dir/ref.txt TREC_CASE_RUN="$HARNESS" \
 		timeout 60 gdb -batch -nx -x "$CAPTURE" -p "$pid" >"$dir/gdb.log" 2>&1
 	kill "$pid" 2>/dev/null
@@ -47,7 +47,7 @@ capture() {
 	grep '^frame' "$case_file" | sed -n 2p | grep -q ' zend_call_function$' &&
 		! grep '^frame' "$case_file" | sed -n 1p | grep -q ' ??$'
 }
-for try in 1 2 3; do
+for try in 1 2 3 4 5; do
 	capture "$try" && break
 	echo "note: try $try stopped outside the spin loop's own frame: $(grep '^frame' "$case_file" | head -2 | tr '\n' ' ')"
 done
