@@ -13,7 +13,10 @@ reach() {
 	"$TREPORT" --folded --no-kernel "$1" 2>/dev/null |
 		awk '/^busy;/ { all += $NF; if ($0 ~ /;main;/) n += $NF } END { print n + 0, all + 0 }'
 }
-rec() { "$TRECORD" -F 499 "${@:2}" -o "$T/$1.tr" -- "$WORKLOADS/busy" 1 >/dev/null 2>"$T/$1.err"; }
+# busy -n 300: a fixed half second of CPU, about 250 samples at 499 Hz
+# however loaded the machine is (busy 1, one second of wall time, could
+# get too few CPU time for the checks' 50 samples).
+rec() { "$TRECORD" -F 499 "${@:2}" -o "$T/$1.tr" -- "$WORKLOADS/busy" -n 300 >/dev/null 2>"$T/$1.err"; }
 
 rec cold
 sub=$(ls -d "$TREC_CACHE_DIR"/deltas-x* 2>/dev/null | head -n 1)
