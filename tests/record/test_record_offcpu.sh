@@ -136,13 +136,27 @@ check "offcpu: --off-cpu-min 0: the 50 us waits are kept ($below of 40)" [ "$bel
 # Debian's CPython (python3 on PATH may be a pyenv shim: a bash script).
 py=/usr/bin/python3.11
 [ -x "$py" ] || py=/usr/bin/python3
-# The first 2 s give trecord time to load python3.11's stack deltas (the
-# waits before that keep only their leaf); then 20 waits of 50 ms.
-printf 'import time\ndef warm_up():\n    time.sleep(2)\ndef waiter():\n    for i in range(20):\n        time.sleep(0.05)\nwarm_up()\nwaiter()\n' >"$T/wait.py"
-"$TRECORD" --off-cpu -q -o "$T/py.tr" -- "$py" "$T/wait.py"
+# The Python unwinder is verified when the first Python process shows up,
+# which takes seconds on a loaded machine; the waits before it keep only
+# native frames. So the script waits (up to 60 s) for a file the test makes
+# once trecord -v says the unwinder is loaded, then 1 s more for
+# python3.11's stack deltas; then 20 waits of 50 ms in waiter (line 9).
+flag=$T/py.loaded
+printf 'import os, sys, time\ndef warm_up():\n    end = time.time() + 60\n    while not os.path.exists(sys.argv[1]) and time.time() < end:\n        time.sleep(0.05)\n    time.sleep(1)\ndef waiter():\n    for i in range(20):\n        time.sleep(0.05)\nwarm_up()\nwaiter()\n' >"$T/wait.py"
+"$TRECORD" -v --off-cpu -o "$T/py.tr" -- "$py" "$T/wait.py" "$flag" >/dev/null 2>"$T/py.err" &
+rp=$!
+for _ in $(seq 600); do
+	grep -q 'loaded trec_unwind_python on first need' "$T/py.err" && break
+	kill -0 "$rp" 2>/dev/null || break
+	sleep 0.1
+done
+touch "$flag"
+wait "$rp"
+check "offcpu: python: trecord exits 0 (exit $?)" [ "$?" = 0 ]
+check "offcpu: python: the unwinder is loaded" grep -q 'loaded trec_unwind_python on first need' "$T/py.err"
 "$TREPORT" --event offcpu-time --folded "$T/py.tr" >"$T/py_folded"
-us=$(awk '/;waiter \(wait.py:6\);.*do_nanosleep/ { s += $NF } END { print s + 0 }' "$T/py_folded")
-check "offcpu: python: time.sleep waits under the Python frame waiter (wait.py:6) ($us us of 1000000)" \
+us=$(awk '/;waiter \(wait.py:9\);.*do_nanosleep/ { s += $NF } END { print s + 0 }' "$T/py_folded")
+check "offcpu: python: time.sleep waits under the Python frame waiter (wait.py:9) ($us us of 1000000)" \
 	[ "$us" -ge 900000 ]
 
 # --- user errors -----------------------------------------------------------------
