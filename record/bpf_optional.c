@@ -263,8 +263,20 @@ int trec_bpf_route_when_loaded(struct trec_bpf_loader *l, int slot, int map_fd, 
 	return e;
 }
 
-void trec_bpf_optional_print_stats(const struct trec_bpf_optional *o, FILE *out)
+/* Waits for the background loads still running. */
+static void join_loads(struct trec_bpf_optional *o)
 {
+	for (size_t i = 0; i < NUM_OPTIONAL; i++)
+		if (o->threaded[i]) {
+			pthread_join(o->thread[i], NULL);
+			o->threaded[i] = false;
+		}
+}
+
+void trec_bpf_optional_print_stats(struct trec_bpf_optional *o, FILE *out)
+{
+	if (o)
+		join_loads(o);
 	for (size_t i = 0; o && i < NUM_OPTIONAL; i++)
 		if (o->objs[i])
 			trec_bpf_print_obj_stats(o->objs[i], out);
@@ -274,9 +286,7 @@ void trec_bpf_optional_free(struct trec_bpf_optional *o)
 {
 	if (!o)
 		return;
-	for (size_t i = 0; i < NUM_OPTIONAL; i++)
-		if (o->threaded[i])
-			pthread_join(o->thread[i], NULL);
+	join_loads(o);
 	for (size_t i = 0; i < NUM_OPTIONAL; i++)
 		bpf_object__close(o->objs[i]);
 	pthread_mutex_destroy(&o->lock);

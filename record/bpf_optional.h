@@ -44,8 +44,10 @@ struct trec_bpf_optional *trec_bpf_optional_defer(struct bpf_object *obj, bool o
 int trec_bpf_route_when_loaded(struct trec_bpf_loader *l, int slot, int map_fd, uint64_t key,
 			       const void *value, size_t size, char *err, size_t errlen);
 
-/* The verifier and run-time statistics of the optional programs loaded. */
-void trec_bpf_optional_print_stats(const struct trec_bpf_optional *o, FILE *out);
+/* The verifier and run-time statistics of the optional programs loaded
+ * (after waiting for the loads still running). Not thread-safe against
+ * new routes: at the end of a recording. */
+void trec_bpf_optional_print_stats(struct trec_bpf_optional *o, FILE *out);
 
 void trec_bpf_optional_free(struct trec_bpf_optional *o);
 

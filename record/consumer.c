@@ -130,7 +130,6 @@ static const struct trec_kstack *kernel_stack(struct trec_consumer *c, int32_t i
 	uint64_t ips[TREC_KERNEL_STACK_DEPTH];
 	struct trec_kstack *k = trec_u64map_get(&c->kstacks, (uint32_t)id);
 	uint32_t n = 0;
-	int err;
 
 	/* Ids are never deleted from the map, so an id's stack never changes
 	 * and one lookup per id is enough. */
@@ -151,12 +150,7 @@ static const struct trec_kstack *kernel_stack(struct trec_consumer *c, int32_t i
 	memcpy(k->ips, ips, n * sizeof(k->ips[0]));
 	if (c->kstacks.n >= KSTACK_CACHE_MAX)
 		kstacks_clear(c);
-	trec_u64map_put(&c->kstacks, (uint32_t)id, k, &err);
-	if (err) {
-		free(k);
-		return NULL;
-	}
-	return k;
+	return trec_u64map_put_new(&c->kstacks, (uint32_t)id, k);
 }
 
 static void copy_comm(char *dst, const char *src)

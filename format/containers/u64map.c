@@ -77,6 +77,19 @@ void *trec_u64map_put(struct trec_u64map *m, uint64_t key, void *val, int *err)
 	return NULL;
 }
 
+void *trec_u64map_put_new(struct trec_u64map *m, uint64_t key, void *val)
+{
+	int err = 0;
+
+	if (val)
+		trec_u64map_put(m, key, val, &err);
+	if (err) {
+		free(val);
+		return NULL;
+	}
+	return val;
+}
+
 void *trec_u64map_del(struct trec_u64map *m, uint64_t key)
 {
 	size_t mask = m->cap - 1, i, j;

@@ -21,6 +21,10 @@ void *trec_u64map_get(const struct trec_u64map *m, uint64_t key);
 /* Inserts or replaces; returns the previous value (or NULL). On allocation
  * failure returns NULL and sets *err to -ENOMEM (err may be NULL). */
 void *trec_u64map_put(struct trec_u64map *m, uint64_t key, void *val, int *err);
+/* Inserts val, an allocation new to the map, under key: returns val, or
+ * NULL after freeing val when the map cannot grow (val may be NULL: a
+ * failed allocation, returned as is). Replaces get-or-calloc-put-or-free. */
+void *trec_u64map_put_new(struct trec_u64map *m, uint64_t key, void *val);
 /* Removes key; returns its value or NULL. */
 void *trec_u64map_del(struct trec_u64map *m, uint64_t key);
 /* Iteration: for (size_t i = 0; trec_u64map_next(m, &i, &k, &v);) */

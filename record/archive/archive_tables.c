@@ -15,24 +15,6 @@
 #include "upper_bound.h"
 
 
-void arc_builder_free(struct arc_builder *b)
-{
-	for (size_t i = 0; i < b->t.num_strings; i++)
-		free(b->strs[i]);
-	free(b->strs);
-	free(b->t.strings);
-	free(b->slots);
-	free(b->t.syms);
-	free(b->t.lines);
-	for (size_t d = 0; d < b->t.num_depths; d++)
-		free(b->t.depths[d].v);
-	free(b->t.depths);
-	free(b->cap_depth);
-	free(b->t.sections);
-	free(b->t.segments);
-	memset(b, 0, sizeof(*b));
-}
-
 /* Word at a time: byte-wise FNV over every symbol and line's file name
  * was the largest part of embedding at the end of an -a recording. */
 static uint64_t str_hash(const char *s)

@@ -113,36 +113,17 @@ static int put_mark(struct trec_u64map *set, uint64_t key)
 /* Notes file_id, and with keep_addrs the ELF address treport looks up in it. */
 static int note_addr(struct trec_touched *t, uint64_t file_id, uint64_t addr)
 {
-	int err = 0;
 	struct touched_file *tf = trec_u64map_get(&t->files, file_id);
-	if (!tf) {
-		tf = calloc(1, sizeof(*tf));
-		if (!tf)
-			return -ENOMEM;
-		trec_u64map_put(&t->files, file_id, tf, &err);
-		if (err) {
-			free(tf);
-			return err;
-		}
-	}
+	if (!tf && !(tf = trec_u64map_put_new(&t->files, file_id, calloc(1, sizeof(*tf)))))
+		return -ENOMEM;
 	return t->keep_addrs ? put_mark(&tf->addrs, addr) : 0;
 }
 
 /* Under t->lock. */
 static struct touched_pid *get_pid(struct trec_touched *t, uint32_t pid)
 {
-	int err = 0;
 	struct touched_pid *tp = trec_u64map_get(&t->pids, pid);
-	if (tp)
-		return tp;
-	tp = calloc(1, sizeof(*tp));
-	if (tp)
-		trec_u64map_put(&t->pids, pid, tp, &err);
-	if (err) {
-		free(tp);
-		tp = NULL;
-	}
-	return tp;
+	return tp ? tp : trec_u64map_put_new(&t->pids, pid, calloc(1, sizeof(*tp)));
 }
 
 static int note(struct trec_touched *t, uint32_t pid, const struct trec_rec_frame *f)

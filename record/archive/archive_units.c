@@ -25,15 +25,6 @@
 #include "record/archive/archive_dwfl.h"
 #include "upper_bound.h"
 
-void arc_units_free(struct arc_units *u)
-{
-	arc_builder_free(&u->b);
-	free(u->inls);
-	free(u->units);
-	free(u->runs);
-	memset(u, 0, sizeof(*u));
-}
-
 uint32_t arc_unit_of(const struct arc_units *u, uint64_t addr)
 {
 	size_t k = TREC_UPPER_BOUND(u->runs, u->nruns, start, addr);

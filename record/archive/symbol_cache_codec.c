@@ -2,8 +2,6 @@
 /* The symbol cache's entry format both ways (symbol_cache.h). Pure: no
  * I/O; every field of a read entry is checked before use. */
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -11,6 +9,7 @@
 #include "format/containers/vec.h"
 #include "record/archive/archive_build.h"
 #include "record/archive/symbol_cache.h"
+#include "record/io/cache_entry.h"
 
 static const char magic[8] = "TRECSYM\n";
 #define COUNTS 6
@@ -128,16 +127,6 @@ static uint64_t get64(const uint8_t *p)
 	return get32(p) | (uint64_t)get32(p + 4) << 32;
 }
 
-static int bad(char *why, size_t why_len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, why_len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 /* The strings: any bytes but NUL, owned by u->b. */
 static int parse_strings(struct in *c, struct arc_units *u, uint32_t n)
 {
@@ -216,39 +205,36 @@ int trec_symbol_cache_parse(const uint8_t *buf, size_t len, const uint8_t *bid,
 			    size_t bid_len, const uint8_t **archive, size_t *archive_len,
 			    struct arc_units *u, char *why, size_t why_len)
 {
-	struct in c = { buf, len };
-	const uint8_t *p = take(&c, 16), *head;
+	struct in c;
+	const uint8_t *p, *head;
 	uint32_t n[COUNTS];
 	uint64_t alen;
 	int err;
 
 	memset(u, 0, sizeof(*u));
-	if (!p || memcmp(p, magic, 8))
-		return bad(why, why_len, "not a symbol cache entry");
-	if (get32(p + 8) != TREC_SYMBOL_CACHE_VERSION)
-		return bad(why, why_len, "version %u, not %u", get32(p + 8),
-			   TREC_SYMBOL_CACHE_VERSION);
-	if (get32(p + 12) != bid_len || !(p = take(&c, bid_len)) || memcmp(p, bid, bid_len))
-		return bad(why, why_len, "not this file's build-id");
-	if (c.left < 4 || crc32(0, buf, (uInt)(len - 4)) != get32(buf + len - 4))
-		return bad(why, why_len, "checksum mismatch");
-	c.left -= 4;
+	err = trec_cache_check_entry(buf, len, magic, TREC_SYMBOL_CACHE_VERSION, bid, bid_len,
+				     "symbol cache", why, why_len);
+	if (err)
+		return err;
+	/* the body: after the build-id, before the CRC */
+	c.p = buf + TREC_CACHE_ENTRY_HEAD + bid_len;
+	c.left = len - TREC_CACHE_ENTRY_HEAD - bid_len - 4;
 	if (!(p = take(&c, 8)) || (alen = get64(p)) > c.left || !(*archive = take(&c, alen)))
-		return bad(why, why_len, "truncated");
+		return trec_cache_bad(why, why_len, "truncated");
 	*archive_len = (size_t)alen;
 	if (!(head = take(&c, 4 * COUNTS)))
-		return bad(why, why_len, "truncated");
+		return trec_cache_bad(why, why_len, "truncated");
 	for (int i = 0; i < COUNTS; i++)
 		n[i] = get32(head + 4 * i);
 	if (n[0] > 1)
-		return bad(why, why_len, "bad flags");
+		return trec_cache_bad(why, why_len, "bad flags");
 	u->has_cu = (int)n[0];
 	err = parse_strings(&c, u, n[1]);
 	if (!err)
 		err = parse_rows(&c, u, n[2], n[3], n[4], n[5]);
 	if (err) {
 		arc_units_free(u);
-		return err == -EINVAL ? bad(why, why_len, "inconsistent rows") : err;
+		return err == -EINVAL ? trec_cache_bad(why, why_len, "inconsistent rows") : err;
 	}
 	return 0;
 }

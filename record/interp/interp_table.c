@@ -102,21 +102,6 @@ static struct file_entry *file_alloc(struct trec_interp_table *t)
 	return calloc(1, sizeof(struct file_entry) + t->ops->file_size);
 }
 
-/* Inserts a new entry (NULL: its allocation failed) under key, or frees it
- * if the map cannot grow. The entry, or NULL. */
-static void *insert_new(struct trec_u64map *m, uint64_t key, void *entry)
-{
-	int err = 0;
-
-	if (entry)
-		trec_u64map_put(m, key, entry, &err);
-	if (err) {
-		free(entry);
-		return NULL;
-	}
-	return entry;
-}
-
 /* Detection of a file seen for the first time, WITHOUT the lock: it reads
  * the file, and the first interpreter's range loads its BPF program (a
  * second or more under load) while the writer thread's trace, exec and
@@ -155,7 +140,7 @@ static const struct file_entry *file_add(struct trec_interp_table *t, uint64_t f
 		free(d->f);
 		return f;
 	}
-	if (!(f = insert_new(&t->files, file_id, d->f)))
+	if (!(f = trec_u64map_put_new(&t->files, file_id, d->f)))
 		return NULL;
 	if (f->status == -ENOENT) {
 		f->status = 0;
@@ -192,7 +177,7 @@ static int set_up(struct trec_interp_table *t, uint32_t pid, uint64_t file_id,
 	if (p && p->ready && p->file_id == file_id && p->bias == bias)
 		return 1;
 	if (!p) {
-		p = insert_new(&t->pids, pid, calloc(1, sizeof(*p) + t->ops->pid_size));
+		p = trec_u64map_put_new(&t->pids, pid, calloc(1, sizeof(*p) + t->ops->pid_size));
 		if (!p)
 			return -ENOMEM;
 		p->pid = pid;
@@ -257,7 +242,7 @@ int trec_interp_table_add_file(struct trec_interp_table *t, uint64_t file_id, co
 	/* Entries stay where they are: pids point at them. */
 	f = trec_u64map_get(&t->files, file_id);
 	if (!f)
-		f = insert_new(&t->files, file_id, file_alloc(t));
+		f = trec_u64map_put_new(&t->files, file_id, file_alloc(t));
 	if (f) {
 		memcpy(f->data, file, t->ops->file_size);
 		f->status = route_status(t, t->sink.set_range(t->sink.ctx, file_id, r));

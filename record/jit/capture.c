@@ -104,18 +104,12 @@ void trec_jit_capture_free(struct trec_jit_capture *c)
 static struct jit_pid *get_pid(struct trec_jit_capture *c, uint32_t pid)
 {
 	struct jit_pid *jp = trec_u64map_get(&c->pids, pid);
-	int err = 0;
 
 	if (jp || !(jp = calloc(1, sizeof(*jp))))
 		return jp;
 	jp->pid = jp->nspid = pid;
 	jp->dump_fd = jp->tmp_fd = -1;
-	trec_u64map_put(&c->pids, pid, jp, &err);
-	if (err) {
-		free(jp);
-		return NULL;
-	}
-	return jp;
+	return trec_u64map_put_new(&c->pids, pid, jp);
 }
 
 void trec_jit_on_frames(struct trec_jit_capture *c, uint32_t pid, uint64_t time_ns,

@@ -72,20 +72,12 @@ void pid_sync_close_opened(struct opened *o)
 void *pid_sync_get_or_new(struct trec_u64map *m, uint64_t key, size_t size, bool *created)
 {
 	void *v = trec_u64map_get(m, key);
-	int err;
 
 	*created = false;
 	if (v)
 		return v;
-	v = calloc(1, size);
-	if (!v)
-		return NULL;
-	trec_u64map_put(m, key, v, &err);
-	if (err) {
-		free(v);
-		return NULL;
-	}
-	*created = true;
+	v = trec_u64map_put_new(m, key, calloc(1, size));
+	*created = v != NULL;
 	return v;
 }
 

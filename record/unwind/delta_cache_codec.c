@@ -2,15 +2,14 @@
 /* The delta cache's entry format both ways; see delta_cache.h. Pure: no
  * I/O, so the unit test and the fuzz target drive it directly. */
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include "record/io/cache_entry.h"
 #include "record/unwind/delta_cache.h"
 
 static const char magic[8] = "TRECDLT\n";
-#define HEAD_FIXED (8 + 4 + 4)
+#define HEAD_FIXED TREC_CACHE_ENTRY_HEAD
 #define COUNTS (3 * 8)
 #define ENTRY_SIZE 24
 #define MAX_BUILD_ID 64
@@ -86,16 +85,6 @@ int trec_delta_cache_encode(const struct trec_file_deltas *d, const uint8_t *bui
 	return 0;
 }
 
-static int bad(char *why, size_t why_len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, why_len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 /* What BPF can run: a command of enum trec_unwind_command, or a rule whose
  * fields are in range. */
 static bool entry_ok(const struct trec_delta_entry *e, const uint8_t *p)
@@ -113,28 +102,23 @@ int trec_delta_cache_parse(const uint8_t *buf, size_t len, const uint8_t *build_
 			   size_t build_id_len, struct trec_file_deltas *d, char *why,
 			   size_t why_len)
 {
-	uint32_t version, bid_len;
+	size_t head = HEAD_FIXED + build_id_len;
 	uint64_t num;
 	const uint8_t *p;
+	int err;
 
 	memset(d, 0, sizeof(*d));
-	if (len < HEAD_FIXED || memcmp(buf, magic, 8))
-		return bad(why, why_len, "not a delta cache entry");
-	version = get32(buf + 8);
-	if (version != TREC_DELTA_CACHE_VERSION)
-		return bad(why, why_len, "version %u, not %u", version, TREC_DELTA_CACHE_VERSION);
-	bid_len = get32(buf + 12);
-	if (bid_len != build_id_len || len < HEAD_FIXED + (size_t)bid_len + COUNTS + 4 ||
-	    memcmp(buf + HEAD_FIXED, build_id, bid_len))
-		return bad(why, why_len, "not this file's build-id");
-	p = buf + HEAD_FIXED + bid_len;
+	err = trec_cache_check_entry(buf, len, magic, TREC_DELTA_CACHE_VERSION, build_id,
+				     build_id_len, "delta cache", why, why_len);
+	if (err)
+		return err;
+	if (len < head + COUNTS + 4)
+		return trec_cache_bad(why, why_len, "truncated");
+	p = buf + head;
 	num = get64(p);
-	if (num > TREC_MAX_STACK_DELTAS ||
-	    len != HEAD_FIXED + bid_len + COUNTS + num * ENTRY_SIZE + 4)
-		return bad(why, why_len, "size %zu does not hold %llu deltas", len,
-			   (unsigned long long)num);
-	if (crc32(0, buf, len - 4) != get32(buf + len - 4))
-		return bad(why, why_len, "checksum mismatch");
+	if (num > TREC_MAX_STACK_DELTAS || len != head + COUNTS + num * ENTRY_SIZE + 4)
+		return trec_cache_bad(why, why_len, "size %zu does not hold %llu deltas", len,
+				      (unsigned long long)num);
 	d->fdes = get64(p + 8);
 	d->unsupported_rules = get64(p + 16);
 	p += COUNTS;
@@ -154,8 +138,8 @@ int trec_delta_cache_parse(const uint8_t *buf, size_t len, const uint8_t *build_
 		if (!entry_ok(e, p) || (i && e->addr < e[-1].addr)) {
 			free(d->entries); /* not trec_file_deltas_free: keeps libdw out of the fuzz target */
 			d->entries = NULL;
-			return bad(why, why_len, "delta %llu is invalid or out of order",
-				   (unsigned long long)i);
+			return trec_cache_bad(why, why_len, "delta %llu is invalid or out of order",
+					      (unsigned long long)i);
 		}
 	}
 	d->num = num;

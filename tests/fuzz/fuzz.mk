@@ -151,9 +151,10 @@ TEST_EXTRA_TARGETS += build/fuzz_rbcode
 #                              briefly on seeds it writes
 
 build/fuzz_delta_cache: tests/fuzz/fuzz_delta_cache.c record/unwind/delta_cache_codec.c \
+		record/io/cache_entry.c record/io/cache_entry.h tests/fuzz/fuzz_cache_entry.h \
 		record/unwind/delta_cache.h record/unwind/unwind_tables.h
 	@mkdir -p build
-	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< record/unwind/delta_cache_codec.c -lz
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< record/unwind/delta_cache_codec.c record/io/cache_entry.c -lz
 
 TEST_EXTRA_TARGETS += build/fuzz_delta_cache
 
@@ -164,10 +165,12 @@ TEST_EXTRA_TARGETS += build/fuzz_delta_cache
 #                              briefly on seeds it writes
 
 build/fuzz_symbol_cache: tests/fuzz/fuzz_symbol_cache.c record/archive/symbol_cache_codec.c \
-		format/containers/vec.c record/archive/symbol_cache.h record/archive/archive_build.h
+		record/archive/archive_free.c record/io/cache_entry.c record/io/cache_entry.h \
+		tests/fuzz/fuzz_cache_entry.h format/containers/vec.c record/archive/symbol_cache.h \
+		record/archive/archive_build.h
 	@mkdir -p build
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< record/archive/symbol_cache_codec.c \
-		format/containers/vec.c -lz
+		record/archive/archive_free.c record/io/cache_entry.c format/containers/vec.c -lz
 
 TEST_EXTRA_TARGETS += build/fuzz_symbol_cache
 

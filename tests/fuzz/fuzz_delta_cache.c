@@ -9,11 +9,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 #include "record/unwind/delta_cache.h"
-
-/* The build-id the fuzzed entries are for (the seeds use it too). */
-static const uint8_t bid[8] = "fuzzbid!";
+#include "tests/fuzz/fuzz_cache_entry.h"
 
 void trec_file_deltas_free(struct trec_file_deltas *d)
 {
@@ -31,19 +28,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
-	buf = malloc(size);
-	memcpy(buf, data + 1, size - 1);
-	n = size - 1;
-	if ((data[0] & 1) && n >= 4) {
-		uint32_t c = crc32(0, buf, n - 4);
-
-		for (int i = 0; i < 4; i++)
-			buf[n - 4 + i] = c >> (8 * i);
-	}
-	if (!trec_delta_cache_parse(buf, n, bid, sizeof(bid), &d, why, sizeof(why))) {
+	buf = fuzz_cache_entry(data, size, &n);
+	if (!trec_delta_cache_parse(buf, n, fuzz_bid, sizeof(fuzz_bid), &d, why, sizeof(why))) {
 		size_t m;
 
-		if (trec_delta_cache_encode(&d, bid, sizeof(bid), &again, &m) || m != n ||
+		if (trec_delta_cache_encode(&d, fuzz_bid, sizeof(fuzz_bid), &again, &m) || m != n ||
 		    memcmp(again, buf, n))
 			abort();
 		free(again);

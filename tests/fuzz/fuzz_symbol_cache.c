@@ -9,32 +9,10 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "record/archive/archive_build.h"
 #include "record/archive/symbol_cache.h"
-
-/* The build-id the fuzzed entries are for (the seeds use it too). */
-static const uint8_t bid[8] = "fuzzbid!";
-
-/* The two frees the codec needs, without the rest of the encoder. */
-void arc_builder_free(struct arc_builder *b)
-{
-	for (size_t i = 0; i < b->t.num_strings; i++)
-		free(b->strs[i]);
-	free(b->strs);
-	free(b->t.lines);
-	memset(b, 0, sizeof(*b));
-}
-
-void arc_units_free(struct arc_units *u)
-{
-	arc_builder_free(&u->b);
-	free(u->inls);
-	free(u->units);
-	free(u->runs);
-	memset(u, 0, sizeof(*u));
-}
+#include "tests/fuzz/fuzz_cache_entry.h"
 
 static void check(const struct arc_units *u)
 {
@@ -61,21 +39,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
-	buf = malloc(size);
-	memcpy(buf, data + 1, size - 1);
-	n = size - 1;
-	if ((data[0] & 1) && n >= 4) {
-		uint32_t c = crc32(0, buf, n - 4);
-
-		for (int i = 0; i < 4; i++)
-			buf[n - 4 + i] = c >> (8 * i);
-	}
-	if (!trec_symbol_cache_parse(buf, n, bid, sizeof(bid), &arc, &alen, &u, why,
+	buf = fuzz_cache_entry(data, size, &n);
+	if (!trec_symbol_cache_parse(buf, n, fuzz_bid, sizeof(fuzz_bid), &arc, &alen, &u, why,
 				     sizeof(why))) {
 		size_t m;
 
 		check(&u);
-		if (trec_symbol_cache_encode(arc, alen, &u, bid, sizeof(bid), &again, &m) ||
+		if (trec_symbol_cache_encode(arc, alen, &u, fuzz_bid, sizeof(fuzz_bid), &again, &m) ||
 		    m != n || memcmp(again, buf, n))
 			abort();
 		free(again);

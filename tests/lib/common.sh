@@ -9,8 +9,13 @@ WORKLOADS=$TREC_ROOT/build/workloads
 
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; }
-# check NAME CMD...: PASS if CMD succeeds.
-check() { local n=$1; shift; if "$@"; then pass "$n"; else fail "$n"; fi; }
+# check NAME CMD...: PASS if CMD succeeds; returns 1 after a FAIL, so
+# `check ... || show-why` prints its diagnostics when the check fails.
+# One CMD per check: in `check N [ a ] && [ b ]` only [ a ] is checked.
+check() { local n=$1; shift; if "$@"; then pass "$n"; else fail "$n"; return 1; fi; }
+# metric FILE NAME: the number treport --info gives NAME in recording FILE
+# (empty when it lists none).
+metric() { "$TREPORT" --info "$1" 2>/dev/null | awk -v m="$2" '$1 == m && $2 ~ /^[0-9]+$/ { print $2; exit }'; }
 skip_all() { echo "SKIP: $*"; exit 77; }
 
 # A fresh temporary directory under one per-test root that is removed when

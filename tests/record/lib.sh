@@ -24,8 +24,6 @@ TRCHECK="python3 $TREC_ROOT/tests/record/trcheck.py"
 dump() { "$TRDUMP" "$1"; }
 # reads_back FILE: the whole file decodes.
 reads_back() { "$TRDUMP" "$1" >/dev/null; }
-# metric FILE NAME: a metric's last value, as treport --info lists it.
-metric() { "$TREPORT" --info "$1" 2>/dev/null | awk -v m="$2" '$1 == m && $2 ~ /^[0-9]+$/ { print $2; exit }'; }
 # stat_of NAME < stats: the value of one key=value line.
 stat_of() { sed -n "s/^$1=//p"; }
 

@@ -10,7 +10,6 @@
 # The load side (-a -F 50000 over deep stacks) is tests/stress/test_cpu_budget.sh.
 . "$(dirname "$0")/lib.sh"
 
-metric() { "$TREPORT" --info "$1" 2>/dev/null | awk -v m="$2" '$1 == m && $2 ~ /^[0-9]+$/ { print $2; exit }'; }
 
 # A 0.01% budget (1 us per 10 ms window): no walk fits.
 "$TRECORD" --max-cpu 0.01 -F 2000 -o "$T/tiny.tr" -- "$WORKLOADS/busy" 1 >/dev/null 2>"$T/tiny.err"

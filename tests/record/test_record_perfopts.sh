@@ -33,8 +33,9 @@ check "perf options: -c 1000000 ns is 1000 Hz in META" [ "$(meta freq_hz "$T/x.t
 # (a fixed amount of work: the count does not depend on the load).
 "$TRECORD" -C 0 -o "$T/f99.tr" -- sh -c "$(pinned "-n 300")" >/dev/null 2>&1
 n99=$(dump "$T/f99.tr" | grep -c '^S ')
+check "perf options: -F 99 samples too ($n99)" [ "$n99" -gt 0 ]
 check "perf options: -c 1000000 samples several times more than -F 99 ($n vs $n99)" \
-	[ "$n" -gt $((n99 * 4)) ] && [ "$n99" -gt 0 ]
+	[ "$n" -gt $((n99 * 4)) ]
 
 "$TRECORD" -e task-clock -z --call-graph=dwarf,8192 -B -N --no-buildid --no-buildid-cache \
 	--compression-level=3 -o "$T/t.tr" -- "$WORKLOADS/busy" 0.5 >/dev/null 2>&1
@@ -68,7 +69,8 @@ if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
 	check "perf options: -u nobody records" [ $? = 0 ]
 	pids=$(field 3 "$T/uid.tr") ok=1
 	for p in $pids; do [ "$(stat -c %u /proc/$p 2>/dev/null)" = 65534 ] || ok=0; done
-	check "perf options: -u nobody: only nobody's processes (pids $pids)" [ "$ok" = 1 ] && [ -n "$pids" ]
+	check "perf options: -u nobody: some samples ($(echo $pids | wc -w) processes)" [ -n "$pids" ]
+	check "perf options: -u nobody: only nobody's processes (pids $pids)" [ "$ok" = 1 ]
 	kill "$up" 2>/dev/null; wait "$up" 2>/dev/null
 else
 	echo "SKIP: -u (no user nobody or no setpriv)"

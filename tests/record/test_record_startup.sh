@@ -54,7 +54,6 @@ fi
 
 "$TRECORD" -F 999 -o "$T/deep.tr" -- "$WORKLOADS/deep" 1 200 >/dev/null 2>&1
 check "startup: deep recorded" reads_back "$T/deep.tr"
-metric() { "$TREPORT" --info "$1" 2>/dev/null | awk -v m="$2" '$1 == m && $2 ~ /^[0-9]+$/ { print $2; exit }'; }
 frames=$(metric "$T/deep.tr" NATIVE_FRAMES); smp=$(metric "$T/deep.tr" TRACES_SENT)
 check "startup: deep stacks unwound ($frames native frames in $smp traces)" \
 	[ "${frames:-0}" -gt $(( ${smp:-0} * 150 )) ]

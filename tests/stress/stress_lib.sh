@@ -87,12 +87,6 @@ wait_for_maps() {
 	return 1
 }
 
-# Prints "name value" for each metric treport --info lists in file $1.
-info_metric() {
-	"$TREPORT" --info "$1" 2>/dev/null | awk -v m="$2" '
-		{ for (i = 1; i < NF; i++) if ($i == m || $i == m ":") { v = $(i + 1); gsub(/[^0-9]/, "", v); print v; exit } }'
-}
-
 # snapshot PID: "lpm reported events rss" of a running trecord: entries of
 # its pid/page trie, its reported_pids and pid_events maps, and its RSS.
 snapshot() {

@@ -42,9 +42,7 @@ echo "-a -F 50000 --duration $DUR on $ncpu deep stacks: trecord took $ms ms (exi
 
 check "trecord -a -F 50000 exits cleanly (exit $rc)" is_clean_exit "$rc"
 check "it ends within 10 s of its --duration $DUR s (took $ms ms)" [ "$ms" -le $(( (DUR + 10) * 1000 )) ]
-"$TREC_PLAIN_BUILD/treport" --info "$dir/a.tr" >"$dir/a.info" 2>&1
-metric() { awk -v m="$1" '$1 == m && $2 ~ /^[0-9]+$/ { print $2; exit }' "$dir/a.info"; }
-thr=$(metric THROTTLED); smp=$(metric SAMPLES); sns=$(metric SAMPLER_NS)
+thr=$(metric "$dir/a.tr" THROTTLED); smp=$(metric "$dir/a.tr" SAMPLES); sns=$(metric "$dir/a.tr" SAMPLER_NS)
 echo "SAMPLES=$smp THROTTLED=$thr SAMPLER_NS=$sns"
 check "samples were throttled and counted (THROTTLED=$thr of $smp)" [ "${thr:-0}" -gt 0 ]
 check "the summary tells the user" grep -q "throttled to their leaf (BPF CPU budget 10%" "$dir/a.err"

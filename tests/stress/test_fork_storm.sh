@@ -20,8 +20,8 @@ check "trecord (ASan/UBSan) survives a fork storm of $((5 * n / 2)) processes (e
 	test "$rc" = 0
 "$TREPORT" --info "$dir/a.tr" >"$dir/a.info" 2>"$dir/a.info.err"
 check "treport --info reads the fork-storm recording" test $? = 0
-unknown=$(info_metric "$dir/a.tr" PID_UNKNOWN)
-samples=$(info_metric "$dir/a.tr" SAMPLES)
+unknown=$(metric "$dir/a.tr" PID_UNKNOWN)
+samples=$(metric "$dir/a.tr" SAMPLES)
 lost=$(sed -n 's/^  summary: .* samples written, \([0-9]*\) lost.*/\1/p' "$dir/a.info")
 kept=$(awk '$1 == "NO_PID_INFO" && $3 == "samples" { print $2 }' "$dir/a.info")
 echo "PID_UNKNOWN=${unknown:-?} SAMPLES=${samples:-?} lost=${lost:-?} NO_PID_INFO samples in the file=${kept:-0}"
@@ -32,7 +32,7 @@ check "samples of not-yet-known pids are counted (PID_UNKNOWN metric present)" \
 # (process gone or exec'd before its sync). trecord counts every one it
 # handles (SAMPLES_UNKNOWN_PID): the file holds exactly those, and BPF's
 # are among them, unless samples were lost.
-handled=$(info_metric "$dir/a.tr" SAMPLES_UNKNOWN_PID)
+handled=$(metric "$dir/a.tr" SAMPLES_UNKNOWN_PID)
 check "every not-yet-known-pid sample is in the file (PID_UNKNOWN=${unknown:-?}, handled ${handled:-?}, NO_PID_INFO samples ${kept:-0}, lost ${lost:-?})" \
 	test "${lost:-1}" != 0 -o \( "${kept:-0}" = "${handled:-x}" -a "${unknown:-x}" -le "${handled:-0}" \)
 "$TREPORT" --folded "$dir/a.tr" >"$dir/a.folded" 2>>"$dir/a.info.err"

@@ -9,8 +9,13 @@
  * "main_wall_us N": main's own wall time, for the wall view.
  * usage: offcpu [rounds]         (default 10)
  *        offcpu --loop SECONDS   rounds until SECONDS have passed (for -p)
- *        offcpu --short N        N waits of 50 us in short_below and N of
- *                                20 ms in short_above (threshold tests) */
+ *        offcpu --short N [MIN_US]  N waits of 50 us in short_below and N of
+ *                                20 ms in short_above (threshold tests); prints
+ *                                "short_below_kept K" and "short_above_kept K":
+ *                                how many of each it measured blocked for at
+ *                                least MIN_US (default 5000), the waits an
+ *                                --off-cpu-min of MIN_US keeps (a loaded
+ *                                machine stretches some 50 us sleeps past it) */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -48,12 +53,18 @@ static struct span span_start(void)
 	return (struct span){ clock_us(CLOCK_MONOTONIC), clock_us(CLOCK_THREAD_CPUTIME_ID) };
 }
 
-static void span_end(struct span s, int f)
+/* The time off the CPU since s: wall time less CPU time. */
+static double span_blocked_us(struct span s)
 {
 	double wall = clock_us(CLOCK_MONOTONIC) - s.wall;
 	double cpu = clock_us(CLOCK_THREAD_CPUTIME_ID) - s.cpu;
 
-	blocked_us[f] += wall > cpu ? wall - cpu : 0;
+	return wall > cpu ? wall - cpu : 0;
+}
+
+static void span_end(struct span s, int f)
+{
+	blocked_us[f] += span_blocked_us(s);
 }
 
 static void sleep_us(long us)
@@ -188,12 +199,19 @@ int main(int argc, char **argv)
 	char x = 'x';
 
 	if (argc > 2 && !strcmp(argv[1], "--short")) {
-		long n = atol(argv[2]);
+		long n = atol(argv[2]), below = 0, above = 0;
+		double min_us = argc > 3 ? atof(argv[3]) : 5000;
 
 		for (long i = 0; i < n; i++) {
+			struct span s = span_start();
+
 			short_below();
+			below += span_blocked_us(s) >= min_us;
+			s = span_start();
 			short_above();
+			above += span_blocked_us(s) >= min_us;
 		}
+		printf("short_below_kept %ld\nshort_above_kept %ld\n", below, above);
 		return 0;
 	}
 	if (argc > 2 && !strcmp(argv[1], "--loop"))
