@@ -36,3 +36,17 @@ func_arg() {
 	[ -n "$lo" ] || { echo "no symbol $2 in $1" >&2; return 1; }
 	printf -- '--func %s:%s:%s:%x' "${3:-$(basename "$1")}" "$2" "$lo" $((16#$lo + 16#$size))
 }
+
+# flag_when_loaded PID LOG PROG FLAG: waits (up to 60 s, or until PID, a
+# trecord -v writing LOG, ends) for LOG to say PROG was loaded on first
+# need, then makes FLAG: a script recorded by it waits for FLAG before the
+# work a test checks, as interpreter unwinders take seconds to verify on a
+# loaded machine.
+flag_when_loaded() {
+	for _ in $(seq 600); do
+		grep -q "loaded $3 on first need" "$2" && break
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	touch "$4"
+}

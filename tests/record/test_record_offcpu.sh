@@ -145,12 +145,7 @@ flag=$T/py.loaded
 printf 'import os, sys, time\ndef warm_up():\n    end = time.time() + 60\n    while not os.path.exists(sys.argv[1]) and time.time() < end:\n        time.sleep(0.05)\n    time.sleep(1)\ndef waiter():\n    for i in range(20):\n        time.sleep(0.05)\nwarm_up()\nwaiter()\n' >"$T/wait.py"
 "$TRECORD" -v --off-cpu -o "$T/py.tr" -- "$py" "$T/wait.py" "$flag" >/dev/null 2>"$T/py.err" &
 rp=$!
-for _ in $(seq 600); do
-	grep -q 'loaded trec_unwind_python on first need' "$T/py.err" && break
-	kill -0 "$rp" 2>/dev/null || break
-	sleep 0.1
-done
-touch "$flag"
+flag_when_loaded "$rp" "$T/py.err" trec_unwind_python "$flag"
 wait "$rp"
 check "offcpu: python: trecord exits 0 (exit $?)" [ "$?" = 0 ]
 check "offcpu: python: the unwinder is loaded" grep -q 'loaded trec_unwind_python on first need' "$T/py.err"

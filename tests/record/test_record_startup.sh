@@ -23,8 +23,15 @@ for p in /usr/bin/python3.11 /root/.pyenv/versions/3.1[123]*/bin/python3.1[123];
 	[ -x "$p" ] && { py=$p; break; }
 done
 if [ -n "$py" ]; then
+	# The unwinder's verification takes seconds on a loaded machine: the
+	# probe spins once trecord -v says it is loaded (a flag file the test
+	# makes; up to 60 s), after 0.5 s more for the interpreter's deltas.
 	cat >"$T/probe.py" <<'EOF'
-import time
+import os, sys, time
+end = time.time() + 60
+while not os.path.exists(sys.argv[1]) and time.time() < end:
+    time.sleep(0.05)
+time.sleep(0.5)
 def startup_probe_leaf():
     end = time.time() + 1.5
     n = 0
@@ -37,7 +44,11 @@ startup_probe_caller()
 EOF
 	# The plain build: the sanitizer build extracts the interpreter's
 	# deltas too slowly for its first second (tests/python/test_python_record.sh).
-	"$TREC_PLAIN_BUILD/trecord" -v -F 499 -o "$T/py.tr" -- "$py" "$T/probe.py" >/dev/null 2>"$T/py.err"
+	"$TREC_PLAIN_BUILD/trecord" -v -F 499 -o "$T/py.tr" -- "$py" "$T/probe.py" "$T/py.loaded" \
+		>/dev/null 2>"$T/py.err" &
+	rp=$!
+	flag_when_loaded "$rp" "$T/py.err" trec_unwind_python "$T/py.loaded"
+	wait "$rp"
 	check "startup: $py recorded (exit $?)" reads_back "$T/py.tr"
 	check "startup: the Python unwinder is loaded on first need" \
 		grep -q 'loaded trec_unwind_python on first need' "$T/py.err"
