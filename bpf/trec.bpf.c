@@ -391,10 +391,15 @@ int trec_sample(struct bpf_perf_event_data *ctx)
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct trec_per_cpu_record *rec;
 	struct trec_trace *t;
+	bool has_mm;
 	int mode;
 
 	if (!is_followed(pid_tgid >> 32) || !passes_filters(pid_tgid))
 		return 0;
+	/* Read before the kernel stack's branches: the verifier checks this
+	 * pointer load (searches of vmlinux's BTF by name) on one path here,
+	 * not on each of the three that reach the test below. */
+	has_mm = task->mm != NULL;
 	rec = get_per_cpu_record();
 	if (!rec)
 		return 0;
@@ -418,7 +423,7 @@ int trec_sample(struct bpf_perf_event_data *ctx)
 
 	/* Kernel threads and the idle task have no user stack: the kernel
 	 * stack is the whole sample. */
-	if (!task->mm) {
+	if (!has_mm) {
 		send_trace(rec);
 		return 0;
 	}

@@ -37,6 +37,7 @@ struct trec_session {
 	struct trec_bpf_loader bpf;
 	struct trec_bpf_fds fd;
 	struct trec_map_fds fds;      /* the trie and delta maps (map_sinks.h) */
+	struct trec_delta_mem deltas_mem; /* fds.deltas_mem's chunks */
 	struct trec_output out;
 	struct trec_flight *flight;   /* --overwrite, --switch-output, or NULL */
 	struct trec_msg_queue queue;  /* ring -> writer */
@@ -155,7 +156,9 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		.infos = s->fd.unwind_info_array,
 		.defer_files = s->fd.defer_files,
 	};
-	trec_map_fds_mmap_deltas(&s->fds);
+	/* Without the mapping, deltas go through batch updates. */
+	if (!trec_delta_mem_init(&s->deltas_mem, s->fds.deltas, TREC_DELTAS_MAP_BYTES))
+		s->fds.deltas_mem = &s->deltas_mem;
 	err = trec_interps_start(&s->interps, &(struct trec_interp_env){
 		.out = &s->out, .fd = &s->fd, .bpf = &s->bpf, .verbose = o->verbose });
 	if (err) {
@@ -426,7 +429,8 @@ static void teardown(struct trec_session *s)
 	trec_touched_free(s->touched);
 	s->touched = NULL;
 	trec_kallsyms_free(&s->ksyms);
-	trec_map_fds_unmap_deltas(&s->fds);
+	s->fds.deltas_mem = NULL;
+	trec_delta_mem_free(&s->deltas_mem);
 	trec_bpf_destroy(&s->bpf);
 	if (s->queue.ring)
 		trec_msg_queue_destroy(&s->queue);

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include "record/unwind/map_sinks.h"
 
@@ -11,24 +10,6 @@ static int set_unwind_info(void *ctx, uint32_t idx, const struct trec_unwind_inf
 	const struct trec_map_fds *fds = ctx;
 
 	return bpf_map_update_elem(fds->infos, &idx, ui, BPF_ANY) ? -errno : 0;
-}
-
-/* Two deltas per element (trec_stack_delta_pair): the mapping is the
- * deltas' array itself. */
-#define DELTAS_BYTES ((size_t)TREC_MAX_STACK_DELTAS / 2 * TREC_DELTA_MMAP_STRIDE)
-
-void trec_map_fds_mmap_deltas(struct trec_map_fds *fds)
-{
-	void *p = mmap(NULL, DELTAS_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fds->deltas, 0);
-
-	fds->deltas_mem = p == MAP_FAILED ? NULL : p;
-}
-
-void trec_map_fds_unmap_deltas(struct trec_map_fds *fds)
-{
-	if (fds->deltas_mem)
-		munmap(fds->deltas_mem, DELTAS_BYTES);
-	fds->deltas_mem = NULL;
 }
 
 /* Without the mapping: the pairs [first, first + n) touches, in batch
@@ -83,8 +64,13 @@ static int set_deltas(void *ctx, uint32_t first, const struct trec_stack_delta *
 	if (!n)
 		return 0;
 	if (fds->deltas_mem) {
-		memcpy((struct trec_stack_delta *)fds->deltas_mem + first, d, (size_t)n * sizeof(*d));
-		return 0;
+		void *to = trec_delta_mem_write_at(fds->deltas_mem, (size_t)first * sizeof(*d),
+						   (size_t)n * sizeof(*d));
+
+		if (to) {
+			memcpy(to, d, (size_t)n * sizeof(*d));
+			return 0;
+		}
 	}
 	return set_delta_pairs(fds->deltas, first, d, n);
 }

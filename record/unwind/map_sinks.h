@@ -4,11 +4,14 @@
 #define TREC_MAP_SINKS_H
 
 #include "trec_types.h"
+#include "record/unwind/delta_mem.h"
 #include "record/unwind/unwind_tables.h"
 
 /* The mapped array's element stride: one trec_stack_delta_pair (the
  * kernel rounds values up to 8, which a pair fills). */
 #define TREC_DELTA_MMAP_STRIDE 8
+/* The array's values: two deltas per element. */
+#define TREC_DELTAS_MAP_BYTES ((size_t)TREC_MAX_STACK_DELTAS / 2 * TREC_DELTA_MMAP_STRIDE)
 
 struct trec_map_fds {
 	int lpm;       /* pid_page_to_mapping_info */
@@ -17,13 +20,10 @@ struct trec_map_fds {
 	int deltas;    /* stack_deltas */
 	int infos;     /* unwind_info_array */
 	int defer_files; /* files whose deltas are on the way (bpf/deferred.h) */
-	/* stack_deltas mapped into memory (BPF_F_MMAPABLE), or NULL */
-	void *deltas_mem;
+	/* stack_deltas in memory (BPF_F_MMAPABLE, chunks mapped on first
+	 * write), or NULL: deltas go through batch updates */
+	struct trec_delta_mem *deltas_mem;
 };
-
-/* Maps stack_deltas; on failure deltas go through batch updates. */
-void trec_map_fds_mmap_deltas(struct trec_map_fds *fds);
-void trec_map_fds_unmap_deltas(struct trec_map_fds *fds);
 
 /* ctx: struct trec_map_fds * */
 extern const struct trec_delta_sink_ops trec_bpf_delta_sink;

@@ -2,7 +2,9 @@
 
   startup   CPU time (user + sys of the recorder and the command) and peak
             RSS of `trecord -- /bin/true` against `perf record -g -- /bin/true`,
-            median of interleaved runs
+            median and fastest of 21 interleaved runs, and trec's median against
+            perf's runs whose samples had no kernel frames (perf loads the
+            kernel's symbols for the others); --startup-only runs only this
   unwind    BPF time per sample at two stack depths of the FP-less `deep`
             recursion at 4000 Hz (budget raised to 50% so no sample is cut):
             ns per native frame (the slope) and fixed ns per sample (the
@@ -26,7 +28,9 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import bpf_owned  # noqa: E402
 
-STARTUP_RUNS = 11
+STARTUP_RUNS = 21
+# Kernel addresses in perf script's ips (x86-64 and arm64 alike).
+KERNEL_ADDR_MIN = 0xffff800000000000
 DEPTHS = (16, 250)
 FREQ = 4000
 SLOWDOWN_RUNS = 15
@@ -45,21 +49,39 @@ def wait_rusage(cmd):
     return ru.ru_utime + ru.ru_stime, ru.ru_maxrss, err
 
 
+def has_kernel_frames(data):
+    """Whether a perf.data's samples have kernel frames: perf then loads the
+    kernel's symbols at its end, about 60 ms more than a run without."""
+    p = subprocess.run(["perf", "script", "-i", data, "-F", "ip"], capture_output=True,
+                       text=True)
+    return any(int(w, 16) >= KERNEL_ADDR_MIN for w in p.stdout.split()
+               if all(c in "0123456789abcdef" for c in w))
+
+
 def startup(b):
     out = b.out
+    data = os.path.join(out, "true.data")
     cmds = {
         "trec": [b.a.trecord, "-q", "-f", "-o", os.path.join(out, "true.tr"), "--", "/bin/true"],
-        "perf-g": ["perf", "record", "-q", "-g", "--no-buildid-cache", "-o",
-                   os.path.join(out, "true.data"), "--", "/bin/true"],
+        "perf-g": ["perf", "record", "-q", "-g", "--no-buildid-cache", "-o", data,
+                   "--", "/bin/true"],
     }
     got = {t: ([], []) for t in cmds}
+    kernel_free = []  # CPU seconds of perf's runs without kernel frames
+    load = [os.getloadavg()[0]]
     for r in range(STARTUP_RUNS):
         for t in (sorted(cmds) if r % 2 else sorted(cmds, reverse=True)):
             cpu, rss, _ = wait_rusage(cmds[t])
             got[t][0].append(cpu)
             got[t][1].append(rss)
-    return {t: {"cpu_s": statistics.median(c), "rss_kib": statistics.median(m)}
-            for t, (c, m) in got.items()}
+            if t == "perf-g" and not has_kernel_frames(data):
+                kernel_free.append(cpu)
+    load.append(os.getloadavg()[0])
+    res = {t: {"cpu_s": statistics.median(c), "cpu_min_s": min(c),
+               "rss_kib": statistics.median(m)} for t, (c, m) in got.items()}
+    res["perf-g"]["kernel_free_s"] = sorted(kernel_free)
+    res["load"] = load
+    return res
 
 
 def info_metrics(treport, path):
@@ -181,6 +203,9 @@ def run_all(b):
     """Fills b.res["costs"]; perf columns need perf, trec ones trecord."""
     if not b.have_trec:
         return
+    if getattr(b.a, "startup_only", False):
+        b.res["costs"] = {"startup": startup(b)}
+        return
     units = {name: calibrate(b, binary, args, b.a.secs) for name, binary, args in STACKS}
     b.res["costs"] = {"startup": startup(b), "unwind": unwind(b, units),
                       "slowdown": slowdown(b, units), "units": units}
@@ -190,19 +215,39 @@ def fmt(v, spec):
     return "n/a" if v is None else format(v, spec)
 
 
+def startup_rows(s):
+    tr, pg = s["trec"], s["perf-g"]
+    free = pg["kernel_free_s"]
+    L = ["", "**Start-up**: `trecord -- /bin/true` against `perf record -g -- /bin/true`, "
+         "%d interleaved runs (load average %.1f, then %.1f): CPU time (user + sys, the "
+         "recorder and the command), median and fastest, and median peak RSS." % (
+             STARTUP_RUNS, s["load"][0], s["load"][1]), "",
+         "| | CPU ms median | CPU ms fastest | peak RSS MiB |", "|---|---:|---:|---:|"]
+    for t in ("trec", "perf-g"):
+        L.append("| %s | %.0f | %.0f | %.0f |" % (t, 1000 * s[t]["cpu_s"],
+                                                 1000 * s[t]["cpu_min_s"], s[t]["rss_kib"] / 1024))
+    L.append("| trec / perf-g | %.2fx | %.2fx | %.2fx |" % (
+        tr["cpu_s"] / pg["cpu_s"], tr["cpu_min_s"] / pg["cpu_min_s"],
+        tr["rss_kib"] / pg["rss_kib"]))
+    if free:
+        L += ["", "perf -g's kernel-free runs (no sample with kernel frames, so no kernel "
+              "symbols loaded): %d of %d, %.0f-%.0f ms; trec's median against them: "
+              "%.2f-%.2fx." % (len(free), STARTUP_RUNS, 1000 * free[0], 1000 * free[-1],
+                               tr["cpu_s"] / free[-1], tr["cpu_s"] / free[0])]
+    else:
+        L += ["", "perf -g had no kernel-free run (every run had a sample with kernel frames)."]
+    return L
+
+
 def table_rows(res):
     c = res.get("costs")
     if not c:
         return []
-    s, u, d = c["startup"], c["unwind"], c["slowdown"]
-    L = ["", "**Start-up**: `trecord -- /bin/true` against `perf record -g -- /bin/true`, "
-         "median of %d interleaved runs: CPU time (user + sys, the recorder and the "
-         "command) and peak RSS." % STARTUP_RUNS, "",
-         "| | CPU ms | peak RSS MiB |", "|---|---:|---:|"]
-    for t in ("trec", "perf-g"):
-        L.append("| %s | %.0f | %.0f |" % (t, 1000 * s[t]["cpu_s"], s[t]["rss_kib"] / 1024))
-    L.append("| trec / perf-g | %.2fx | %.2fx |" % (
-        s["trec"]["cpu_s"] / s["perf-g"]["cpu_s"], s["trec"]["rss_kib"] / s["perf-g"]["rss_kib"]))
+    s = c["startup"]
+    L = startup_rows(s)
+    if "unwind" not in c:
+        return L
+    u, d = c["unwind"], c["slowdown"]
     L += ["", "**BPF unwind cost** at %d Hz (`--max-cpu 50`): BPF time per sent trace from "
           "SAMPLER_NS (the sampler's entry to the trace's send), and "
           "kernel.bpf_stats_enabled's run time per run of the perf_event programs (every "
@@ -237,7 +282,14 @@ def table_rows(res):
 def main():
     """Standalone: only these tables (make bench runs them with the rest)."""
     import bench_standalone
-    return bench_standalone.main(__doc__, run_all, table_rows, workloads=True)
+    def add_args(ap):
+        ap.add_argument("--runs", type=int, default=5)
+        ap.add_argument("--secs", type=float, default=1.0)
+        ap.add_argument("--startup-only", action="store_true",
+                        help="only the /bin/true start-up comparison")
+
+    return bench_standalone.main(__doc__, run_all, table_rows, workloads=True,
+                                 add_args=add_args)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "record/unwind/map_sinks.h"
@@ -69,6 +68,7 @@ static void run(int mapped)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
 	struct trec_map_fds fds = { .deltas = -1 };
+	struct trec_delta_mem mem;
 	char what[128];
 
 	fds.deltas = bpf_map_create(BPF_MAP_TYPE_ARRAY, "t_pairs", 4,
@@ -77,17 +77,63 @@ static void run(int mapped)
 		check(0, "a BPF array map (needs root)");
 		return;
 	}
-	if (mapped) {
-		void *p = mmap(NULL, PAIRS * TREC_DELTA_MMAP_STRIDE, PROT_READ | PROT_WRITE,
-			       MAP_SHARED, fds.deltas, 0);
-		fds.deltas_mem = p == MAP_FAILED ? NULL : p;
-	}
+	if (mapped && !trec_delta_mem_init(&mem, fds.deltas, PAIRS * TREC_DELTA_MMAP_STRIDE))
+		fds.deltas_mem = &mem;
 	snprintf(what, sizeof(what), "%s: ranges at odd and even indexes land in their halves",
 		 mapped ? "mapped" : "batch updates");
 	check((!mapped || fds.deltas_mem) && write_ranges(&fds) == 0 && read_back_ok(fds.deltas),
 	      what);
 	if (fds.deltas_mem)
-		munmap(fds.deltas_mem, PAIRS * TREC_DELTA_MMAP_STRIDE);
+		trec_delta_mem_free(fds.deltas_mem);
+	close(fds.deltas);
+}
+
+/* A map of 2.5 chunks: a write across the first boundary maps chunks 0
+ * and 1 only, lands in the map, and reads back through the mapping; the
+ * third chunk, never written, is not mapped and reads go to the fd. */
+#define BIG_PAIRS (5 * TREC_DELTA_MEM_CHUNK / 2 / TREC_DELTA_MMAP_STRIDE)
+
+static void run_chunks(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
+	struct trec_map_fds fds = { .deltas = -1 };
+	struct trec_delta_mem mem;
+	uint32_t first = TREC_DELTA_MEM_CHUNK / sizeof(struct trec_stack_delta) - 3;
+	uint32_t key = (first + 4) / 2; /* chunk 1's first pair */
+	uint32_t far = (uint32_t)BIG_PAIRS - 1;
+	struct trec_stack_delta d[8];
+	struct trec_stack_delta_pair p;
+	const struct trec_stack_delta_pair *m;
+
+	fds.deltas = bpf_map_create(BPF_MAP_TYPE_ARRAY, "t_chunks", 4,
+				    sizeof(struct trec_stack_delta_pair), BIG_PAIRS, &opts);
+	if (fds.deltas < 0 || trec_delta_mem_init(&mem, fds.deltas,
+						  BIG_PAIRS * TREC_DELTA_MMAP_STRIDE)) {
+		check(0, "a mappable BPF array map (needs root)");
+		if (fds.deltas >= 0)
+			close(fds.deltas);
+		return;
+	}
+	fds.deltas_mem = &mem;
+	check(trec_delta_mem_chunks_mapped(&mem) == 0, "chunks: none mapped before a write");
+	for (uint32_t i = 0; i < 8; i++)
+		d[i] = delta(first + i);
+	check(trec_bpf_delta_sink.set_deltas(&fds, first, d, 8) == 0 &&
+		      trec_delta_mem_chunks_mapped(&mem) == 2,
+	      "chunks: a write across a chunk boundary maps both chunks, no more");
+	m = trec_delta_mem_read_at(&mem, (size_t)key * TREC_DELTA_MMAP_STRIDE,
+				   TREC_DELTA_MMAP_STRIDE);
+	check(!bpf_map_lookup_elem(fds.deltas, &key, &p) &&
+		      !memcmp(p.d, &d[key * 2 - first], sizeof(p)) &&
+		      m && !memcmp(m, &p, sizeof(p)),
+	      "chunks: the write past the boundary is in the map and in the mapping");
+	check(!trec_delta_mem_read_at(&mem, (size_t)far * TREC_DELTA_MMAP_STRIDE,
+				      TREC_DELTA_MMAP_STRIDE) &&
+		      !trec_delta_mem_read_at(&mem, (size_t)BIG_PAIRS * TREC_DELTA_MMAP_STRIDE,
+					      TREC_DELTA_MMAP_STRIDE) &&
+		      trec_delta_mem_chunks_mapped(&mem) == 2,
+	      "chunks: an unwritten chunk and the end are not readable, and reads map nothing");
+	trec_delta_mem_free(&mem);
 	close(fds.deltas);
 }
 
@@ -95,5 +141,6 @@ int main(void)
 {
 	run(1);
 	run(0);
+	run_chunks();
 	return failures != 0;
 }

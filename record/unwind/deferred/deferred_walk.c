@@ -64,9 +64,13 @@ static void *bpf_map_lookup_elem(void *map, const void *key)
 	if (map == &stack_deltas) {
 		if (idx >= TREC_MAX_STACK_DELTAS / 2) /* idx: a pair */
 			return NULL;
-		if (W.fds->maps.deltas_mem)
-			return (uint8_t *)W.fds->maps.deltas_mem + (size_t)idx * TREC_DELTA_MMAP_STRIDE;
-		return lookup_fd(W.fds->maps.deltas, key, &W_delta);
+		const void *mem = W.fds->maps.deltas_mem
+					  ? trec_delta_mem_read_at(W.fds->maps.deltas_mem,
+								   (size_t)idx * TREC_DELTA_MMAP_STRIDE,
+								   TREC_DELTA_MMAP_STRIDE)
+					  : NULL;
+
+		return mem ? (void *)mem : lookup_fd(W.fds->maps.deltas, key, &W_delta);
 	}
 	if (map == &unwind_info_array)
 		return lookup_fd(W.fds->maps.infos, key, &W_info);
