@@ -101,7 +101,7 @@ def main():
     ap.add_argument("--workloads", required=True)
     ap.add_argument("--out-dir", required=True)
     ap.add_argument("--trec", action="append", required=True)
-    ap.add_argument("--rounds", type=int, default=21)
+    ap.add_argument("--rounds", type=int, default=21, help="slowdown rounds (0: none)")
     ap.add_argument("--unwind-rounds", type=int, default=5)
     ap.add_argument("--secs", type=float, default=1.0)
     a = ap.parse_args()
@@ -165,6 +165,8 @@ def main():
                 cell.append("%s (%s-%s)" % (format(statistics.median(v), spec),
                                             format(q[0], spec), format(q[1], spec)))
             print("| %s | %s | %s |" % (w, name, " | ".join(cell)))
+    if not a.rounds:
+        return 0
     print()
     print("Slowdown at %d Hz, %d interleaved rounds (load %.1f, then %.1f): CPU time / median "
           "alone; and per round / that round's perf -g, median [95%% CI]:" %
