@@ -2,7 +2,7 @@
 /*
  * The sampler's CPU budget: a profiler must never stall the machine it
  * observes. Each CPU accounts the time its samples spend in BPF (from the
- * sampler's entry, trace.ktime_ns, to the trace's send) over windows of
+ * sampler's entry, trace.ktime_ns, to the end of the trace's send) over windows of
  * budget_window_ns; once a window's spending reaches budget_ns, its
  * remaining samples skip the user-stack walk and keep only their leaf and
  * kernel stack, ending in a THROTTLED error frame. Overspending carries
@@ -50,7 +50,7 @@ static __always_inline bool budget_exhausted(struct trec_per_cpu_record *rec, __
 	return rec->budget_used_ns >= budget_ns;
 }
 
-/* Charges the trace being sent (or parked, off-CPU): from its program's
+/* Charges the trace just sent (or parked, off-CPU): from its program's
  * entry to now. */
 static __always_inline void budget_charge(struct trec_per_cpu_record *rec)
 {

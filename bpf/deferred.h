@@ -105,8 +105,8 @@ TREC_SUBPROG int defer_send(struct trec_per_cpu_record *rec, __u32 flags)
 	bpf_probe_read_kernel(&m->trace, sizeof(m->trace), &rec->trace);
 	if (st->native_frames)
 		add_metric(TREC_METRIC_NATIVE_FRAMES, st->native_frames);
-	budget_charge(rec);
 	bpf_ringbuf_submit(m, 0);
+	budget_charge(rec); /* the send included */
 	return 0;
 }
 #else

@@ -225,6 +225,7 @@ TREC_SUBPROG int replay_rest(struct trec_per_cpu_record *rec)
 	if (old->stopped)
 		increment_metric(TREC_METRIC_NATIVE_STOPPED);
 	increment_metric(TREC_METRIC_STACK_REPLAYED);
+	st->replay_at = f; /* frames f.. are the last trace's (trace_delta.h) */
 	replay_adopt_log(rec, old, log, f);
 	return true;
 }

@@ -81,12 +81,18 @@ static __always_inline void trace_reset(struct trec_per_cpu_record *rec)
 	t->num_frames = 0;
 	t->flags = 0;
 	t->offcpu_ns = 0;
+	t->seq = 0;
+	t->delta_frames = 0;
+	t->pad = 0;
 	/* The stack window's bytes stay: win_base 0 says they are not valid. */
 	__builtin_memset(st, 0, __builtin_offsetof(struct trec_unwind_state, win));
 	st->error_metric = -1;
 	/* Its frames are still in the record: only this trace may reuse them. */
 	st->replay_from = rec->replay_valid;
 	rec->replay_valid = 0;
+	/* Only this trace may be sent as a delta of the last one. */
+	st->delta_base = rec->last_sent;
+	rec->last_sent = 0;
 	rec->tail_calls = 0;
 	rec->unwinders_done = 0;
 	rec->python_frame = 0;
@@ -203,10 +209,9 @@ static __always_inline void report_pid(void *ctx, __u64 pid_tgid, __u32 reason)
 /* Wake the reader only when this much is pending; it also polls on a timer. */
 #define TREC_RINGBUF_WAKEUP_BYTES (1U << 20)
 
-/* Sends the used part of a trace: header + num_frames frames. 0 if sent. */
-static __always_inline int output_trace(struct trec_trace *t)
+/* Sends the header and the first n frames of t. 0 if sent. */
+static __always_inline int ringbuf_send(struct trec_trace *t, __u64 n)
 {
-	__u64 n = t->num_frames;
 	__u64 flags = BPF_RB_NO_WAKEUP;
 
 	/* Re-derive the bound: the verifier forgets it across stores. */
@@ -227,19 +232,20 @@ static __always_inline int output_trace(struct trec_trace *t)
 	return 0;
 }
 
-/* A finished trace goes to userspace, or, taken as a thread blocked, waits
- * in offcpu_pending until the thread runs again and its duration is known. */
-static __always_inline void send_trace(struct trec_per_cpu_record *rec)
+/* Sends the used part of a trace: header + num_frames frames. 0 if sent. */
+static __always_inline int output_trace(struct trec_trace *t)
+{
+	return ringbuf_send(t, t->num_frames);
+}
+
+#include "trace_delta.h"
+
+/* A thread blocked: its trace waits in offcpu_pending until it runs again
+ * and the wait's duration is known (offcpu_prog.h). */
+static __always_inline void park_offcpu(struct trec_per_cpu_record *rec)
 {
 	__u32 tid = rec->trace.tid;
 
-	/* Both kinds of trace began at their program's entry (ktime_ns): the
-	 * BPF time they took counts against this CPU's budget. */
-	budget_charge(rec);
-	if (!(rec->trace.flags & TREC_TRACE_F_OFFCPU)) {
-		output_trace(&rec->trace);
-		return;
-	}
 	if (!bpf_map_update_elem(&offcpu_pending, &tid, &rec->trace, BPF_NOEXIST))
 		return;
 	/* Still parked: its end was never seen. The new wait replaces it. */
@@ -247,6 +253,19 @@ static __always_inline void send_trace(struct trec_per_cpu_record *rec)
 		increment_metric(TREC_METRIC_OFFCPU_NO_SWITCH_IN);
 	if (bpf_map_update_elem(&offcpu_pending, &tid, &rec->trace, BPF_ANY))
 		increment_metric(TREC_METRIC_OFFCPU_PENDING_FULL);
+}
+
+/* A finished trace goes to userspace, or, taken as a thread blocked, is
+ * parked. Both kinds began at their program's entry (ktime_ns): the BPF
+ * time they took, the send's copy included, counts against this CPU's
+ * budget. */
+static __always_inline void send_trace(struct trec_per_cpu_record *rec)
+{
+	if (!(rec->trace.flags & TREC_TRACE_F_OFFCPU))
+		send_record_trace(rec);
+	else
+		park_offcpu(rec);
+	budget_charge(rec);
 }
 
 /* Ends a trace: abort frame and metric for the error, if any, then send. */

@@ -19,6 +19,7 @@
 	X(MAX_TAIL_CALLS, 4, "tail-call budget exhausted")                     \
 	X(NO_PID_INFO, 5, "pid not yet known to trecord")                      \
 	X(THROTTLED, 6, "CPU budget spent: only the leaf frame (--max-cpu)")   \
+	X(DELTA_NO_BASE, 7, "trace delta whose previous trace was lost: only the leaf frame") \
 	X(PYTHON_BAD_TSD, 2000, "python: thread state not readable")            \
 	X(PYTHON_BAD_FRAME, 2001, "python: frame not readable")                 \
 	X(PYTHON_BAD_CODE, 2002, "python: code object not readable")            \
@@ -131,14 +132,15 @@ enum trec_error {
 	X(RUBY_FRAMES, "ruby frames unwound")                                  \
 	X(RUBY_ERRORS, "ruby unwinder errors") \
 	X(THROTTLED, "samples cut to their leaf: the CPU budget was spent (--max-cpu)") \
-	X(SAMPLER_NS, "ns in BPF, entry to send (samples, off-CPU stacks), all CPUs") \
+	X(SAMPLER_NS, "ns in BPF, entry to the end of the send (samples, off-CPU stacks), all CPUs") \
 	X(GO_STACK_SWITCHES, "Go: frame-pointer steps from the g0 stack to the goroutine's") \
 	X(GO_SWITCH_ROOTS, "Go: stacks ended at systemstack, mcall, morestack (g0) or clone") \
 	X(DEFERRED_SENT, "samples whose walk was deferred: stack copied for userspace (deltas loading)") \
 	X(DEFERRED_LOST, "deferrals refused (ring buffer backlog, stack unreadable): frame-pointer fallback") \
 	X(DEFERRED_NO_PID, "of DEFERRED_SENT: samples of a process not synced yet, deferred from the leaf") \
 	X(FOLLOW_FAILED, "forked children not followed: followed_pids full or out of memory") \
-	X(STACK_REPLAYED, "traces whose outer frames were proven unchanged and reused (stack replay)")
+	X(STACK_REPLAYED, "traces whose outer frames were proven unchanged and reused (stack replay)") \
+	X(TRACES_SENT_DELTA, "of TRACES_SENT: sent as a delta, the frames before the replay point only")
 
 enum trec_metric {
 #define TREC_X(name, desc) TREC_METRIC_##name,

@@ -34,6 +34,10 @@ struct trec_per_cpu_record {
 	/* Stack replay (bpf/stack_replay.h): the last trace is a complete
 	 * logged walk, its log in replay_logs[replay_log]; kept across traces. */
 	__u32 replay_valid, replay_log;
+	/* Trace deltas (bpf/trace_delta.h): the seq of the last trace sent
+	 * from this record; whether the last trace was sent from it. Kept
+	 * across traces. */
+	__u32 trace_seq, last_sent;
 };
 
 struct {

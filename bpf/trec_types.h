@@ -73,7 +73,15 @@ enum trec_msg_type {
 	TREC_MSG_TRACE = 1,
 	TREC_MSG_PID_EVENT = 2,
 	TREC_MSG_DEFERRED = 3, /* struct trec_deferred_msg (deferred_types.h) */
+	/* A struct trec_trace with only its first delta_frames frames: the
+	 * rest are those of the trace sent just before it from the same CPU
+	 * (seq - 1), whose outer frames it replayed (bpf/trace_delta.h). */
+	TREC_MSG_TRACE_DELTA = 4,
 };
+
+/* Every this many traces of a CPU one is sent whole, deltas or not: a base
+ * trecord lost (it never should) costs at most these samples' callers. */
+#define TREC_DELTA_WHOLE_EVERY 64
 
 enum trec_trace_flags {
 	TREC_TRACE_F_KERNEL_MODE = 1, /* the sample interrupted kernel code */
@@ -99,6 +107,13 @@ struct trec_trace {
 	__u16 flags; /* enum trec_trace_flags */
 	char comm[TREC_COMM_LEN];
 	__u64 offcpu_ns; /* off-CPU: time blocked; 0 for cpu-clock samples */
+	/* Traces sent from this CPU's per-CPU record, numbered from 1 (0:
+	 * not sent from it: off-CPU waits, deferred samples). */
+	__u32 seq;
+	/* TREC_MSG_TRACE_DELTA: frames in this message; frames delta_frames..
+	 * num_frames - 1 are the previous trace's (seq - 1, same cpu). */
+	__u16 delta_frames;
+	__u16 pad;
 	struct trec_frame frames[TREC_MAX_FRAMES];
 };
 

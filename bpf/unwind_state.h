@@ -54,6 +54,11 @@ struct trec_unwind_state {
 	 * log replay_idx; the last trace on this CPU may be replayed; a
 	 * replay was tried; the walk ended at a STOP rule. */
 	__u8 replay_logging, replay_from, replay_tried, replay_stopped, replay_idx;
+	/* Trace deltas (bpf/trace_delta.h): the previous trace on this CPU
+	 * went to the ring buffer from the record; the frame a replay kept
+	 * the previous trace's frames from (0: none). */
+	__u8 delta_base;
+	__u16 replay_at;
 	/* Set by a failing step: the error for the abort frame and the metric
 	 * to bump when the trace is sent. -1 = none. */
 	__s32 error_metric;

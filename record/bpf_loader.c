@@ -111,6 +111,7 @@ int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 		s->rodata->budget_ns = s->rodata->budget_window_ns * o->max_cpu_pct / 100;
 	s->rodata->offcpu_min_ns = o->offcpu_min_ns;
 	s->rodata->defer_enabled = o->defer_unwind;
+	s->rodata->trace_deltas = !o->no_trace_deltas;
 	set_offcpu_autoload(s->obj, o->off_cpu);
 	e = trec_bpf_size_maps(s, &(struct trec_map_need){ o->follow_all, o->rate_per_cpu });
 	if (e) {

@@ -38,6 +38,7 @@ struct trec_bpf_opts {
 	bool off_cpu;             /* --off-cpu: load the sched_switch programs */
 	uint64_t offcpu_min_ns;   /* shorter waits are not written */
 	bool defer_unwind;        /* bpf/deferred.h: copy stacks of loading files */
+	bool no_trace_deltas;     /* bpf/trace_delta.h: every trace sent whole */
 	uint64_t rate_per_cpu;    /* samples/s per CPU: sizes the maps (bpf_map_sizes.h) */
 	/* -t, -u, -G (bpf/trec.bpf.c passes_filters); 0 / TREC_NO_UID: none */
 	const uint32_t *tids;

@@ -47,6 +47,29 @@ static void push_batch(struct trec_consumer *c)
 		trecord_count(c->x.cnt, TRECORD_METRIC_QUEUE_DROPPED_TRACES, lost);
 }
 
+/* A trace message made whole (trace deltas: record/io/trace_delta.h), in
+ * *data and *len; false if it is to be dropped. */
+static bool whole_trace(struct trec_consumer *c, void **data, size_t *len)
+{
+	size_t n;
+
+	switch (trec_trace_delta_apply(&c->bases, *data, *len, &c->rebuilt, &n)) {
+	case TREC_DELTA_WHOLE:
+		return true;
+	case TREC_DELTA_NO_BASE:
+		/* Its leaf and error frame are written. */
+		trecord_count(c->x.cnt, TRECORD_METRIC_TRACES_DELTA_NO_BASE, 1);
+		__attribute__((fallthrough));
+	case TREC_DELTA_REBUILT:
+		*data = &c->rebuilt;
+		*len = n;
+		return true;
+	default:
+		trecord_count(c->x.cnt, TRECORD_METRIC_BAD_MESSAGES, 1);
+		return false;
+	}
+}
+
 static int on_ring_msg(void *ctx, void *data, size_t len)
 {
 	struct trec_consumer *c = ctx;
@@ -54,6 +77,11 @@ static int on_ring_msg(void *ctx, void *data, size_t len)
 
 	if (len >= sizeof(type))
 		memcpy(&type, data, sizeof(type));
+	if (type == TREC_MSG_TRACE || type == TREC_MSG_TRACE_DELTA) {
+		if (!whole_trace(c, &data, &len))
+			return 0;
+		type = TREC_MSG_TRACE;
+	}
 	/* Traces go in batches (pushed at the end of each ring read). */
 	if (type == TREC_MSG_TRACE) {
 		if (trec_msg_batch_add(&c->batch, data, len))
@@ -458,6 +486,7 @@ void trec_consumer_free(struct trec_consumer *c)
 {
 	kstacks_clear(c);
 	trec_msg_batch_free(&c->batch);
+	trec_trace_bases_free(&c->bases);
 	trec_u64map_free(&c->seen_pids);
 	trec_exit_fifo_free(&c->exited);
 	trec_deferred_free(&c->deferred);

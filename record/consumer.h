@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include "format/containers/u64map.h"
 #include "record/io/msg_batch.h"
+#include "record/io/trace_delta.h"
 #include "record/kernel/ksyms_lazy.h"
 #include "record/procs/exit_fifo.h"
 #include "record/unwind/deferred/deferred_queue.h"
@@ -53,6 +54,8 @@ struct trec_consumer {
 	bool ring_started, writer_started;
 	atomic_bool stop_ring;
 	struct trec_msg_batch batch;  /* ring thread: traces not yet queued */
+	struct trec_trace_bases bases; /* ring thread: what trace deltas extend */
+	struct trec_trace rebuilt;     /* ring thread: a delta made whole */
 	/* writer thread only */
 	struct trec_u64map kstacks;   /* kernel stack id -> struct trec_kstack */
 	struct trec_u64map seen_pids; /* live pids with samples */

@@ -120,6 +120,14 @@ static int follow(struct trec_session *s, uint32_t pid)
 	return bpf_map_update_elem(s->fd.followed_pids, &pid, &one, BPF_ANY) ? -errno : 0;
 }
 
+/* An environment switch: set, and neither empty nor "0". */
+static bool env_flag(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v && strcmp(v, "0") != 0;
+}
+
 static int setup(struct trec_session *s, const sigset_t *child_mask)
 {
 	const struct trec_options *o = s->opt;
@@ -129,6 +137,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		.max_cpu_pct = o->max_cpu_pct,
 		.off_cpu = o->off_cpu,
 		.defer_unwind = !o->no_deferred_unwind,
+		.no_trace_deltas = env_flag("TREC_NO_TRACE_DELTA"),
 		.rate_per_cpu = o->period_ns ? 1000000000ULL / o->period_ns : o->freq_hz,
 		.offcpu_min_ns = o->offcpu_min_us * 1000,
 		.tids = o->tids,

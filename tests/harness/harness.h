@@ -73,8 +73,9 @@ struct harness_env {
 	const struct harness_mem *mem;
 	size_t num_mem;
 	/* Outputs. */
-	struct trec_trace trace; /* the last trace the program sent */
+	struct trec_trace trace; /* the last trace the program sent, made whole */
 	int traces_sent;
+	int delta_result; /* enum trec_delta_result of that trace */
 	uint64_t metrics[TREC_METRIC_COUNT];
 	unsigned tail_calls;
 	unsigned memory_faults; /* bpf_probe_read_user outside mem */
@@ -92,9 +93,17 @@ struct harness_regs {
  * new recording starts: before each case's maps are filled. */
 void harness_forget_caches(void);
 
-/* Drops only the stack replay's log (bpf/stack_replay.h): the next sample
- * walks its whole stack. */
+/* Drops the stack replay's log (bpf/stack_replay.h) and trecord's delta
+ * bases (record/io/trace_delta.h): the next sample walks its whole stack
+ * and is sent whole. */
 void harness_forget_replay(void);
+
+/* Trace deltas (bpf/trace_delta.h): the next send fails as on a full ring
+ * buffer; the next message sent is lost before trecord sees it; the base
+ * trecord keeps for the next delta (the harness's one CPU), or NULL. */
+void harness_ring_full_next(void);
+void harness_lose_next(void);
+struct trec_trace *harness_delta_base(void);
 
 /* The address of a stack word the last replayable walk read past its
  * first frame (the middle one of those), if there is such a walk. */

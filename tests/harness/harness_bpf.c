@@ -26,6 +26,7 @@ static uint64_t sampled_fs_base;
 #include <time.h>
 #include "harness.h"
 #include "../unit/fake_delta_sink.h"
+#include "record/io/trace_delta.h"
 
 #define KERNEL_MAX_TAIL_CALLS 33
 
@@ -154,15 +155,51 @@ static long bpf_tail_call(void *ctx, void *prog_array_map, __u32 index)
 	longjmp(tail_call_jmp, (int)index + 1);
 }
 
+/* trecord's side of trace deltas (record/io/trace_delta.c): what the
+ * ring thread keeps per CPU, and the next message's fate. */
+static struct trec_trace_bases bases;
+static struct trec_trace rebuilt;
+static bool ring_full_next, lose_next;
+
+/* Copies the trace out, made whole as trecord makes it; seq (a count of
+ * sends) is zeroed so that traces compare by their stacks. */
 static long bpf_ringbuf_output(void *ringbuf, void *data, __u64 size, __u64 flags)
 {
+	enum trec_delta_result res = TREC_DELTA_WHOLE;
+	size_t n = size;
+
 	(void)flags;
 	if (ringbuf != &trace_events || size > sizeof(env->trace))
 		return -EINVAL;
-	memset(&env->trace, 0, sizeof(env->trace));
-	memcpy(&env->trace, data, size);
+	if (ring_full_next) {
+		ring_full_next = false;
+		return -ENOSPC;
+	}
 	env->traces_sent++;
+	if (lose_next)
+		lose_next = false; /* sent, never seen by trecord: not applied */
+	else
+		res = trec_trace_delta_apply(&bases, data, size, &rebuilt, &n);
+	env->delta_result = res;
+	memset(&env->trace, 0, sizeof(env->trace));
+	memcpy(&env->trace, res == TREC_DELTA_WHOLE ? data : (void *)&rebuilt, n);
+	env->trace.seq = 0;
 	return 0;
+}
+
+void harness_ring_full_next(void)
+{
+	ring_full_next = true;
+}
+
+void harness_lose_next(void)
+{
+	lose_next = true;
+}
+
+struct trec_trace *harness_delta_base(void)
+{
+	return trec_trace_base(&bases, 0);
 }
 
 
@@ -177,6 +214,11 @@ void harness_forget_replay(void)
 {
 	memset(replay_log_slots, 0, sizeof(replay_log_slots));
 	record.replay_valid = 0;
+	/* A new recording: trecord has no base yet, and the sends' count
+	 * starts again (the periodic whole traces fall at the same samples). */
+	record.last_sent = 0;
+	record.trace_seq = 0;
+	trec_trace_bases_free(&bases);
 }
 
 bool harness_replay_word(uint64_t *addr)

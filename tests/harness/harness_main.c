@@ -219,6 +219,8 @@ static int run_case(struct harness *h, const char *path)
 	}
 	h->replayed += rr.replayed;
 	h->refused += rr.refused;
+	h->deltas += rr.delta;
+	h->lost_bases += rr.lost_base;
 
 	/* Trace -> runtime pcs. */
 	const struct trec_trace *t = &cm.env.trace;
@@ -458,6 +460,9 @@ int main(int argc, char **argv)
 	printf("harness: stack replay: %zu cases replayed their second sample; %zu refused to with "
 	       "a stack word changed, giving a fresh walk's trace\n",
 	       h.replayed, h.refused);
+	printf("harness: trace deltas: %zu replayed samples sent as deltas and rebuilt; %zu lost "
+	       "bases caught (leaf and DELTA_NO_BASE)\n",
+	       h.deltas, h.lost_bases);
 	if (h.py_cases)
 		printf("harness: %zu/%zu Python cases agree with the scripts' own stacks, %zu Python "
 		       "frames\n",

@@ -32,6 +32,7 @@ struct harness {
 	size_t pl_cases, pl_passed, pl_frames;
 	uint32_t max_deltas, max_infos; /* store usage, over all cases */
 	size_t replayed, refused; /* harness_replay.c's checks */
+	size_t deltas, lost_bases; /* harness_delta.c's */
 };
 
 /* The maps of one case. */

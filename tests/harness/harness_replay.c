@@ -2,7 +2,9 @@
 /*
  * The stack replay's proof, offline (bpf/stack_replay.h), on every case:
  *  1. the same sample again (replay log and delta_rule_cache warm): the
- *     same trace, by replay where the first walk allows it;
+ *     same trace, by replay where the first walk allows it, sent as a
+ *     trace delta and rebuilt as trecord rebuilds it (then
+ *     harness_delta.c's refused sends and lost bases);
  *  2. again with the replay log dropped (delta_rule_cache warm): the same
  *     trace, so the cache is still checked on a whole walk;
  *  3. one of the words the last walk read past its first frame changed in
@@ -12,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "harness_replay.h"
+#include "harness_delta.h"
+#include "record/io/trace_delta.h"
 
 static bool unwind_same(struct harness_env *e, const struct harness_case *c,
 			const struct trec_trace *want)
@@ -91,6 +95,9 @@ bool harness_replay_check(struct harness_env *e, const struct harness_case *c,
 		goto out;
 	}
 	r->replayed = e->metrics[TREC_METRIC_STACK_REPLAYED] > replays;
+	r->delta = e->delta_result == TREC_DELTA_REBUILT;
+	if (r->replayed && !harness_delta_check(e, c, first, &r->lost_base, why))
+		goto out;
 	harness_forget_replay();
 	if (!unwind_same(e, c, first)) {
 		*why = "a third sample (delta_rule_cache warm, no replay) gave another trace";

@@ -172,6 +172,9 @@ static void walk_begin(const struct trec_deferred_walk_fds *fds, const struct tr
 	st->memo_no_interp = 0;
 	st->win_base = 0;
 	st->defer_pending = st->deferred = st->defer_refused = 0;
+	/* Sent whole: only the ring's traces are trace deltas' bases. */
+	st->delta_base = 0;
+	st->replay_at = 0;
 	st->unwind_error = TREC_ERR_OK;
 	st->error_metric = -1;
 	st->native_frames = 0;

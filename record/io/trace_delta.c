@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+/* Whole traces from BPF's trace deltas (see trace_delta.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "record/io/trace_delta.h"
+
+#define FRAME_BYTES sizeof(struct trec_frame)
+
+struct trec_trace *trec_trace_base(struct trec_trace_bases *b, uint32_t cpu)
+{
+	return cpu < b->cap ? b->by_cpu[cpu] : NULL;
+}
+
+/* cpu's slot, made on first use; NULL if it cannot be. */
+static struct trec_trace *base_slot(struct trec_trace_bases *b, uint32_t cpu)
+{
+	if (cpu >= TREC_DELTA_MAX_CPUS)
+		return NULL;
+	if (cpu >= b->cap) {
+		uint32_t cap = cpu + 1 > 2 * b->cap ? cpu + 1 : 2 * b->cap;
+		struct trec_trace **p = realloc(b->by_cpu, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		memset(p + b->cap, 0, (cap - b->cap) * sizeof(*p));
+		b->by_cpu = p;
+		b->cap = cap;
+	}
+	if (!b->by_cpu[cpu])
+		b->by_cpu[cpu] = malloc(sizeof(struct trec_trace));
+	return b->by_cpu[cpu];
+}
+
+/* t (whole, len bytes) is now its CPU's base. */
+static void keep(struct trec_trace_bases *b, const struct trec_trace *t, size_t len)
+{
+	struct trec_trace *slot = base_slot(b, t->cpu);
+
+	if (slot)
+		memcpy(slot, t, len);
+}
+
+/* No base for cpu until its next whole trace. */
+static void forget(struct trec_trace_bases *b, uint32_t cpu)
+{
+	struct trec_trace *slot = trec_trace_base(b, cpu);
+
+	if (slot)
+		slot->seq = 0;
+}
+
+static uint32_t seq_before(uint32_t seq)
+{
+	return seq == 1 ? UINT32_MAX : seq - 1; /* BPF skips 0 when it wraps */
+}
+
+/* Whether base is the trace the delta t was cut from. */
+static int is_base_of(const struct trec_trace *base, const struct trec_trace *t)
+{
+	return base && base->seq && base->seq == seq_before(t->seq) && base->pid == t->pid &&
+	       base->tid == t->tid && base->num_frames == t->num_frames;
+}
+
+enum trec_delta_result trec_trace_delta_apply(struct trec_trace_bases *b, const void *msg,
+					      size_t len, struct trec_trace *out,
+					      size_t *out_len)
+{
+	const struct trec_trace *t = msg;
+	const struct trec_trace *base;
+	uint32_t n, d;
+
+	if (len < TREC_TRACE_HEADER_SIZE || t->num_frames > TREC_MAX_FRAMES)
+		return TREC_DELTA_BAD;
+	n = t->num_frames;
+	if (t->msg_type == TREC_MSG_TRACE) {
+		if (len < TREC_TRACE_HEADER_SIZE + n * FRAME_BYTES)
+			return TREC_DELTA_BAD;
+		if (t->seq)
+			keep(b, t, TREC_TRACE_HEADER_SIZE + n * FRAME_BYTES);
+		return TREC_DELTA_WHOLE;
+	}
+	d = t->delta_frames;
+	if (t->msg_type != TREC_MSG_TRACE_DELTA || !t->seq || d == 0 || d >= n ||
+	    len < TREC_TRACE_HEADER_SIZE + d * FRAME_BYTES)
+		return TREC_DELTA_BAD;
+	memcpy(out, t, TREC_TRACE_HEADER_SIZE + d * FRAME_BYTES);
+	out->msg_type = TREC_MSG_TRACE;
+	out->delta_frames = 0;
+	base = trec_trace_base(b, t->cpu);
+	if (!is_base_of(base, t)) {
+		/* Never another trace's callers: the leaf, and why no more. */
+		out->frames[1] = (struct trec_frame){
+			.addr_or_line = TREC_ERR_DELTA_NO_BASE,
+			.kind = TREC_FRAME_UNKNOWN,
+			.flags = TREC_FRAME_F_ERROR,
+		};
+		out->num_frames = 2;
+		*out_len = TREC_TRACE_HEADER_SIZE + 2 * FRAME_BYTES;
+		forget(b, t->cpu);
+		return TREC_DELTA_NO_BASE;
+	}
+	memcpy(out->frames + d, base->frames + d, (n - d) * FRAME_BYTES);
+	*out_len = TREC_TRACE_HEADER_SIZE + n * FRAME_BYTES;
+	keep(b, out, *out_len);
+	return TREC_DELTA_REBUILT;
+}
+
+void trec_trace_bases_free(struct trec_trace_bases *b)
+{
+	for (uint32_t i = 0; i < b->cap; i++)
+		free(b->by_cpu[i]);
+	free(b->by_cpu);
+	b->by_cpu = NULL;
+	b->cap = 0;
+}

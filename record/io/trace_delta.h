@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Whole traces from BPF's trace deltas (bpf/trace_delta.h): a
+ * TREC_MSG_TRACE_DELTA carries a trace's header and first delta_frames
+ * frames; the rest are those of the trace sent from the same CPU's record
+ * just before it (seq - 1). This keeps, per CPU, the last such trace,
+ * whole, and rebuilds deltas from it. Messages must come in ring order
+ * (the ring thread: before any queue can drop one).
+ *
+ * A delta whose base is not the one kept (lost, or never seen) is never
+ * completed with other frames: it becomes its leaf and a DELTA_NO_BASE
+ * error frame, and that CPU has no base until its next whole trace.
+ */
+#ifndef TREC_RECORD_TRACE_DELTA_H
+#define TREC_RECORD_TRACE_DELTA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "trec_types.h"
+
+/* CPUs whose bases are kept; a cpu past it is treated as one with none. */
+#define TREC_DELTA_MAX_CPUS 4096
+
+struct trec_trace_bases {
+	struct trec_trace **by_cpu; /* NULL: no base for that cpu yet */
+	uint32_t cap;
+};
+
+enum trec_delta_result {
+	TREC_DELTA_WHOLE,   /* a whole trace: use the message as it is */
+	TREC_DELTA_REBUILT, /* a delta, completed from its base into *out */
+	TREC_DELTA_NO_BASE, /* a delta without its base: *out is leaf + error */
+	TREC_DELTA_BAD,     /* malformed: drop it (BAD_MESSAGES) */
+};
+
+/*
+ * msg: a TREC_MSG_TRACE or TREC_MSG_TRACE_DELTA message of len bytes
+ * (hostile). A whole trace sent from a record (seq != 0) becomes its
+ * CPU's base. A delta is rebuilt into *out (msg_type TREC_MSG_TRACE) and
+ * becomes the base in turn; *out_len is the bytes of *out used.
+ */
+enum trec_delta_result trec_trace_delta_apply(struct trec_trace_bases *b, const void *msg,
+					      size_t len, struct trec_trace *out,
+					      size_t *out_len);
+
+/* The base kept for cpu, or NULL (tests poison it). */
+struct trec_trace *trec_trace_base(struct trec_trace_bases *b, uint32_t cpu);
+void trec_trace_bases_free(struct trec_trace_bases *b);
+
+#endif /* TREC_RECORD_TRACE_DELTA_H */
