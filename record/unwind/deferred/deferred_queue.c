@@ -6,6 +6,7 @@
 #include "format/containers/vec.h"
 #include "record/io/metrics.h"
 #include "record/unwind/deferred/deferred_queue.h"
+#include "record/unwind/deferred/lookup_memo.h"
 
 struct trec_deferred_entry {
 	uint64_t arrived_ns;
@@ -33,6 +34,7 @@ void trec_deferred_init(struct trec_deferred *d, const struct trec_deferred_walk
 			d->max_pending = v;
 	}
 	d->pids = calloc(1, sizeof(*d->pids));
+	d->memo = trec_lookup_memo_new();
 	d->cnt = cnt;
 	d->emit = emit;
 	d->emit_arg = emit_arg;
@@ -176,9 +178,9 @@ static enum outcome walk_entry(struct trec_deferred *d, struct trec_deferred_ent
 	enum outcome o;
 
 	if (!nopid || pid != *unsynced_pid)
-		r = trec_deferred_walk(&d->fds, &e->s, expired, &d->out, len);
+		r = trec_deferred_walk(&d->fds, d->memo, &e->s, expired, &d->out, len);
 	if (r == TREC_DWALK_WAIT && final)
-		r = trec_deferred_walk(&d->fds, &e->s, expired = true, &d->out, len);
+		r = trec_deferred_walk(&d->fds, d->memo, &e->s, expired = true, &d->out, len);
 	e->wait_load = r == TREC_DWALK_WAIT;
 	if (r == TREC_DWALK_UNSYNCED) {
 		*unsynced_pid = pid;
@@ -220,6 +222,7 @@ void trec_deferred_poll(struct trec_deferred *d, uint64_t now_ns, bool final)
 
 	d->tried_ns = now_ns;
 	d->tried_loads = loads;
+	trec_lookup_memo_new_pass(d->memo);
 	for (size_t i = 0; i < d->n; i++) {
 		struct trec_deferred_entry *e = d->v[i];
 		bool expired = now_ns > e->arrived_ns + TREC_DEFERRED_MAX_WAIT_NS;
@@ -248,7 +251,9 @@ void trec_deferred_free(struct trec_deferred *d)
 		free(d->v[i]);
 	free(d->v);
 	free(d->pids);
+	trec_lookup_memo_free(d->memo);
 	d->v = NULL;
 	d->pids = NULL;
+	d->memo = NULL;
 	d->n = d->cap = d->bytes = d->nopid = 0;
 }

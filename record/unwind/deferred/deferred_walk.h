@@ -15,6 +15,8 @@
 #include "deferred_types.h"
 #include "record/unwind/map_sinks.h"
 
+struct trec_lookup_memo;
+
 struct trec_deferred_walk_fds {
 	struct trec_map_fds maps; /* the trie, delta maps, defer_files */
 	int interp;               /* interpreter_offsets */
@@ -40,9 +42,11 @@ enum trec_deferred_walk_result {
 /*
  * Resumes s's walk into out (which must hold a whole struct trec_trace;
  * *out_len gets the bytes used). final: do not wait for loading files
- * (their pcs get the frame-pointer fallback, as in BPF).
+ * (their pcs get the frame-pointer fallback, as in BPF). memo (or NULL):
+ * the pass's successful lookups, reused and added to (lookup_memo.h).
  */
 enum trec_deferred_walk_result trec_deferred_walk(const struct trec_deferred_walk_fds *fds,
+						  struct trec_lookup_memo *memo,
 						  const struct trec_deferred_sample *s, bool final,
 						  struct trec_trace *out, size_t *out_len);
 
