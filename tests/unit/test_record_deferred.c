@@ -155,6 +155,12 @@ static void test_walks(struct trecord_counters *cnt)
 	trec_deferred_poll(&q, T0 + 20 * MS, false);
 	CHECK("walk: a caller in a file still loading waits", num_emitted == 0 &&
 							      trec_deferred_pending(&q) == 1);
+	uint64_t asked = q.memo->hits + q.memo->misses;
+
+	trec_deferred_poll(&q, T0 + 30 * MS, false);
+	CHECK("walk: ... and is not walked again while that file loads (no lookup)",
+	      num_emitted == 0 && trec_deferred_pending(&q) == 1 &&
+		      q.memo->hits + q.memo->misses == asked);
 	trec_deferred_poll(&q, T0 + 20 * MS + TREC_DEFERRED_MAX_WAIT_NS, false);
 	CHECK("walk: ... until it waited too long: NO_PAGE_INFO (no fp to fall back on)",
 	      num_emitted == 1 && trec_deferred_pending(&q) == 0 &&
@@ -387,6 +393,22 @@ static void test_nopid_walks(struct trecord_counters *cnt)
 		      leaf_only(&emitted[1], 0x400100) && trec_deferred_pending(&q) == 0 &&
 		      cnt->v[TRECORD_METRIC_DEFERRED_NO_PID_GONE] == 2);
 
+	/* Samples of two unsynced pids, interleaved: one marker lookup per
+	 * pid and pass (each a memo miss), not one per sample. */
+	uint64_t misses = q.memo->misses;
+
+	num_emitted = 0;
+	for (int i = 0; i < 4; i++)
+		add_free(&q, nopid_msg(PID2 + 2 + i % 2, 0x400100, T0 + 131 * MS));
+	trec_deferred_poll(&q, T0 + 136 * MS, false);
+	CHECK("nopid: interleaved unsynced pids: one marker lookup per pid and pass",
+	      num_emitted == 0 && trec_deferred_pending(&q) == 4 && q.memo->misses == misses + 2);
+	trec_deferred_pids_gone(q.pids, PID2 + 2, T0 + 137 * MS);
+	trec_deferred_pids_gone(q.pids, PID2 + 3, T0 + 137 * MS);
+	trec_deferred_poll(&q, T0 + 142 * MS, false);
+	CHECK("nopid: ... each sample still judged on its own (both pids gone)",
+	      num_emitted == 4 && trec_deferred_pending(&q) == 0);
+
 	/* PID2 + 1: never synced, never found gone. */
 	num_emitted = 0;
 	add_free(&q, nopid_msg(PID2 + 1, 0x400100, T0 + 140 * MS));
@@ -432,7 +454,7 @@ static void test_memo_walks(void)
 	uint64_t hits;
 
 	trec_lookup_memo_new_pass(memo);
-	bool first = trec_deferred_walk(&fds, memo, &s, false, &out, &len) == TREC_DWALK_DONE &&
+	bool first = trec_deferred_walk(&fds, memo, &s, false, &out, &len, NULL) == TREC_DWALK_DONE &&
 		     frames_are(&out, whole, 3, 0);
 
 	hits = memo->hits;
@@ -440,11 +462,11 @@ static void test_memo_walks(void)
 	/* The trie now says another file: this pass still has the old answer. */
 	bpf_map_update_elem(fds.maps.lpm, &k, &v, BPF_ANY);
 	CHECK("memo walk: a second walk in the pass reuses the trie's, pages' and infos' answers",
-	      trec_deferred_walk(&fds, memo, &s, false, &out, &len) == TREC_DWALK_DONE &&
+	      trec_deferred_walk(&fds, memo, &s, false, &out, &len, NULL) == TREC_DWALK_DONE &&
 		      frames_are(&out, whole, 3, 0) && memo->hits >= hits + 3);
 	trec_lookup_memo_new_pass(memo);
 	CHECK("memo walk: the next pass asks the maps again",
-	      trec_deferred_walk(&fds, memo, &s, false, &out, &len) == TREC_DWALK_DONE &&
+	      trec_deferred_walk(&fds, memo, &s, false, &out, &len, NULL) == TREC_DWALK_DONE &&
 		      out.num_frames >= 2 && out.frames[1].file_id == FILE_OK + 100);
 	v.file_id = FILE_OK;
 	bpf_map_update_elem(fds.maps.lpm, &k, &v, BPF_ANY);
@@ -458,11 +480,11 @@ static void test_memo_walks(void)
 	s = sample_of(m);
 	trec_lookup_memo_new_pass(memo);
 	CHECK("memo walk: a caller in a loading file waits",
-	      trec_deferred_walk(&fds, memo, &s, false, &out, &len) == TREC_DWALK_WAIT);
+	      trec_deferred_walk(&fds, memo, &s, false, &out, &len, NULL) == TREC_DWALK_WAIT);
 	bpf_map_delete_elem(fds.maps.defer_files, &loading);
 	CHECK("memo walk: ... and, its load over in the same pass, is walked on (defer_files "
 	      "asked afresh)",
-	      trec_deferred_walk(&fds, memo, &s, false, &out, &len) == TREC_DWALK_DONE &&
+	      trec_deferred_walk(&fds, memo, &s, false, &out, &len, NULL) == TREC_DWALK_DONE &&
 		      out.num_frames == 3 && out.frames[1].file_id == FILE_LOADING &&
 		      out.frames[2].addr_or_line == TREC_ERR_NATIVE_NO_PAGE_INFO);
 	bpf_map_update_elem(fds.maps.defer_files, &loading, &one, BPF_ANY);

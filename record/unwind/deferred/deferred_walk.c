@@ -229,7 +229,8 @@ static int resume_at_leaf(struct trec_per_cpu_record *rec)
 enum trec_deferred_walk_result trec_deferred_walk(const struct trec_deferred_walk_fds *fds,
 						  struct trec_lookup_memo *memo,
 						  const struct trec_deferred_sample *s, bool final,
-						  struct trec_trace *out, size_t *out_len)
+						  struct trec_trace *out, size_t *out_len,
+						  uint64_t *wait_file)
 {
 	struct trec_per_cpu_record *rec = &W_rec;
 	struct trec_unwind_state *st = &rec->state;
@@ -245,8 +246,11 @@ enum trec_deferred_walk_result trec_deferred_walk(const struct trec_deferred_wal
 
 	for (int i = 0; i < TREC_MAX_FRAMES && next == TREC_PROG_UNWIND_NATIVE; i++)
 		next = unwind_native_step(NULL, rec);
-	if (st->deferred)
+	if (st->deferred) {
+		if (wait_file) /* the file defer_wanted found loading */
+			*wait_file = st->text_file_id;
 		return TREC_DWALK_WAIT;
+	}
 	if (st->unwind_error == TREC_ERR_OK && next != TREC_PROG_UNWIND_STOP &&
 	    next != TREC_PROG_UNWIND_NATIVE)
 		set_error(st, TREC_ERR_NATIVE_DEFERRED_INTERPRETER, -1);
@@ -255,4 +259,11 @@ enum trec_deferred_walk_result trec_deferred_walk(const struct trec_deferred_wal
 	finish_trace(rec);
 	*out_len = W.out_len;
 	return TREC_DWALK_DONE;
+}
+
+bool trec_deferred_file_loading(const struct trec_deferred_walk_fds *fds, uint64_t file_id)
+{
+	uint8_t v;
+
+	return lookup_fd(fds->maps.defer_files, &file_id, &v) != NULL;
 }
