@@ -60,6 +60,11 @@ struct trec_touched {
 	struct trec_u64map pids;  /* pid -> struct touched_pid */
 	int keep_addrs;
 	atomic_int oom;           /* sticky: some frame could not be noted */
+	/* The file the last frame was in: a stack's frames run in few files,
+	 * and a -a recording notes every frame of every sample (files are
+	 * only freed with t). */
+	uint64_t last_file_id;
+	struct touched_file *last_file;
 };
 
 struct trec_touched *trec_touched_new(int keep_addrs)
@@ -113,9 +118,14 @@ static int put_mark(struct trec_u64map *set, uint64_t key)
 /* Notes file_id, and with keep_addrs the ELF address treport looks up in it. */
 static int note_addr(struct trec_touched *t, uint64_t file_id, uint64_t addr)
 {
-	struct touched_file *tf = trec_u64map_get(&t->files, file_id);
+	struct touched_file *tf = file_id == t->last_file_id ? t->last_file : NULL;
+
+	if (!tf)
+		tf = trec_u64map_get(&t->files, file_id);
 	if (!tf && !(tf = trec_u64map_put_new(&t->files, file_id, calloc(1, sizeof(*tf)))))
 		return -ENOMEM;
+	t->last_file_id = file_id;
+	t->last_file = tf;
 	return t->keep_addrs ? put_mark(&tf->addrs, addr) : 0;
 }
 

@@ -67,6 +67,15 @@ struct trec_interp_ops {
 	void (*publish_stats)(void *state, struct trecord_counters *cnt);
 };
 
+/* A frame some backend's on_trace describes: the writer skips the
+ * backends for samples without one. A new backend's kind goes here. */
+static inline bool trec_interp_frame(uint8_t kind, uint8_t flags)
+{
+	return !(flags & TREC_FRAME_F_ERROR) &&
+	       (kind == TREC_FRAME_PYTHON || kind == TREC_FRAME_PHP || kind == TREC_FRAME_RUBY ||
+		kind == TREC_FRAME_PERL);
+}
+
 #define TREC_INTERP_MAX 8
 
 struct trec_interps {

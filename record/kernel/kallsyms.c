@@ -102,10 +102,38 @@ static int parse_line(char *line, struct trec_ksym *s)
 	return 0;
 }
 
+/*
+ * syms[0..head) is in address order, the rest may not be: the kernel lists
+ * its own symbols in order and modules' and BPF programs' after them. Only
+ * that tail is sorted, then merged in from the back (one copy of the tail
+ * is the only extra room); on equal addresses the earlier lines stay first.
+ */
+static void sort_tail(struct trec_ksym *syms, size_t n, size_t head)
+{
+	size_t i = head, j = n - head, o = n;
+	struct trec_ksym *tail;
+
+	if (head >= n)
+		return;
+	tail = malloc(j * sizeof(*tail));
+	if (!tail) { /* no room for the copy: sort it all in place */
+		qsort(syms, n, sizeof(*syms), by_addr);
+		return;
+	}
+	memcpy(tail, syms + head, j * sizeof(*tail));
+	qsort(tail, j, sizeof(*tail), by_addr);
+	while (j > 0) {
+		if (i > 0 && syms[i - 1].addr > tail[j - 1].addr)
+			syms[--o] = syms[--i];
+		else
+			syms[--o] = tail[--j];
+	}
+	free(tail);
+}
+
 int trec_kallsyms_read(FILE *f, struct trec_kallsyms *k)
 {
-	size_t cap = 0, nonzero = 0;
-	bool sorted = true;
+	size_t cap = 0, nonzero = 0, head = SIZE_MAX;
 	char *line, *next;
 	int err;
 
@@ -127,7 +155,8 @@ int trec_kallsyms_read(FILE *f, struct trec_kallsyms *k)
 			trec_kallsyms_free(k);
 			return -ENOMEM;
 		}
-		sorted &= !k->num || k->syms[k->num - 1].addr <= s.addr;
+		if (head == SIZE_MAX && k->num && k->syms[k->num - 1].addr > s.addr)
+			head = k->num; /* the first line out of order */
 		k->syms[k->num++] = s;
 		nonzero += s.addr != 0;
 	}
@@ -135,10 +164,7 @@ int trec_kallsyms_read(FILE *f, struct trec_kallsyms *k)
 		trec_kallsyms_free(k);
 		return -EPERM;
 	}
-	/* The kernel lists its own symbols in address order; only modules
-	 * and BPF programs may need the sort. */
-	if (!sorted)
-		qsort(k->syms, k->num, sizeof(*k->syms), by_addr);
+	sort_tail(k->syms, k->num, head);
 	return 0;
 }
 

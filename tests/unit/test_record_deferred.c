@@ -9,6 +9,7 @@
  * yet): malformed ones refused, the wait for the pid's marker, the walk
  * from the leaf, and the samples that cannot be resumed (exec'd or reused
  * pid, process gone, waited too long, cap) written leaf-only, counted.
+ * A pass's memo of lookups: found answers reused, defer_files asked afresh.
  */
 #include <endian.h>
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include <bpf/bpf.h>
 #include "record/io/metrics.h"
 #include "record/unwind/deferred/deferred_queue.h"
+#include "record/unwind/deferred/lookup_memo.h"
 #include "unit_check.h"
 
 #define PID 1234
@@ -153,6 +155,12 @@ static void test_walks(struct trecord_counters *cnt)
 	trec_deferred_poll(&q, T0 + 20 * MS, false);
 	CHECK("walk: a caller in a file still loading waits", num_emitted == 0 &&
 							      trec_deferred_pending(&q) == 1);
+	uint64_t asked = q.memo->hits + q.memo->misses;
+
+	trec_deferred_poll(&q, T0 + 30 * MS, false);
+	CHECK("walk: ... and is not walked again while that file loads (no lookup)",
+	      num_emitted == 0 && trec_deferred_pending(&q) == 1 &&
+		      q.memo->hits + q.memo->misses == asked);
 	trec_deferred_poll(&q, T0 + 20 * MS + TREC_DEFERRED_MAX_WAIT_NS, false);
 	CHECK("walk: ... until it waited too long: NO_PAGE_INFO (no fp to fall back on)",
 	      num_emitted == 1 && trec_deferred_pending(&q) == 0 &&
@@ -385,6 +393,22 @@ static void test_nopid_walks(struct trecord_counters *cnt)
 		      leaf_only(&emitted[1], 0x400100) && trec_deferred_pending(&q) == 0 &&
 		      cnt->v[TRECORD_METRIC_DEFERRED_NO_PID_GONE] == 2);
 
+	/* Samples of two unsynced pids, interleaved: one marker lookup per
+	 * pid and pass (each a memo miss), not one per sample. */
+	uint64_t misses = q.memo->misses;
+
+	num_emitted = 0;
+	for (int i = 0; i < 4; i++)
+		add_free(&q, nopid_msg(PID2 + 2 + i % 2, 0x400100, T0 + 131 * MS));
+	trec_deferred_poll(&q, T0 + 136 * MS, false);
+	CHECK("nopid: interleaved unsynced pids: one marker lookup per pid and pass",
+	      num_emitted == 0 && trec_deferred_pending(&q) == 4 && q.memo->misses == misses + 2);
+	trec_deferred_pids_gone(q.pids, PID2 + 2, T0 + 137 * MS);
+	trec_deferred_pids_gone(q.pids, PID2 + 3, T0 + 137 * MS);
+	trec_deferred_poll(&q, T0 + 142 * MS, false);
+	CHECK("nopid: ... each sample still judged on its own (both pids gone)",
+	      num_emitted == 4 && trec_deferred_pending(&q) == 0);
+
 	/* PID2 + 1: never synced, never found gone. */
 	num_emitted = 0;
 	add_free(&q, nopid_msg(PID2 + 1, 0x400100, T0 + 140 * MS));
@@ -402,6 +426,72 @@ static void test_nopid_walks(struct trecord_counters *cnt)
 	trec_deferred_free(&q);
 }
 
+/* The sample a queued message holds. */
+static struct trec_deferred_sample sample_of(const struct trec_deferred_msg *m)
+{
+	return (struct trec_deferred_sample){
+		.mappings_pid = m->mappings_pid, .flags = m->flags, .stack_len = m->stack_len,
+		.stack_base = m->stack_base, .state = m->state, .stack = m->stack, .trace = &m->trace,
+	};
+}
+
+/* Walks in one pass share their found lookups; the next pass asks again;
+ * whether a file still loads is asked at every walk. */
+static void test_memo_walks(void)
+{
+	const uint64_t whole_ras[] = { 0x400201, 0x400801 }, whole[] = { 0x400100, 0x400201, 0x400801 };
+	const uint64_t loading_ras[] = { 0x500201 };
+	struct trec_deferred_msg *m = make_msg(0x400100, whole_ras, 2, 4096);
+	struct trec_deferred_sample s = sample_of(m);
+	struct trec_lookup_memo *memo = trec_lookup_memo_new();
+	struct trec_pid_page_key k = { .prefix_len = 32 + 48, .pid_be = htobe32(PID),
+				       .page_be = htobe64(0x400000) };
+	struct trec_pid_page_value v = { .file_id = FILE_OK + 100,
+					 .bias_and_unwinder = (uint64_t)TREC_PROG_UNWIND_NATIVE
+							      << TREC_UNWINDER_SHIFT };
+	struct trec_trace out;
+	size_t len;
+	uint64_t hits;
+
+	trec_lookup_memo_new_pass(memo);
+	bool first = trec_deferred_walk(&fds, memo, &s, false, &out, &len, NULL) == TREC_DWALK_DONE &&
+		     frames_are(&out, whole, 3, 0);
+
+	hits = memo->hits;
+	CHECK("memo walk: a walk through the memo resumes the whole stack", first);
+	/* The trie now says another file: this pass still has the old answer. */
+	bpf_map_update_elem(fds.maps.lpm, &k, &v, BPF_ANY);
+	CHECK("memo walk: a second walk in the pass reuses the trie's, pages' and infos' answers",
+	      trec_deferred_walk(&fds, memo, &s, false, &out, &len, NULL) == TREC_DWALK_DONE &&
+		      frames_are(&out, whole, 3, 0) && memo->hits >= hits + 3);
+	trec_lookup_memo_new_pass(memo);
+	CHECK("memo walk: the next pass asks the maps again",
+	      trec_deferred_walk(&fds, memo, &s, false, &out, &len, NULL) == TREC_DWALK_DONE &&
+		      out.num_frames >= 2 && out.frames[1].file_id == FILE_OK + 100);
+	v.file_id = FILE_OK;
+	bpf_map_update_elem(fds.maps.lpm, &k, &v, BPF_ANY);
+	free(m);
+
+	/* A file whose load ends mid-pass: the second walk goes on without it. */
+	uint64_t loading = FILE_LOADING;
+	uint8_t one = 1;
+
+	m = make_msg(0x400100, loading_ras, 1, 4096);
+	s = sample_of(m);
+	trec_lookup_memo_new_pass(memo);
+	CHECK("memo walk: a caller in a loading file waits",
+	      trec_deferred_walk(&fds, memo, &s, false, &out, &len, NULL) == TREC_DWALK_WAIT);
+	bpf_map_delete_elem(fds.maps.defer_files, &loading);
+	CHECK("memo walk: ... and, its load over in the same pass, is walked on (defer_files "
+	      "asked afresh)",
+	      trec_deferred_walk(&fds, memo, &s, false, &out, &len, NULL) == TREC_DWALK_DONE &&
+		      out.num_frames == 3 && out.frames[1].file_id == FILE_LOADING &&
+		      out.frames[2].addr_or_line == TREC_ERR_NATIVE_NO_PAGE_INFO);
+	bpf_map_update_elem(fds.maps.defer_files, &loading, &one, BPF_ANY);
+	free(m);
+	trec_lookup_memo_free(memo);
+}
+
 int main(void)
 {
 	static struct trecord_counters cnt;
@@ -412,6 +502,7 @@ int main(void)
 	}
 	test_hostile_and_cap(&cnt);
 	test_walks(&cnt);
+	test_memo_walks();
 	test_nopid_hostile(&cnt);
 	test_nopid_walks(&cnt);
 	return failures ? 1 : 0;

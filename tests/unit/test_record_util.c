@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* trecord's small parts: u64map, msg_queue, file ids, kallsyms parsing. */
+/* trecord's small parts: u64map, msg_queue, file ids, kallsyms parsing
+ * and sorting. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -176,11 +177,63 @@ static void test_kallsyms(void)
 	fclose(f);
 }
 
+/* A kernel's own symbols in order, then modules' and BPF programs' that
+ * are not: the out-of-order tail is sorted and merged into the head. Each
+ * name is its address, so a symbol moved without its name shows. */
+static void test_kallsyms_tail(void)
+{
+	size_t cap = 1 << 20, len = 0, nhead = 3000, ntail = 1500, bad = 0;
+	char *text = malloc(cap);
+	uint64_t a = 0xffffffff81000000ULL, sum = 0, ksum = 0;
+	struct trec_kallsyms k;
+	FILE *f;
+
+	srand(7);
+	for (size_t i = 0; i < nhead + ntail; i++) {
+		uint64_t v = i < nhead ? (a += (uint64_t)(rand() % 3) * 16) /* ties too */
+				       : 0xffffffff81000000ULL + (uint64_t)(rand() % 200000) * 8;
+
+		len += (size_t)snprintf(text + len, cap - len, "%016llx %c n%llx%s\n",
+					(unsigned long long)v, i % 2 ? 't' : 'T', (unsigned long long)v,
+					i < nhead ? "" : "\t[mod]");
+		sum += v;
+	}
+	f = fmemopen(text, len, "r");
+	CHECK("kallsyms tail: parses", f && trec_kallsyms_read(f, &k) == 0);
+	fclose(f);
+	for (size_t i = 0; i < k.num; i++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "n%llx", (unsigned long long)k.syms[i].addr);
+		bad += strcmp(k.syms[i].name, want) != 0;
+		bad += i && k.syms[i - 1].addr > k.syms[i].addr;
+		ksum += k.syms[i].addr;
+	}
+	CHECK("kallsyms tail: every symbol kept, in address order, with its own name",
+	      k.num == nhead + ntail && sum == ksum && !bad);
+	CHECK("kallsyms tail: finds a tail symbol between head ones",
+	      k.num && trec_kallsyms_find(&k, k.syms[k.num / 2].addr) >= (long)(k.num / 2) &&
+	      k.syms[trec_kallsyms_find(&k, k.syms[k.num / 2].addr)].addr == k.syms[k.num / 2].addr);
+	trec_kallsyms_free(&k);
+
+	/* On equal addresses the head's line stays first. */
+	static const char tie[] = "ffffffff81000000 T a\nffffffff81000010 T b\n"
+				  "ffffffff81000008 t d\t[m]\nffffffff81000010 t c\t[m]\n";
+	f = fmemopen((void *)tie, sizeof(tie) - 1, "r");
+	CHECK("kallsyms tail: merged around a tie", trec_kallsyms_read(f, &k) == 0 && k.num == 4 &&
+	      !strcmp(k.syms[1].name, "d") && !strcmp(k.syms[2].name, "b") &&
+	      !strcmp(k.syms[3].name, "c"));
+	fclose(f);
+	trec_kallsyms_free(&k);
+	free(text);
+}
+
 int main(void)
 {
 	test_u64map();
 	test_queue();
 	test_file_id();
 	test_kallsyms();
+	test_kallsyms_tail();
 	return failures != 0;
 }

@@ -6,13 +6,17 @@
 #include "format/containers/vec.h"
 #include "record/io/metrics.h"
 #include "record/unwind/deferred/deferred_queue.h"
+#include "record/unwind/deferred/lookup_memo.h"
 
 struct trec_deferred_entry {
 	uint64_t arrived_ns;
 	size_t bytes;
-	/* Its last walk stopped at a file still loading: walked again when a
-	 * load ends, not at every pass (NO_PID samples make passes often). */
+	/* Its last walk stopped at a file still loading (wait_file): walked
+	 * again once that file's load ends, not at every pass (NO_PID samples
+	 * make passes often, and other files' loads end all the time). */
 	bool wait_load;
+	uint64_t wait_file;
+	uint32_t pid; /* the trace's, here with what each pass reads */
 	struct trec_deferred_sample s;
 	/* stack_len bytes of stack, then the trace header and frames */
 	uint8_t data[];
@@ -33,6 +37,7 @@ void trec_deferred_init(struct trec_deferred *d, const struct trec_deferred_walk
 			d->max_pending = v;
 	}
 	d->pids = calloc(1, sizeof(*d->pids));
+	d->memo = trec_lookup_memo_new();
 	d->cnt = cnt;
 	d->emit = emit;
 	d->emit_arg = emit_arg;
@@ -117,6 +122,8 @@ void trec_deferred_add(struct trec_deferred *d, const void *data, size_t len)
 	}
 	e->bytes = need;
 	e->wait_load = false;
+	e->wait_file = 0;
+	e->pid = m->trace.pid;
 	e->s.mappings_pid = m->mappings_pid;
 	e->s.flags = m->flags;
 	e->s.stack_len = m->stack_len;
@@ -143,7 +150,7 @@ enum outcome { KEEP, RESUMED, EXPIRED, GONE, STALE };
 static enum outcome unsynced(struct trec_deferred *d, const struct trec_deferred_entry *e,
 			     bool expired)
 {
-	uint32_t pid = e->s.trace->pid;
+	uint32_t pid = e->pid;
 
 	if (trec_deferred_pids_replaced_after(d->pids, pid, e->arrived_ns))
 		return STALE;
@@ -157,7 +164,7 @@ static enum outcome unsynced(struct trec_deferred *d, const struct trec_deferred
  * will come (the process's unknown pcs ask for one), unless it is gone. */
 static bool misses_mapping(struct trec_deferred *d, const struct trec_deferred_entry *e)
 {
-	uint32_t pid = e->s.trace->pid, n = d->out.num_frames;
+	uint32_t pid = e->pid, n = d->out.num_frames;
 
 	return n && d->out.frames[n - 1].addr_or_line == TREC_ERR_NATIVE_LOOKUP_TEXT_SECTION &&
 	       (d->out.frames[n - 1].flags & TREC_FRAME_F_ERROR) &&
@@ -165,23 +172,35 @@ static bool misses_mapping(struct trec_deferred *d, const struct trec_deferred_e
 	       !trec_deferred_pids_gone_after(d->pids, pid, e->arrived_ns);
 }
 
-/* Walks e on; d->out gets the trace unless KEEP. unsynced_pid: a pid found
- * without its marker earlier in this pass (one lookup per pid and pass). */
+/* Pids found without their marker earlier in a pass: one lookup per pid
+ * and pass, however many of its samples wait (direct-mapped by pid; a
+ * collision only costs a lookup). */
+#define UNSYNCED_SLOTS 256
+
+static bool known_unsynced(const uint32_t *unsynced_pids, uint32_t pid)
+{
+	return pid && unsynced_pids[pid % UNSYNCED_SLOTS] == pid;
+}
+
+/* Walks e on; d->out gets the trace unless KEEP. unsynced_pids: the
+ * pass's pids found without their marker so far. */
 static enum outcome walk_entry(struct trec_deferred *d, struct trec_deferred_entry *e,
-			       bool expired, bool final, uint32_t *unsynced_pid, size_t *len)
+			       bool expired, bool final, uint32_t *unsynced_pids, size_t *len)
 {
 	bool nopid = e->s.flags & TREC_DEFER_F_NO_PID;
-	uint32_t pid = e->s.trace->pid;
+	uint32_t pid = e->pid;
 	enum trec_deferred_walk_result r = TREC_DWALK_UNSYNCED;
 	enum outcome o;
 
-	if (!nopid || pid != *unsynced_pid)
-		r = trec_deferred_walk(&d->fds, &e->s, expired, &d->out, len);
+	if (!nopid || !known_unsynced(unsynced_pids, pid))
+		r = trec_deferred_walk(&d->fds, d->memo, &e->s, expired, &d->out, len,
+				       &e->wait_file);
 	if (r == TREC_DWALK_WAIT && final)
-		r = trec_deferred_walk(&d->fds, &e->s, expired = true, &d->out, len);
+		r = trec_deferred_walk(&d->fds, d->memo, &e->s, expired = true, &d->out, len,
+				       NULL);
 	e->wait_load = r == TREC_DWALK_WAIT;
 	if (r == TREC_DWALK_UNSYNCED) {
-		*unsynced_pid = pid;
+		unsynced_pids[pid % UNSYNCED_SLOTS] = pid;
 		o = unsynced(d, e, expired || final);
 	} else if (nopid && trec_deferred_pids_replaced_after(d->pids, pid, e->arrived_ns)) {
 		/* Checked after the marker: a new image's marker follows its
@@ -208,7 +227,7 @@ static const int outcome_metric[] = {
 void trec_deferred_poll(struct trec_deferred *d, uint64_t now_ns, bool final)
 {
 	uint64_t loads = d->loads_finished ? atomic_load(d->loads_finished) : 0;
-	uint32_t unsynced_pid = 0;
+	uint32_t unsynced_pids[UNSYNCED_SLOTS] = { 0 };
 	size_t kept = 0;
 
 	if (!d->n || (!final && now_ns - d->tried_ns < POLL_INTERVAL_NS))
@@ -220,14 +239,18 @@ void trec_deferred_poll(struct trec_deferred *d, uint64_t now_ns, bool final)
 
 	d->tried_ns = now_ns;
 	d->tried_loads = loads;
+	trec_lookup_memo_new_pass(d->memo);
 	for (size_t i = 0; i < d->n; i++) {
 		struct trec_deferred_entry *e = d->v[i];
 		bool expired = now_ns > e->arrived_ns + TREC_DEFERRED_MAX_WAIT_NS;
 		size_t len = 0;
 		enum outcome o = KEEP;
 
-		if (final || expired || new_loads || !e->wait_load)
-			o = walk_entry(d, e, expired, final, &unsynced_pid, &len);
+		/* A sample waiting for a file: walked again once that file's
+		 * load is over (one defer_files lookup, not a walk up to it). */
+		if (final || expired || !e->wait_load ||
+		    (new_loads && !trec_deferred_file_loading(&d->fds, e->wait_file)))
+			o = walk_entry(d, e, expired, final, unsynced_pids, &len);
 		if (o == KEEP) {
 			d->v[kept++] = e;
 			continue;
@@ -248,7 +271,9 @@ void trec_deferred_free(struct trec_deferred *d)
 		free(d->v[i]);
 	free(d->v);
 	free(d->pids);
+	trec_lookup_memo_free(d->memo);
 	d->v = NULL;
 	d->pids = NULL;
+	d->memo = NULL;
 	d->n = d->cap = d->bytes = d->nopid = 0;
 }

@@ -16,6 +16,7 @@
 #include "record/unwind/deferred/deferred_walk.h"
 
 struct trecord_counters;
+struct trec_lookup_memo;
 
 /* Bounds on what waits: past them a sample is written as BPF left it
  * (ending in NO_PAGE_INFO) and counted in DEFERRED_DROPPED. The
@@ -48,6 +49,8 @@ struct trec_deferred {
 	 * would have left them. */
 	struct trec_deferred_pids *pids;
 	uint64_t tried_ns; /* the last pass over the pending samples */
+	/* The pass's successful map lookups (NULL without memory). */
+	struct trec_lookup_memo *memo;
 	struct trec_trace out; /* a finished trace, on its way to emit */
 	atomic_uint_fast32_t waiting; /* n, for other threads */
 };

@@ -13,10 +13,12 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include "record/unwind/deferred/deferred_walk.h"
+#include "record/unwind/deferred/lookup_memo.h"
 
 /* What the helpers see during one walk. */
 static struct {
 	const struct trec_deferred_walk_fds *fds;
+	struct trec_lookup_memo *memo; /* NULL: every lookup asks the map */
 	const uint8_t *stack;
 	uint64_t base, len;
 	uint64_t fault_addr; /* the last read outside the copy */
@@ -47,6 +49,19 @@ static void *lookup_fd(int fd, const void *key, void *value)
 	return syscall(__NR_bpf, BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)) ? NULL : value;
 }
 
+/* lookup_fd through the pass's memo (klen, vlen: the map's sizes). */
+static void *lookup_memo_fd(int fd, const void *key, size_t klen, void *value, size_t vlen)
+{
+	if (fd < 0)
+		return NULL;
+	if (trec_lookup_memo_get(W.memo, fd, key, klen, value, vlen))
+		return value;
+	if (!lookup_fd(fd, key, value))
+		return NULL;
+	trec_lookup_memo_put(W.memo, fd, key, klen, value, vlen);
+	return value;
+}
+
 static void *bpf_map_lookup_elem(void *map, const void *key)
 {
 	__u32 idx = *(const __u32 *)key;
@@ -58,9 +73,11 @@ static void *bpf_map_lookup_elem(void *map, const void *key)
 	if (!W.fds) /* trec_deferred_leaf_only: no map is read */
 		return NULL;
 	if (map == &pid_page_to_mapping_info)
-		return lookup_fd(W.fds->maps.lpm, key, &W_lpm);
+		return lookup_memo_fd(W.fds->maps.lpm, key, sizeof(struct trec_pid_page_key), &W_lpm,
+				      sizeof(W_lpm));
 	if (map == &stack_delta_pages)
-		return lookup_fd(W.fds->maps.pages, key, &W_page);
+		return lookup_memo_fd(W.fds->maps.pages, key, sizeof(struct trec_delta_page_key),
+				      &W_page, sizeof(W_page));
 	if (map == &stack_deltas) {
 		if (idx >= TREC_MAX_STACK_DELTAS / 2) /* idx: a pair */
 			return NULL;
@@ -73,9 +90,10 @@ static void *bpf_map_lookup_elem(void *map, const void *key)
 		return mem ? (void *)mem : lookup_fd(W.fds->maps.deltas, key, &W_delta);
 	}
 	if (map == &unwind_info_array)
-		return lookup_fd(W.fds->maps.infos, key, &W_info);
+		return lookup_memo_fd(W.fds->maps.infos, key, sizeof(__u32), &W_info, sizeof(W_info));
 	if (map == &interpreter_offsets)
-		return lookup_fd(W.fds->interp, key, &W_range);
+		return lookup_memo_fd(W.fds->interp, key, sizeof(__u64), &W_range, sizeof(W_range));
+	/* Always asked afresh: a load ending mid-pass takes its file out. */
 	if (map == &defer_files)
 		return lookup_fd(W.fds->maps.defer_files, key, &W_defer);
 	return NULL; /* fork_parents, interpreter state: not used here */
@@ -151,14 +169,15 @@ static bool beyond_copy(const struct trec_unwind_state *st)
 }
 
 /* The walk's record: the trace and cursor as BPF sent them. */
-static void walk_begin(const struct trec_deferred_walk_fds *fds, const struct trec_deferred_sample *s,
-		       struct trec_trace *out)
+static void walk_begin(const struct trec_deferred_walk_fds *fds, struct trec_lookup_memo *memo,
+		       const struct trec_deferred_sample *s, struct trec_trace *out)
 {
 	struct trec_per_cpu_record *rec = &W_rec;
 	struct trec_unwind_state *st = &rec->state;
 
 	memset(&W, 0, sizeof(W));
 	W.fds = fds;
+	W.memo = memo;
 	W.stack = s->stack;
 	W.base = s->stack_base;
 	W.len = s->stack_len;
@@ -184,7 +203,7 @@ static void walk_begin(const struct trec_deferred_walk_fds *fds, const struct tr
 void trec_deferred_leaf_only(const struct trec_deferred_sample *s, uint32_t err,
 			     struct trec_trace *out, size_t *out_len)
 {
-	walk_begin(NULL, s, out);
+	walk_begin(NULL, NULL, s, out);
 	push_absolute_frame(&W_rec, W_rec.state.pc);
 	set_error(&W_rec.state, err, -1);
 	finish_trace(&W_rec);
@@ -215,14 +234,16 @@ static int resume_at_leaf(struct trec_per_cpu_record *rec)
 }
 
 enum trec_deferred_walk_result trec_deferred_walk(const struct trec_deferred_walk_fds *fds,
+						  struct trec_lookup_memo *memo,
 						  const struct trec_deferred_sample *s, bool final,
-						  struct trec_trace *out, size_t *out_len)
+						  struct trec_trace *out, size_t *out_len,
+						  uint64_t *wait_file)
 {
 	struct trec_per_cpu_record *rec = &W_rec;
 	struct trec_unwind_state *st = &rec->state;
 	int next = TREC_PROG_UNWIND_NATIVE;
 
-	walk_begin(fds, s, out);
+	walk_begin(fds, memo, s, out);
 	if (s->flags & TREC_DEFER_F_NO_PID) {
 		if (!pid_is_synced(rec->mappings_pid))
 			return TREC_DWALK_UNSYNCED;
@@ -232,8 +253,11 @@ enum trec_deferred_walk_result trec_deferred_walk(const struct trec_deferred_wal
 
 	for (int i = 0; i < TREC_MAX_FRAMES && next == TREC_PROG_UNWIND_NATIVE; i++)
 		next = unwind_native_step(NULL, rec);
-	if (st->deferred)
+	if (st->deferred) {
+		if (wait_file) /* the file defer_wanted found loading */
+			*wait_file = st->text_file_id;
 		return TREC_DWALK_WAIT;
+	}
 	if (st->unwind_error == TREC_ERR_OK && next != TREC_PROG_UNWIND_STOP &&
 	    next != TREC_PROG_UNWIND_NATIVE)
 		set_error(st, TREC_ERR_NATIVE_DEFERRED_INTERPRETER, -1);
@@ -242,4 +266,11 @@ enum trec_deferred_walk_result trec_deferred_walk(const struct trec_deferred_wal
 	finish_trace(rec);
 	*out_len = W.out_len;
 	return TREC_DWALK_DONE;
+}
+
+bool trec_deferred_file_loading(const struct trec_deferred_walk_fds *fds, uint64_t file_id)
+{
+	uint8_t v;
+
+	return lookup_fd(fds->maps.defer_files, &file_id, &v) != NULL;
 }

@@ -15,6 +15,8 @@
 #include "deferred_types.h"
 #include "record/unwind/map_sinks.h"
 
+struct trec_lookup_memo;
+
 struct trec_deferred_walk_fds {
 	struct trec_map_fds maps; /* the trie, delta maps, defer_files */
 	int interp;               /* interpreter_offsets */
@@ -40,11 +42,18 @@ enum trec_deferred_walk_result {
 /*
  * Resumes s's walk into out (which must hold a whole struct trec_trace;
  * *out_len gets the bytes used). final: do not wait for loading files
- * (their pcs get the frame-pointer fallback, as in BPF).
+ * (their pcs get the frame-pointer fallback, as in BPF). memo (or NULL):
+ * the pass's successful lookups, reused and added to (lookup_memo.h).
+ * On TREC_DWALK_WAIT, *wait_file (if not NULL) gets the loading file.
  */
 enum trec_deferred_walk_result trec_deferred_walk(const struct trec_deferred_walk_fds *fds,
+						  struct trec_lookup_memo *memo,
 						  const struct trec_deferred_sample *s, bool final,
-						  struct trec_trace *out, size_t *out_len);
+						  struct trec_trace *out, size_t *out_len,
+						  uint64_t *wait_file);
+
+/* Whether file_id's deltas are still loading (defer_files, asked afresh). */
+bool trec_deferred_file_loading(const struct trec_deferred_walk_fds *fds, uint64_t file_id);
 
 /* s as BPF would have sent it had it not deferred it: its leaf pc as a
  * raw frame, then err (NO_PID_INFO) after the frames it has. */
