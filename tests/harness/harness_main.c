@@ -161,6 +161,15 @@ static const char *error_name(uint64_t code)
 	return "?";
 }
 
+/* Whether pc lies in one of the case's executable mappings. */
+static bool in_exec_map(const struct harness_case *c, uint64_t pc)
+{
+	for (size_t i = 0; i < c->num_maps; i++)
+		if (pc >= c->maps[i].start && pc < c->maps[i].end)
+			return true;
+	return false;
+}
+
 static int run_case(struct harness *h, const char *path)
 {
 	struct harness_case c;
@@ -262,10 +271,12 @@ static int run_case(struct harness *h, const char *path)
 	}
 
 	/* Verdict. A gdb frame with a pc below the first page is gdb giving up
-	 * (e.g. clone3 right after the syscall, where glibc has no CFI): it and
+	 * (e.g. clone3 right after the syscall, where glibc has no CFI), and so
+	 * is one in no executable mapping (gdb unwinding Go's vdso call on the
+	 * g0 stack with the goroutine's CFI: a heap address follows): it and
 	 * anything after it are no frames. */
 	size_t ng = 0;
-	while (ng < c.num_frames && c.frames[ng].pc >= 0x1000)
+	while (ng < c.num_frames && c.frames[ng].pc >= 0x1000 && in_exec_map(&c, c.frames[ng].pc))
 		ng++;
 	size_t n = nh < ng ? nh : ng, wrong = n;
 	for (size_t i = 0; i < n && wrong == n; i++)

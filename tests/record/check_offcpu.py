@@ -20,6 +20,10 @@ KERNEL_WAIT = {
 }
 
 
+# How much less than the program's measure fsync's recorded waits may be.
+FSYNC_LOW = 0.50
+
+
 def check(ok, name):
     print("%s: %s" % ("PASS" if ok else "FAIL", name))
     return ok
@@ -53,7 +57,13 @@ def main(argv):
           % len(threads))
     for f, want in sorted(measured.items()):
         got = sum(s[3] for s in mine if f in s[2])
-        check(want > 0 and abs(got - want) <= a.tolerance * want,
+        # fsync's time off the CPU is many short I/O waits and, in the
+        # kernel, preemptions: the program's wall-less-CPU time counts the
+        # preemptions, which trecord leaves out by design (only voluntary
+        # switches are waits), and the waits under --off-cpu-min. So
+        # trecord may see less (seen: -10% to -35% under load), never more.
+        low = FSYNC_LOW if f == "block_in_fsync" else a.tolerance
+        check(want > 0 and -low * want <= got - want <= a.tolerance * want,
               "offcpu: %s blocked %.0f us, the program measured %.0f us (%+.1f%%)"
               % (f, got, want, 100.0 * (got - want) / want if want else 0))
         kern = KERNEL_WAIT[f]
