@@ -25,7 +25,12 @@ check "kernel: kernel frames are kernel addresses" \
 	[ -z "$(awk '$1 == "S" { for (i = 9; i <= NF; i++) if ($i ~ /^k\// && $i !~ /^k\/ffff/) print }' "$T/dump")" ]
 check "kernel: kernel-mode samples still have the user stack" \
 	[ "$(awk '$1 == "S" && $7 > 0 && $8 >= 3' "$T/dump" | wc -l)" -gt 5 ]
-check "kernel: no failed stack ids" [ "$(v metric_KERNEL_STACK_FAILED)" = 0 ]
+# bpf_get_stackid fails on a hash bucket another stack holds (-EEXIST):
+# such a sample's kernel frames are copied into the trace instead. Rare,
+# counted, and never more than 1% of the kernel-mode samples.
+kfail=$(v metric_KERNEL_STACK_FAILED); ks=$(v kernel_samples)
+check "kernel: failed stack ids are rare (${kfail:-none} of $ks)" \
+	[ $((${kfail:-999999} * 100)) -le "${ks:-0}" ]
 check "kernel: a KSYMS record" grep -q '^K ' "$T/dump"
 # Every kernel frame falls in a recorded symbol: the symbol at or below it
 # and the next one above it are both in the record (the subset is exact).
