@@ -399,17 +399,24 @@ static void write_ksyms(struct trec_consumer *c, bool final)
 	c->ksyms_written_ns = now;
 }
 
-/* At the end: files still loading get the time a sample may wait for them
- * while recording (a big file under load can take seconds: cc1's 30 MB),
+/* At the end: waiting samples get 3 s for their files' loads, and as long
+ * as loads are still running, up to the time a sample may wait for them
+ * while recording (a big file under load takes seconds: cc1's 30 MB);
  * then every waiting sample is written. A second stop signal hurries. */
-#define DEFERRED_END_WAIT_NS TREC_DEFERRED_MAX_WAIT_NS
+#define DEFERRED_END_WAIT_NS 3000000000ULL
 
 static void finish_deferred(struct trec_consumer *c)
 {
-	uint64_t until = trec_now_ns() + DEFERRED_END_WAIT_NS;
+	uint64_t start = trec_now_ns();
 
-	while (trec_deferred_pending(&c->deferred) && trec_now_ns() < until && !trec_stop_hurry()) {
-		trec_deferred_poll(&c->deferred, trec_now_ns(), false);
+	while (trec_deferred_pending(&c->deferred) && !trec_stop_hurry()) {
+		uint64_t now = trec_now_ns();
+		bool loading = c->x.loads_queued && atomic_load(c->x.loads_queued) > 0;
+
+		if (now >= start + TREC_DEFERRED_MAX_WAIT_NS ||
+		    (now >= start + DEFERRED_END_WAIT_NS && !loading))
+			break;
+		trec_deferred_poll(&c->deferred, now, false);
 		usleep(5000);
 	}
 	trec_deferred_poll(&c->deferred, trec_now_ns(), true);

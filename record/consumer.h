@@ -45,6 +45,7 @@ struct trec_consumer_ctx {
 	/* The maps a deferred sample's resumed walk reads (deferred_walk.h). */
 	struct trec_deferred_walk_fds defer_fds;
 	const atomic_uint_fast64_t *loads_finished; /* the delta loader's */
+	const atomic_uint_fast64_t *loads_queued;   /* its loads not ended yet */
 };
 
 struct trec_consumer {

@@ -213,6 +213,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		    .on_pid_event_arg = &s->syncer,
 		    .defer_fds = { .maps = s->fds, .interp = s->fd.interpreter_offsets },
 		    .loads_finished = &s->syncer.deltas.finished,
+		    .loads_queued = &s->syncer.deltas.queued,
 	    })) {
 		err = -ENOMEM;
 		snprintf(msg, sizeof(msg), "out of memory");
