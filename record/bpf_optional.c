@@ -32,8 +32,7 @@ static const struct {
 struct pending_route {
 	int map_fd;
 	uint64_t key;
-	size_t size;
-	uint8_t value[64];
+	uint8_t value[64]; /* the map's value size of it */
 };
 
 #define MAX_PENDING_ROUTES 64
@@ -42,7 +41,6 @@ struct pending_route {
 struct trec_bpf_optional {
 	pthread_mutex_t lock;
 	bool off_cpu;                         /* load the _offcpu twins too */
-	struct trec_bpf_loader *l;
 	struct bpf_object *objs[NUM_OPTIONAL]; /* the instance each was loaded from */
 	int status[NUM_OPTIONAL];             /* 0 not tried, LOADING, 1 loaded, < 0 failed */
 	char why[NUM_OPTIONAL][160];          /* the failure, for later callers */
@@ -252,7 +250,7 @@ int trec_bpf_route_when_loaded(struct trec_bpf_loader *l, int slot, int map_fd, 
 	} else if (!now) {
 		struct pending_route *r = &o->routes[i][o->num_routes[i]++];
 
-		*r = (struct pending_route){ .map_fd = map_fd, .key = key, .size = size };
+		*r = (struct pending_route){ .map_fd = map_fd, .key = key };
 		memcpy(r->value, value, size);
 		if (!o->status[i])
 			start_load(l, i);
