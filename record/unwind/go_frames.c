@@ -12,6 +12,8 @@
  *     (24(R14), stackguard1, in functions that run on the system stack)
  *   SUBQ $x, SP; MOVQ BP, x-8(SP); LEAQ x-8(SP), BP      body ...
  *   MOVQ x-8(SP), BP; ADDQ $x, SP; RET | JMP             (each epilogue)
+ *     (x = 8, a frame of no locals: (SP) with no displacement, as in
+ *     time.Now)
  *   more: ...; CALL runtime.morestack_noctxt; ...; JMP entry   (at the end)
  *
  * Only functions whose prologue is exactly this get rules; the rest keep
@@ -102,6 +104,21 @@ static bool stack_check(struct insn *c, uint64_t entry, const uint8_t *base, uin
 	return true;
 }
 
+/* MOVQ BP, d(SP) (op 0x89), MOVQ d(SP), BP (0x8b) or LEAQ d(SP), BP
+ * (0x8d), with no, an 8-bit or a 32-bit displacement; *d the displacement. */
+static bool bp_sp(struct insn *c, uint8_t op, int64_t *d)
+{
+	if (c->end - c->p < 4 || c->p[0] != 0x48 || c->p[1] != op || c->p[3] != 0x24)
+		return false;
+	uint8_t modrm = c->p[2];
+
+	if (modrm != 0x2c && modrm != 0x6c && modrm != 0xac)
+		return false;
+	c->p += 4;
+	*d = 0;
+	return modrm == 0x2c || imm(c, modrm == 0x6c ? 1 : 4, d);
+}
+
 static int row(struct trec_rows *out, uint64_t lo, uint64_t hi, int32_t cfa)
 {
 	struct trec_row r = { .start = lo, .end = hi };
@@ -116,7 +133,6 @@ static int row(struct trec_rows *out, uint64_t lo, uint64_t hi, int32_t cfa)
 static int epilogues(struct insn c, uint64_t entry, const uint8_t *base, int64_t x,
 		     struct trec_rows *out)
 {
-	static const uint8_t mov8[] = { 0x48, 0x8b, 0x6c, 0x24 }, mov32[] = { 0x48, 0x8b, 0xac, 0x24 };
 	static const uint8_t add8[] = { 0x48, 0x83, 0xc4 }, add32[] = { 0x48, 0x81, 0xc4 };
 	int err = 0;
 
@@ -124,7 +140,7 @@ static int epilogues(struct insn c, uint64_t entry, const uint8_t *base, int64_t
 		struct insn t = c;
 		int64_t disp, n;
 
-		if (t.p[0] != 0x48 || !op_imm(&t, mov8, mov32, 4, &disp) || disp != x - 8)
+		if (!bp_sp(&t, 0x8b, &disp) || disp != x - 8)
 			continue;
 		const uint8_t *add = t.p;
 
@@ -160,20 +176,17 @@ bool trec_go_has_prologue(const uint8_t *code, uint64_t len)
 int trec_go_frame_rows(const uint8_t *code, uint64_t entry, uint64_t end, struct trec_rows *out)
 {
 	static const uint8_t sub8[] = { 0x48, 0x83, 0xec }, sub32[] = { 0x48, 0x81, 0xec };
-	static const uint8_t st8[] = { 0x48, 0x89, 0x6c, 0x24 }, st32[] = { 0x48, 0x89, 0xac, 0x24 };
-	static const uint8_t le8[] = { 0x48, 0x8d, 0x6c, 0x24 }, le32[] = { 0x48, 0x8d, 0xac, 0x24 };
 	struct insn c = { code, code + (end - entry) };
 	uint64_t more, body;
 	int64_t x, d;
 	int err;
 
-	if (!stack_check(&c, entry, code, &more) || !op_imm(&c, sub8, sub32, 3, &x) || x <= 8 ||
+	if (!stack_check(&c, entry, code, &more) || !op_imm(&c, sub8, sub32, 3, &x) || x < 8 ||
 	    x > (1 << 24))
 		return 0;
 	uint64_t framed = entry + (uint64_t)(c.p - code);
 
-	if (!op_imm(&c, st8, st32, 4, &d) || d != x - 8 || !op_imm(&c, le8, le32, 4, &d) ||
-	    d != x - 8)
+	if (!bp_sp(&c, 0x89, &d) || d != x - 8 || !bp_sp(&c, 0x8d, &d) || d != x - 8)
 		return 0;
 	body = entry + (uint64_t)(c.p - code);
 	err = row(out, entry, framed, 8);
