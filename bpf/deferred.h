@@ -30,6 +30,22 @@ static __always_inline bool defer_wanted(struct trec_unwind_state *st)
 
 #ifndef TREC_TESTING_OFFLINE
 /*
+ * The message is built here, then only its used bytes go to the ring: a
+ * reservation of the whole message (64 KiB of stack room) per deferral
+ * filled the ring's deferral backlog after about 60 of them, where most
+ * stacks copied are a few KiB (40 short processes started at once lost
+ * half their first samples). A slot per CPU, as a per-CPU array cannot
+ * hold a value this big: trecord sets max_entries to the possible CPUs.
+ * Only the sampler defers, and it does not nest on a CPU.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct trec_deferred_msg);
+} defer_scratch SEC(".maps");
+
+/*
  * Copies the stack from *base: all TREC_DEFER_STACK_BYTES if mapped, else
  * up to the end of the first readable page plus the most whole pages that
  * are (the top of a stack), found by halving. The page of *base itself may
@@ -80,7 +96,8 @@ TREC_SUBPROG int defer_send(struct trec_per_cpu_record *rec, __u32 flags)
 {
 	struct trec_unwind_state *st;
 	struct trec_deferred_msg *m;
-	__u32 len;
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u64 len;
 
 	if (!rec)
 		return -1;
@@ -88,24 +105,23 @@ TREC_SUBPROG int defer_send(struct trec_per_cpu_record *rec, __u32 flags)
 
 	if (bpf_ringbuf_query(&trace_events, BPF_RB_AVAIL_DATA) >= TREC_DEFER_MAX_RING_BACKLOG)
 		return -1;
-	m = bpf_ringbuf_reserve(&trace_events, sizeof(*m), 0);
+	m = bpf_map_lookup_elem(&defer_scratch, &cpu);
 	if (!m)
 		return -1;
 	m->stack_base = st->sp - TREC_DEFER_BELOW_SP;
 	len = defer_copy_stack(m->stack, &m->stack_base, st->sp);
-	if (!len) {
-		bpf_ringbuf_discard(m, 0);
+	if (!len || len > TREC_DEFER_STACK_BYTES)
 		return -1;
-	}
 	m->msg_type = TREC_MSG_DEFERRED;
 	m->stack_len = len;
 	m->mappings_pid = rec->mappings_pid;
 	m->flags = flags;
 	bpf_probe_read_kernel(&m->state, sizeof(m->state), st);
 	bpf_probe_read_kernel(&m->trace, sizeof(m->trace), &rec->trace);
+	if (bpf_ringbuf_output(&trace_events, m, offsetof(struct trec_deferred_msg, stack) + len, 0))
+		return -1;
 	if (st->native_frames)
 		add_metric(TREC_METRIC_NATIVE_FRAMES, st->native_frames);
-	bpf_ringbuf_submit(m, 0);
 	budget_charge(rec); /* the send included */
 	return 0;
 }
@@ -151,10 +167,12 @@ static __always_inline bool defer_or_retry(struct trec_per_cpu_record *rec)
 }
 
 /*
- * Before the walk, for a sample of a process trecord has not synced (no
- * trie entries, a leaf whose file no VMA lookup knows): the whole walk is
- * deferred from the leaf (TREC_DEFER_F_NO_PID) instead of ending at once
- * in NO_PID_INFO. True if sent: the trace is done.
+ * For a sample of a process trecord has not synced (no trie entries), at
+ * the first pc whose file no VMA lookup knows: the walk is deferred from
+ * there (TREC_DEFER_F_NO_PID) instead of ending at once in NO_PID_INFO.
+ * Usually that is the leaf; it is a caller when the frames below it are
+ * in files known from other processes (the vdso). True if sent: the
+ * trace is done.
  */
 static __always_inline bool defer_no_pid(struct trec_per_cpu_record *rec)
 {

@@ -26,9 +26,11 @@
  * for). */
 #define TREC_DEFER_MAX_FILES 1024
 
-/* The process was not synced yet (NO_PID_INFO): the cursor is the leaf,
- * the trace holds no user frame, mappings_pid is 0; trecord resumes it
- * once the pid's maps are read, from the leaf's lookup on. */
+/* The process was not synced yet (NO_PID_INFO): the cursor is the first
+ * pc no VMA lookup resolved (the leaf, or a caller of frames in files
+ * known from other processes, already in the trace), mappings_pid is 0;
+ * trecord resumes it once the pid's maps are read, from that pc's lookup
+ * on. */
 #define TREC_DEFER_F_NO_PID 1
 
 /* Deferrals stop while this much waits in the ring buffer: a burst (-a at

@@ -368,7 +368,9 @@ static __always_inline int resolve_text(struct trec_unwind_state *st, __u32 pid,
 	return st->memo_text_bias_and_unwinder >> TREC_UNWINDER_SHIFT;
 }
 
-/* The pid's "synced" marker {96, pid, 0}. */
+/* The pid's "synced" marker {96, pid, 0}, if it names the current
+ * process's image (trec_types.h; the current process is pid, or runs
+ * its parent pid's image). */
 static __always_inline int pid_is_synced(__u32 pid)
 {
 	struct trec_pid_page_key key = {
@@ -376,8 +378,18 @@ static __always_inline int pid_is_synced(__u32 pid)
 		.pid_be = __builtin_bswap32(pid),
 		.page_be = 0,
 	};
+	struct trec_pid_page_value *v = bpf_map_lookup_elem(&pid_page_to_mapping_info, &key);
 
-	return bpf_map_lookup_elem(&pid_page_to_mapping_info, &key) != 0;
+	if (!v)
+		return 0;
+#ifndef TREC_TESTING_OFFLINE
+	if (v->file_id | v->bias_and_unwinder) {
+		struct mm_struct *mm = bpf_get_current_task_btf()->mm;
+
+		return mm && mm->start_stack == v->file_id && mm->start_brk == v->bias_and_unwinder;
+	}
+#endif
+	return 1;
 }
 
 /* Which program unwinds the frame at the cursor: an interpreter when its

@@ -156,6 +156,10 @@ static __always_inline int unwind_native_step(void *ctx, struct trec_per_cpu_rec
 			   TREC_REPORT_UNKNOWN_PC);
 		mapped = resolve_text_vma(rec, st->pc);
 	}
+	/* Not synced yet, its leaf's file known from another process (a
+	 * vdso leaf, say), this one's not: wait for the sync from here. */
+	if (mapped < 0 && !rec->mappings_pid && defer_no_pid(rec))
+		return TREC_PROG_UNWIND_STOP;
 	if (mapped < 0) {
 		/* Keep the raw pc. */
 		push_absolute_frame(rec, st->pc);

@@ -160,7 +160,13 @@ enum trec_report_reason {
  * page, so it is 32 + (bits of the address prefix). Both are big-endian so
  * that the trie compares most significant bits first. A lookup uses
  * prefix_len = 96 and the full pc.
- * The key {96, pid, 0} is the per-pid "synced" marker.
+ * The key {96, pid, 0} is the per-pid "synced" marker. Its value names
+ * the image the entries describe: {mm->start_stack, mm->start_brk} as
+ * /proc/PID/stat gave them before the maps were read (a fork copy: the
+ * parent's, which the child's mm starts with). BPF trusts the marker only
+ * for a process whose mm still has them: an exec makes a new mm, and a
+ * sync or fork copy that read the old image can land after the exec
+ * (whose event, and own sync, are still on their way). {0, 0}: unchecked.
  */
 struct trec_pid_page_key {
 	__u32 prefix_len;

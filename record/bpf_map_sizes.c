@@ -32,7 +32,10 @@ struct trec_map_sizes trec_map_sizes_for(const struct trec_map_need *n)
 int trec_bpf_size_maps(struct trec_bpf *s, const struct trec_map_need *n)
 {
 	struct trec_map_sizes z = trec_map_sizes_for(n);
+	int cpus = libbpf_num_possible_cpus();
 	int e = bpf_map__set_max_entries(s->maps.trace_events, z.ring_bytes);
 
-	return e ? e : bpf_map__set_max_entries(s->maps.reported_pids, z.reported_pids);
+	e = e ?: bpf_map__set_max_entries(s->maps.reported_pids, z.reported_pids);
+	/* one deferral being built per CPU (bpf/deferred.h) */
+	return e ?: cpus < 0 ? cpus : bpf_map__set_max_entries(s->maps.defer_scratch, (__u32)cpus);
 }

@@ -53,10 +53,10 @@ void pid_state_apply_entries(struct trec_pid_sync *s, struct pid_state *old,
 	}
 }
 
-void pid_state_write_marker(struct trec_pid_sync *s, uint32_t pid)
+void pid_state_write_marker(struct trec_pid_sync *s, uint32_t pid, const uint64_t image[2])
 {
 	struct trec_pid_page_key k;
-	struct trec_pid_page_value v = { 0, 0 };
+	struct trec_pid_page_value v = { image[0], image[1] };
 
 	trec_lpm_key(&k, pid, 0, 64);
 	if (s->ops->lpm_update(s->ctx, &k, &v))

@@ -220,11 +220,16 @@ int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid)
 		.sigs = TREC_VEC_INIT(struct map_sig),
 		.pending = TREC_VEC_INIT(struct opened),
 	};
-	uint64_t t0 = s->ops->now_ns(s->ctx);
+	uint64_t t0 = s->ops->now_ns(s->ctx), image[2];
 	struct pid_state empty = { 0 }, *ps;
 	struct trec_proc_maps maps;
 	bool changed;
-	int err = read_maps(s, pid, &maps);
+	int err;
+
+	/* Before the maps: an exec in between makes the marker name the old
+	 * image, which BPF then refuses for the new one (never the reverse). */
+	trec_proc_image_id(pid, image);
+	err = read_maps(s, pid, &maps);
 
 	if (err)
 		return err;
@@ -244,7 +249,7 @@ int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid)
 		qsort(sc.ents.v, sc.ents.n, sizeof(struct trec_lpm_entry), trec_lpm_entry_cmp);
 	ps = trec_u64map_get(&s->pids, pid);
 	pid_state_apply_entries(s, ps ? ps : &empty, sc.ents.v, sc.ents.n);
-	pid_state_write_marker(s, pid);
+	pid_state_write_marker(s, pid, image);
 	changed = !ps || !pid_state_sigs_equal(ps, sc.sigs.v, sc.sigs.n);
 	if (changed)
 		write_snapshot(s, pid, &sc.snap);
@@ -255,6 +260,7 @@ int trec_pid_sync_pid(struct trec_pid_sync *s, uint32_t pid)
 	if (changed)
 		pid_state_keep_snapshot(ps, sc.snap.v, sc.snap.n);
 	ps->synced_ns = t0;
+	memcpy(ps->image, image, sizeof(ps->image));
 	pid_state_set_entries(s, ps, sc.ents.v, sc.ents.n, sc.sigs.v, sc.sigs.n);
 	sc.ents.v = sc.sigs.v = NULL;
 	load_pending(s, &sc.pending);
@@ -290,7 +296,9 @@ int trec_pid_sync_fork(struct trec_pid_sync *s, uint32_t child, uint32_t parent)
 	memcpy(sigs, pp->sigs, pp->num_sigs * sizeof(*sigs));
 	cs = trec_u64map_get(&s->pids, child);
 	pid_state_apply_entries(s, cs ? cs : &empty, ents, pp->num_ents);
-	pid_state_write_marker(s, child);
+	/* The parent's image: BPF trusts it only while the child runs it (it
+	 * may have exec'd already, its exec event still on its way). */
+	pid_state_write_marker(s, child, pp->image);
 	/* Interpreter detection, as a sync of the child would do it. */
 	for (size_t i = 0; i < pp->num_snap && s->ops->exec_mapping; i++) {
 		const struct trec_mapping *m = &pp->snap[i];
@@ -315,6 +323,7 @@ int trec_pid_sync_fork(struct trec_pid_sync *s, uint32_t child, uint32_t parent)
 	 * the map's values but not what they point to. */
 	pid_state_keep_snapshot(cs, pp->snap, pp->num_snap);
 	cs->synced_ns = s->ops->now_ns(s->ctx);
+	memcpy(cs->image, pp->image, sizeof(cs->image));
 	pid_state_set_entries(s, cs, ents, pp->num_ents, sigs, pp->num_sigs);
 	s->stats.fork_copies++;
 	pid_sync_vlog(s, "pid %u: %zu LPM entries copied from its parent %u", child, cs->num_ents, parent);

@@ -37,6 +37,7 @@ struct pid_state {
 	char *paths;
 	uint64_t synced_ns; /* last sync that read the mappings */
 	uint64_t exited_ns; /* its last exit seen (event or sweep), 0 if none */
+	uint64_t image[2];  /* its marker's image identity (bpf/trec_types.h) */
 };
 
 struct file_state {
@@ -89,7 +90,7 @@ struct trec_file *pid_sync_vdso_file(struct trec_pid_sync *s, char *path, size_t
 struct pid_state *pid_state_get(struct trec_pid_sync *s, uint32_t pid);
 void pid_state_apply_entries(struct trec_pid_sync *s, struct pid_state *old,
 			     const struct trec_lpm_entry *nw, size_t n);
-void pid_state_write_marker(struct trec_pid_sync *s, uint32_t pid);
+void pid_state_write_marker(struct trec_pid_sync *s, uint32_t pid, const uint64_t image[2]);
 bool pid_state_sigs_equal(const struct pid_state *ps, const struct map_sig *sigs, size_t n);
 int pid_state_keep_snapshot(struct pid_state *ps, const struct trec_mapping *v, size_t n);
 void pid_state_set_entries(struct trec_pid_sync *s, struct pid_state *ps,

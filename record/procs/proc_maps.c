@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include "format/containers/vec.h"
 #include "record/procs/proc_maps.h"
 
@@ -89,4 +91,57 @@ void trec_proc_maps_free(struct trec_proc_maps *m)
 bool trec_proc_map_is_special(const struct trec_proc_map *m)
 {
 	return m->path[0] == '[';
+}
+
+/* Fields 28 and 47 are the 26th and 45th after the comm's ")". */
+#define STAT_START_STACK 26
+#define STAT_START_BRK 45
+
+int trec_proc_image_id_parse(const char *buf, size_t len, uint64_t id[2])
+{
+	const char *p = memrchr(buf, ')', len), *end = buf + len;
+	int field = 0;
+
+	id[0] = id[1] = 0;
+	if (!p)
+		return -EINVAL;
+	for (p++; p < end && field < STAT_START_BRK; ) {
+		uint64_t v = 0;
+
+		while (p < end && *p == ' ')
+			p++;
+		if (p == end)
+			break;
+		field++;
+		/* Negative and other fields only need skipping. */
+		for (; p < end && *p >= '0' && *p <= '9'; p++)
+			v = v * 10 + (uint64_t)(*p - '0');
+		while (p < end && *p != ' ')
+			p++;
+		if (field == STAT_START_STACK)
+			id[0] = v;
+		else if (field == STAT_START_BRK)
+			id[1] = v;
+	}
+	if (field < STAT_START_BRK) {
+		id[0] = id[1] = 0;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int trec_proc_image_id(uint32_t pid, uint64_t id[2])
+{
+	char path[64], buf[2048]; /* 52 fields of at most 20 digits, a comm */
+	ssize_t n;
+	int fd;
+
+	id[0] = id[1] = 0;
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n <= 0 ? -EIO : trec_proc_image_id_parse(buf, (size_t)n, id);
 }

@@ -30,6 +30,12 @@ int trec_proc_maps_read(FILE *f, struct trec_proc_maps *out);
 /* Opens /proc/<pid>/maps. -ENOENT/-ESRCH if the process is gone. */
 int trec_proc_maps_read_pid(uint32_t pid, struct trec_proc_maps *out);
 void trec_proc_maps_free(struct trec_proc_maps *m);
+/* The image identity the trie's marker holds (bpf/trec_types.h):
+ * mm->start_stack and mm->start_brk, fields 28 and 47 of /proc/PID/stat.
+ * _parse: from len bytes of that file's text (hostile: anything after the
+ * comm's last ')'); -EINVAL if they are not there. */
+int trec_proc_image_id_parse(const char *buf, size_t len, uint64_t id[2]);
+int trec_proc_image_id(uint32_t pid, uint64_t id[2]);
 
 /* "[vdso]" and friends: kernel-provided, not files. */
 bool trec_proc_map_is_special(const struct trec_proc_map *m);

@@ -3,10 +3,13 @@
  * libFuzzer target for the /proc text parsers trecord reads while
  * recording: /proc/PID/maps (record/procs/proc_maps.c: a mapped file's
  * name is chosen by whoever created it, spaces, newlines and
- * " (deleted)" included) and /proc/kallsyms (record/kernel/kallsyms.c).
- * The first byte picks the parser. Rules checked: every parsed mapping
- * has start < end (an empty one is rejected) and a path; kallsyms comes
- * out sorted, and find() and the subset agree with it for a few addresses.
+ * " (deleted)" included), /proc/PID/stat's image identity (proc_maps.c:
+ * the comm is the process's own choice, ")" and spaces included) and
+ * /proc/kallsyms (record/kernel/kallsyms.c). The first byte picks the
+ * parser. Rules checked: every parsed mapping has start < end (an empty
+ * one is rejected) and a path; a stat the parser refuses leaves the
+ * identity {0, 0}; kallsyms comes out sorted, and find() and the subset
+ * agree with it for a few addresses.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +67,14 @@ static void fuzz_kallsyms(FILE *f, const uint8_t *data, size_t size)
 	trec_kallsyms_free(&k);
 }
 
+static void fuzz_stat(const uint8_t *data, size_t size)
+{
+	uint64_t id[2] = { 1, 1 };
+
+	if (trec_proc_image_id_parse((const char *)data, size, id) && (id[0] || id[1]))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -71,6 +82,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 2)
 		return 0;
+	if ((data[0] & 3) == 2) { /* bit 0 clear: maps until now, stat by bit 1 */
+		fuzz_stat(data + 1, size - 1);
+		return 0;
+	}
 	f = fmemopen((void *)(data + 1), size - 1, "r");
 	if (!f)
 		return 0;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A short run (PROC_FUZZ_SECONDS, default 10) of the /proc parsers' fuzz
 # target (tests/fuzz/fuzz_procfiles.c) on seeds taken from this machine:
-# its own /proc/self/maps, one holding a deleted file whose name has spaces
-# and " (deleted)" in it, and lines of /proc/kallsyms (core and modules).
+# its own /proc/self/maps and /proc/self/stat, maps holding a deleted file
+# whose name has spaces and " (deleted)" in it, and lines of /proc/kallsyms
+# (core and modules).
 # Any crash, leak, sanitizer report, broken order or timeout fails.
 source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/../lib/fuzz.sh"
@@ -22,6 +23,9 @@ PY
 # not parsed into a mapping (found by this target in CI).
 { printf '\0'; echo '7f4d8c03d000-7f4d8c03d000 rw-p 00033000 fe:00 332383   /usr/lib/x.so'; } \
 	>"$tmp/seeds/maps-empty"
+# /proc/PID/stat: this shell's, and one whose comm holds ") " and digits.
+{ printf '\2'; cat /proc/self/stat; } >"$tmp/seeds/stat-self"
+{ printf '\2'; sed 's/(\([^)]*\))/(a) 1 2 (b)/' /proc/self/stat; } >"$tmp/seeds/stat-comm"
 { printf '\1'; head -300 /proc/kallsyms; grep ' \[' /proc/kallsyms | head -50; } >"$tmp/seeds/kallsyms"
 grep -q 'a file (deleted) x (deleted)' "$tmp/seeds/maps-odd" &&
 	pass "seed maps hold a deleted file named with spaces" ||

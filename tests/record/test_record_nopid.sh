@@ -9,12 +9,16 @@
 # burns 10 ms in main -> short_mid -> short_leaf. Checked on each process's
 # first samples, in `-- sh -c` and `-a` recordings:
 #   default               they reach _start; NO_PID_INFO is rare (what
-#                         remains: samples inside exec, a deferral refused
-#                         at a busy ring); every deferral is accounted for
-#   --no-deferred-unwind  the same samples end in NO_PID_INFO (so the
-#                         check above can fail), nothing deferred
-# (-a: deferral must beat none by 20 points; absolute shares there depend
-# on what else the machine runs.)
+#                         remains: samples inside exec, whose user
+#                         registers are the old image's); every deferral
+#                         is accounted for
+#   --no-deferred-unwind  some of the same samples end in NO_PID_INFO (so
+#                         the check above can fail: the window before a
+#                         sync exists), more than with deferral; nothing
+#                         deferred
+# How many samples fall before their process's sync depends on how soon
+# the sync thread runs, so only their existence is checked without
+# deferral, never a margin over it.
 . "$(dirname "$0")/lib.sh"
 
 N=40
@@ -48,24 +52,12 @@ for form in cmd all; do
 	sent=$(metric "$T/$form.tr" DEFERRED_NO_PID)
 	check "nopid $form: samples of unsynced processes were deferred ($sent)" [ "${sent:-0}" -gt 0 ]
 	check "nopid $form: enough early samples ($n of $procs processes)" [ "$n" -ge $((N / 2)) ]
-	on_root=$root on_n=$n
-	lost=$(metric "$T/$form.tr" DEFERRED_LOST)
-	# A command's copies can meet a full 4 MiB backlog when the machine is
-	# loaded (the consumer lags: a few refusals are usual, 118 were seen
-	# once in CI); past N of them it is checked as -a is, against
-	# --no-deferred-unwind.
-	rel=
-	[ $form = all ] && rel=20
-	[ $form = cmd ] && [ "${lost:-0}" -gt $N ] && rel=10 &&
-		echo "cmd: $lost deferrals refused at the ring: checked against --no-deferred-unwind"
-	if [ $form = cmd ] && [ -z "$rel" ]; then
-		check "nopid $form: at least 70% of the early samples reach _start ($root of $n)" \
-			[ $((root * 100)) -ge $((n * 70)) ]
-		check "nopid $form: at most 20% end in NO_PID_INFO ($nopid of $n)" \
-			[ $((nopid * 100)) -le $((n * 20)) ]
-		check "nopid $form: early short_leaf samples reach main through short_mid ($chain of $leaf)" \
-			[ "$leaf" -gt 0 -a $((chain * 100)) -ge $((leaf * 70)) ]
-	fi
+	check "nopid $form: at least 70% of the early samples reach _start ($root of $n)" \
+		[ $((root * 100)) -ge $((n * 70)) ]
+	check "nopid $form: at most 20% end in NO_PID_INFO ($nopid of $n)" \
+		[ $((nopid * 100)) -le $((n * 20)) ]
+	check "nopid $form: early short_leaf samples reach main through short_mid ($chain of $leaf)" \
+		[ "$leaf" -gt 0 -a $((chain * 100)) -ge $((leaf * 70)) ]
 	all_sent=$(metric "$T/$form.tr" DEFERRED_SENT)
 	done_=0
 	for m in RESUMED EXPIRED DROPPED NO_PID_GONE NO_PID_STALE; do
@@ -79,14 +71,6 @@ for form in cmd all; do
 	echo "$form --no-deferred-unwind: processes=$procs early=$n root=$root no_pid=$nopid short_leaf=$leaf chain=$chain"
 	check "nopid $form --no-deferred-unwind: nothing deferred" \
 		[ "$(metric "$T/$form-off.tr" DEFERRED_SENT)" = 0 ]
-	check "nopid $form --no-deferred-unwind: the early samples end in NO_PID_INFO ($nopid of $n, >= 20%, more than $on_nopid)" \
-		[ $((nopid * 100)) -ge $((n * 20)) -a "$nopid" -gt "$on_nopid" ]
-	# -a shares the ring's 4 MiB deferral backlog with every process on a
-	# busy machine (DEFERRED_LOST): there, deferral must beat none by 20
-	# points of early samples reaching _start (a command with refusals: 10).
-	# (without rel, the absolute checks above ran instead)
-	if [ -n "$rel" ]; then
-		check "nopid $form: deferral: $on_root of $on_n early samples reach _start, without: $root of $n (+$rel points)" \
-			[ $((on_root * 100 / on_n)) -ge $((root * 100 / n + rel)) ]
-	fi
+	check "nopid $form --no-deferred-unwind: some early samples end in NO_PID_INFO ($nopid of $n, >= 5%, more than $on_nopid)" \
+		[ $((nopid * 100)) -ge $((n * 5)) -a "$nopid" -gt "$on_nopid" ]
 done

@@ -282,15 +282,23 @@ static void test_nopid_hostile(struct trecord_counters *cnt)
 	m->mappings_pid = PID;
 	trec_deferred_add(&q, m, sizeof(*m));
 	m->mappings_pid = 0;
-	m->trace.num_frames = 1;
-	m->trace.frames[0] = (struct trec_frame){ .addr_or_line = 0x400100, .kind = TREC_FRAME_NATIVE };
-	trec_deferred_add(&q, m, sizeof(*m));
-	m->trace.num_frames = 0;
 	m->flags = 6;
 	trec_deferred_add(&q, m, sizeof(*m));
-	CHECK("nopid msg: a mappings pid, a user frame or unknown flags: refused and counted",
+	CHECK("nopid msg: a mappings pid or unknown flags: refused and counted",
 	      num_emitted == 0 && trec_deferred_pending(&q) == 0 &&
-		      cnt->v[TRECORD_METRIC_BAD_MESSAGES] == bad0 + 3);
+		      cnt->v[TRECORD_METRIC_BAD_MESSAGES] == bad0 + 2);
+	/* User frames before the cursor: a leaf in a file known from other
+	 * processes (the vdso), the walk deferred at its caller. */
+	m->flags = TREC_DEFER_F_NO_PID;
+	m->trace.num_frames = 1;
+	m->trace.frames[0] = (struct trec_frame){ .addr_or_line = 0xc01, .kind = TREC_FRAME_NATIVE };
+	trec_deferred_add(&q, m, sizeof(*m));
+	CHECK("nopid msg: user frames before the cursor are accepted",
+	      num_emitted == 0 && trec_deferred_pending(&q) == 1 &&
+		      cnt->v[TRECORD_METRIC_BAD_MESSAGES] == bad0 + 2);
+	trec_deferred_free(&q);
+	trec_deferred_init(&q, &fds, NULL, cnt, emit, NULL);
+	m->trace.num_frames = 0;
 	/* Kernel frames inline (a full stack map) are what BPF sends. */
 	m->flags = TREC_DEFER_F_NO_PID;
 	m->trace.num_frames = 1;
@@ -311,6 +319,7 @@ static void test_nopid_walks(struct trecord_counters *cnt)
 {
 	const uint64_t whole[] = { 0x400100, 0x400201, 0x400801 };
 	struct trecord_counters c0 = *cnt;
+	struct trec_deferred_msg *m;
 	struct trec_deferred q;
 
 	trec_deferred_init(&q, &fds, NULL, cnt, emit, NULL);
@@ -325,10 +334,26 @@ static void test_nopid_walks(struct trecord_counters *cnt)
 	      num_emitted == 1 && frames_are(&emitted[0], whole, 3, 0) &&
 		      cnt->v[TRECORD_METRIC_DEFERRED_RESUMED] == c0.v[TRECORD_METRIC_DEFERRED_RESUMED] + 1);
 
+	/* Deferred at a caller of a leaf whose file BPF knew (the vdso's):
+	 * that frame stays first, the walk goes on from the cursor. */
+	m = nopid_msg(PID, 0x400100, T0 + 20 * MS);
+	m->trace.frames[m->trace.num_frames++] = (struct trec_frame){
+		.file_id = 77, .addr_or_line = 0xc01, .kind = TREC_FRAME_NATIVE
+	};
+	num_emitted = 0;
+	add_free(&q, m);
+	trec_deferred_poll(&q, T0 + 25 * MS, false);
+	CHECK("nopid: deferred past its leaf: the leaf kept, walked on from the cursor",
+	      num_emitted == 1 && emitted[0].num_frames == 4 && emitted[0].frames[0].file_id == 77 &&
+		      emitted[0].frames[0].addr_or_line == 0xc01 &&
+		      emitted[0].frames[1].addr_or_line == whole[0] &&
+		      emitted[0].frames[3].addr_or_line == whole[2]);
+
 	/* Synced, its caller's file still loading past the wait: walked on
 	 * as BPF would have (NO_PAGE_INFO there), not cut to its leaf. */
-	struct trec_deferred_msg *m = nopid_msg(PID, 0x400100, T0 + 21 * MS);
 	uint64_t loading_ra = 0x500201;
+
+	m = nopid_msg(PID, 0x400100, T0 + 21 * MS);
 
 	memcpy(m->stack + TREC_DEFER_BELOW_SP + 8, &loading_ra, 8);
 	num_emitted = 0;

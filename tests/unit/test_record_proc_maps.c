@@ -49,5 +49,37 @@ int main(void)
 	CHECK("maps: our own maps contain main in an executable mapping", !err && found);
 	trec_proc_maps_free(&all);
 	CHECK("maps: a missing pid is ENOENT", trec_proc_maps_read_pid(0x7ffffff0, &all) == -ENOENT);
+
+	/* The image identity: start_stack inside [stack], start_brk where
+	 * [heap] begins (malloc'd memory makes one, unless the allocator
+	 * does not use brk, as ASan's: then the break is still there). */
+	uint64_t id[2];
+	void *volatile heap = malloc(100);
+	int in_stack = 0, at_heap = -1;
+
+	err = trec_proc_image_id(getpid(), id) || trec_proc_maps_read_pid(getpid(), &all);
+	for (size_t i = 0; !err && i < all.n; i++) {
+		if (!strcmp(all.v[i].path, "[stack]"))
+			in_stack = all.v[i].start <= id[0] && id[0] < all.v[i].end;
+		if (!strcmp(all.v[i].path, "[heap]"))
+			at_heap = all.v[i].start == id[1];
+	}
+	if (at_heap < 0)
+		at_heap = (uintptr_t)sbrk(0) == id[1];
+	CHECK("stat: start_stack lies in [stack], start_brk is where [heap] begins",
+	      !err && in_stack && at_heap);
+	trec_proc_maps_free(&all);
+	free(heap);
+	/* After the last ")": state, then fields 4, 5, ... (here numbered
+	 * 1, 2, ...: field 28 is "25", field 47 is "44"). */
+	static const char comm[] = "42 (a) 1 2 (b) R 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 "
+				   "20 21 22 23 24 777 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 "
+				   "42 43 888 45 46\n";
+	CHECK("stat: a comm with \") \" and digits is skipped to its last \")\"",
+	      !trec_proc_image_id_parse(comm, sizeof(comm) - 1, id) && id[0] == 777 && id[1] == 888);
+	CHECK("stat: too few fields is -EINVAL and {0, 0}",
+	      trec_proc_image_id_parse(comm, 60, id) == -EINVAL && !id[0] && !id[1]);
+	CHECK("stat: no \")\" is -EINVAL", trec_proc_image_id_parse("1 2 3", 5, id) == -EINVAL);
+	CHECK("stat: a missing pid fails", trec_proc_image_id(0x7ffffff0, id) == -ENOENT);
 	return failures != 0;
 }

@@ -70,16 +70,12 @@ size_t trec_deferred_msg_used(const void *data, size_t len)
 	return MSG_FIXED + m->stack_len;
 }
 
-/* A NO_PID deferral holds the leaf's cursor and no user frame yet: a
- * mappings pid or a user frame means the message is not what BPF sends. */
+/* A NO_PID deferral has no trie entries to name: a mappings pid means the
+ * message is not what BPF sends. (Its trace may hold user frames already:
+ * those of files known from other processes, deferred_types.h.) */
 static bool nopid_msg_ok(const struct trec_deferred_msg *m)
 {
-	if (m->mappings_pid)
-		return false;
-	for (uint32_t i = 0; i < m->trace.num_frames; i++)
-		if (m->trace.frames[i].kind != TREC_FRAME_KERNEL)
-			return false;
-	return true;
+	return !m->mappings_pid;
 }
 
 /* m's sample written as BPF would have sent it without deferring. */

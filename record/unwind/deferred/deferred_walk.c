@@ -211,9 +211,10 @@ void trec_deferred_leaf_only(const struct trec_deferred_sample *s, uint32_t err,
 }
 
 /*
- * A NO_PID deferral starts where BPF's collect_trace_in would have, now
- * that the pid is synced: the leaf's lookup. The next program, or STOP
- * with the trace's end set (a leaf the sync did not see either).
+ * A NO_PID deferral starts where BPF would have gone on, now that the pid
+ * is synced: the cursor's lookup (the leaf's, or a caller's). The next
+ * program, or STOP with the trace's end set (a pc the sync did not see
+ * either).
  */
 static int resume_at_leaf(struct trec_per_cpu_record *rec)
 {
