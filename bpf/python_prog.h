@@ -31,7 +31,10 @@ static long python_loop_step(__u64 i, void *arg)
 	struct python_loop *l = arg;
 
 	if (l->n.next != TREC_PROG_UNWIND_PYTHON)
-		l->n.next = unwind_native_step(l->n.ctx, l->n.rec);
+		/* An unsynced process's C frames past its leaf are not
+		 * deferred here: this call chain is at the 512-byte stack
+		 * limit (defer_no_pid's call took it to 528). */
+		l->n.next = unwind_native_step_opt(l->n.ctx, l->n.rec, false);
 	else if (l->info)
 		l->n.next = trec_py_old_step(l->n.rec, l->info);
 	else

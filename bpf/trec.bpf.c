@@ -134,8 +134,12 @@ TREC_SUBPROG int resolve_text_vma(struct trec_per_cpu_record *rec, __u64 pc)
 
 /* The frame at the cursor is pushed; the cursor moves to its caller and
  * the caller's mapping is resolved. Returns the program for the caller, or
- * TREC_PROG_UNWIND_STOP when the trace is complete or failed. */
-static __always_inline int unwind_native_step(void *ctx, struct trec_per_cpu_record *rec)
+ * TREC_PROG_UNWIND_STOP when the trace is complete or failed.
+ * defer_unsynced: a pc no VMA lookup knows in an unsynced process defers
+ * the walk (a constant at each call site: the Python program's call chain
+ * has no stack left for it). */
+static __always_inline int unwind_native_step_opt(void *ctx, struct trec_per_cpu_record *rec,
+						  bool defer_unsynced)
 {
 	struct trec_unwind_state *st = &rec->state;
 	bool stop;
@@ -158,7 +162,7 @@ static __always_inline int unwind_native_step(void *ctx, struct trec_per_cpu_rec
 	}
 	/* Not synced yet, its leaf's file known from another process (a
 	 * vdso leaf, say), this one's not: wait for the sync from here. */
-	if (mapped < 0 && !rec->mappings_pid && defer_no_pid(rec))
+	if (defer_unsynced && mapped < 0 && !rec->mappings_pid && defer_no_pid(rec))
 		return TREC_PROG_UNWIND_STOP;
 	if (mapped < 0) {
 		/* Keep the raw pc. */
@@ -167,6 +171,11 @@ static __always_inline int unwind_native_step(void *ctx, struct trec_per_cpu_rec
 		return TREC_PROG_UNWIND_STOP;
 	}
 	return next_unwinder(rec, mapped);
+}
+
+static __always_inline int unwind_native_step(void *ctx, struct trec_per_cpu_record *rec)
+{
+	return unwind_native_step_opt(ctx, rec, true);
 }
 
 struct native_loop {

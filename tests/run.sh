@@ -7,6 +7,10 @@
 # Ends with "N passed, N failed[, N skipped]"; exits non-zero on failure.
 #
 #   bash tests/run.sh [PATTERN]   run only tests whose path matches PATTERN
+#
+# A test with the line "# trec-test: stress-only" (a long run whose scale
+# only make stress gives it: memory over minutes, say) runs only when
+# PATTERN names it or its directory (make stress: tests/stress/).
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -33,6 +37,7 @@ for t in "${tests[@]}"; do
 	[ -n "$pattern" ] && [[ "$t" != *$pattern* ]] && continue
 	# The arm64 simulation (qemu, about a minute) only when named: make test-arm64.
 	[[ "$t" == tests/arm64/* && "$pattern" != *arm64* ]] && continue
+	[[ "$t" == *.sh && -z "$pattern" ]] && grep -qx '# trec-test: stress-only' "$t" && continue
 	name=${t#"$ROOT"/}
 	log=$logdir/$(echo "$name" | tr '/' '_').log
 	start=$(date +%s)

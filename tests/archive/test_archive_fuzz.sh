@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# A short libFuzzer run (ARCHIVE_FUZZ_SECONDS, default 15) of the symbol
+# A short libFuzzer run (ARCHIVE_FUZZ_SECONDS, default 8) of the symbol
 # archive decoder, seeded with real archives of the test workloads. Any
 # crash, leak, sanitizer report, timeout or message-less refusal fails.
 source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/../lib/fuzz.sh"
-secs=${ARCHIVE_FUZZ_SECONDS:-15}
+secs=${ARCHIVE_FUZZ_SECONDS:-8}
 tmp=$(mktemp -d /tmp/trec-arcfuzz.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 build_workloads

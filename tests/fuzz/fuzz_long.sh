@@ -2,7 +2,7 @@
 # make fuzz-long: the reader and the symbol-archive decoder fuzz targets,
 # FUZZ_LONG_RUNS executions each (default 5000000: 10^7 in all), fresh
 # random seeds, inputs kept in build/fuzz-work and build/fuzz-archive-work
-# between runs. Prints each run's count and the total; any crash, leak,
+# between runs; then every other target for FUZZ_LONG_SECS (below). Prints each run's count and the total; any crash, leak,
 # sanitizer report or timeout stops it with a non-zero exit.
 set -u
 cd "$(dirname "$0")/../.."
@@ -28,4 +28,13 @@ run reader build/fuzz_reader -dict=tests/fuzz/trec.dict -artifact_prefix=build/ 
 	build/fuzz-work build/fuzz-corpus
 run archive build/fuzz_archive -artifact_prefix=build/archive- \
 	build/fuzz-archive-work build/fuzz-archive-corpus
-echo "fuzz-long: $total executions in all, nothing found"
+echo "fuzz-long: $total executions of the reader and archive, nothing found"
+# Every other parser's target through its own test (which builds its
+# seeds from this machine), FUZZ_LONG_SECS each (default 300; make test
+# gives them 5-12 s).
+secs=${FUZZ_LONG_SECS:-300}
+for v in DCACHE EHFRAME GOPCLN JIT PERLCODE PROC SCACHE; do export "${v}_FUZZ_SECONDS=$secs"; done
+export FUZZ_SHORT_SECONDS=$secs ARCHIVE_FUZZ_SECONDS=$secs
+for pat in tests/fuzz/test_fuzz_ tests/php/test_php_fuzz; do
+	bash tests/run.sh "$pat" || exit 1
+done

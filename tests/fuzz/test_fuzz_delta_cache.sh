@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A short run (DCACHE_FUZZ_SECONDS, default 10) of the delta cache entry
+# A short run (DCACHE_FUZZ_SECONDS, default 5) of the delta cache entry
 # parser's fuzz target (tests/fuzz/fuzz_delta_cache.c) on seeds written
 # here: a valid entry (the format of record/unwind/delta_cache.h) with and
 # without the CRC-rewriting mode byte. Any crash, leak, sanitizer report,
@@ -20,5 +20,5 @@ b += struct.pack("<I", zlib.crc32(b))
 for name, data in (("valid", b"\x00" + b), ("valid-fixcrc", b"\x01" + b), ("empty", b"\x01" + b[:16])):
     open(os.path.join(sys.argv[1], name), "wb").write(data)
 PY
-fuzz_seeds_then_run "delta cache entry parser" "${DCACHE_FUZZ_SECONDS:-10}" 65536
+fuzz_seeds_then_run "delta cache entry parser" "${DCACHE_FUZZ_SECONDS:-5}" 65536
 exit 0

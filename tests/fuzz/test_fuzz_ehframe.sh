@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A short run (EHFRAME_FUZZ_SECONDS, default 15) of the stack-delta
+# A short run (EHFRAME_FUZZ_SECONDS, default 8) of the stack-delta
 # extraction fuzz target (tests/fuzz/fuzz_ehframe.c) on small ELF files:
 # programs built here with .eh_frame only, with .debug_frame only (no
 # unwind tables, -g), with frame pointers and none, stripped, a shared
@@ -29,5 +29,5 @@ for f in /lib/x86_64-linux-gnu/libdl.so.2 /usr/lib/x86_64-linux-gnu/libdl.so.2; 
 	[ -f "$f" ] && { cp "$f" "$tmp/seeds/libdl"; break; }
 done
 FUZZ_SEED_ENV=TREC_FUZZ_REQUIRE_DELTAS=1 \
-	fuzz_seeds_then_run "ELF stack-delta extraction" "${EHFRAME_FUZZ_SECONDS:-15}" 262144
+	fuzz_seeds_then_run "ELF stack-delta extraction" "${EHFRAME_FUZZ_SECONDS:-8}" 262144
 exit 0

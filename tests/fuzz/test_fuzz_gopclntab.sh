@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A short run (GOPCLN_FUZZ_SECONDS, default 10) of the .gopclntab parser's
+# A short run (GOPCLN_FUZZ_SECONDS, default 5) of the .gopclntab parser's
 # fuzz target (tests/fuzz/fuzz_gopclntab.c) on build/fuzz-gopclntab-corpus
 # (an empty header and, with Go installed, the table of a Go tool) plus the
 # test workload gostack's table (mode 1) and whole ELF file (mode 0). Any
@@ -16,5 +16,5 @@ if [ -f "$gostack" ]; then
 	objcopy -O binary --only-section=.gopclntab "$gostack" "$tmp/tab" &&
 		{ printf '\1'; cat "$tmp/tab"; } >"$tmp/seeds/gostack-table"
 fi
-fuzz_seeds_then_run ".gopclntab parser" "${GOPCLN_FUZZ_SECONDS:-10}" 4194304
+fuzz_seeds_then_run ".gopclntab parser" "${GOPCLN_FUZZ_SECONDS:-5}" 4194304
 exit 0

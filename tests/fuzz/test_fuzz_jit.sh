@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# A short run (JIT_FUZZ_SECONDS each, default 10) of the perf map and
+# A short run (JIT_FUZZ_SECONDS each, default 5) of the perf map and
 # jitdump parser fuzz targets on their seed corpora; `make fuzz-jit` is
 # the long run. Any crash, leak, sanitizer report, broken table rule or
 # timeout fails.
 source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/../lib/fuzz.sh"
-secs=${JIT_FUZZ_SECONDS:-10}
+secs=${JIT_FUZZ_SECONDS:-5}
 
 make -s -C "$TREC_ROOT" build/fuzz_perfmap build/fuzz_jitdump build/fuzz-jit-corpus/.stamp >/dev/null ||
 	{ fail "build the JIT fuzz targets"; exit 1; }

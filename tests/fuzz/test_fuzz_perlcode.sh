@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A short run (PERLCODE_FUZZ_SECONDS, default 10) of the Perl INTERP_CODE
+# A short run (PERLCODE_FUZZ_SECONDS, default 5) of the Perl INTERP_CODE
 # payload fuzz target, seeded with a real payload and its truncations.
 # Any crash, leak, sanitizer report or timeout fails.
 source "$(dirname "$0")/../lib/common.sh"
@@ -16,5 +16,5 @@ p += s(b"main") + s(b"descend") + s(b"/x/chain.pl")
 open(sys.argv[1] + "/full", "wb").write(p)
 open(sys.argv[1] + "/cut", "wb").write(p[:40])
 PY
-fuzz_seeds_then_run "perlcode payload" "${PERLCODE_FUZZ_SECONDS:-10}" 16384
+fuzz_seeds_then_run "perlcode payload" "${PERLCODE_FUZZ_SECONDS:-5}" 16384
 exit 0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A short run (PROC_FUZZ_SECONDS, default 10) of the /proc parsers' fuzz
+# A short run (PROC_FUZZ_SECONDS, default 5) of the /proc parsers' fuzz
 # target (tests/fuzz/fuzz_procfiles.c) on seeds taken from this machine:
 # its own /proc/self/maps and /proc/self/stat, maps holding a deleted file
 # whose name has spaces and " (deleted)" in it, and lines of /proc/kallsyms
@@ -30,5 +30,5 @@ PY
 grep -q 'a file (deleted) x (deleted)' "$tmp/seeds/maps-odd" &&
 	pass "seed maps hold a deleted file named with spaces" ||
 	fail "seed maps hold a deleted file named with spaces"
-fuzz_seeds_then_run "/proc maps and kallsyms parser" "${PROC_FUZZ_SECONDS:-10}" 65536
+fuzz_seeds_then_run "/proc maps and kallsyms parser" "${PROC_FUZZ_SECONDS:-5}" 65536
 exit 0

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# A short run (FUZZ_SHORT_SECONDS, default 15) of the Ruby fuzz target:
+# A short run (FUZZ_SHORT_SECONDS, default 8) of the Ruby fuzz target:
 # the INTERP_CODE payload decoder (decoded payloads must re-encode to the
 # same bytes) and MRI's position index decoder. Any crash, leak,
 # sanitizer report or timeout fails.
 source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/../lib/fuzz.sh"
 fuzzer=$TREC_ROOT/build/fuzz_rbcode
-secs=${FUZZ_SHORT_SECONDS:-15}
+secs=${FUZZ_SHORT_SECONDS:-8}
 
 make -s -C "$TREC_ROOT" build/fuzz_rbcode >/dev/null || { fail "build the fuzz target"; exit 1; }
 tmp=$(mktemp -d /tmp/trec-fuzz-rb.XXXXXX)

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# A short run (FUZZ_SHORT_SECONDS, default 25) of the reader fuzz target on
+# A short run (FUZZ_SHORT_SECONDS, default 12) of the reader fuzz target on
 # the seed corpus; `make fuzz` is the long run. Any crash, leak, sanitizer
 # report or timeout fails.
 source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/../lib/fuzz.sh"
 fuzzer=$TREC_ROOT/build/fuzz_reader
 corpus=$TREC_ROOT/build/fuzz-corpus
-secs=${FUZZ_SHORT_SECONDS:-25}
+secs=${FUZZ_SHORT_SECONDS:-12}
 
 make -s -C "$TREC_ROOT" build/fuzz_reader build/fuzz-corpus/.stamp >/dev/null ||
 	{ fail "build the fuzz target"; exit 1; }

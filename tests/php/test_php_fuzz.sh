@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# A short run (FUZZ_SHORT_SECONDS, default 10) of the PHP INTERP_CODE
+# A short run (FUZZ_SHORT_SECONDS, default 5) of the PHP INTERP_CODE
 # payload decoder's fuzz target (tests/fuzz/fuzz_phpcode.c), seeded with
 # a valid payload and its truncations. Any crash, sanitizer report,
 # accepted payload that does not re-encode to itself, or timeout fails.
 source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/../lib/fuzz.sh"
 fuzzer=$TREC_ROOT/build/fuzz_phpcode
-secs=${FUZZ_SHORT_SECONDS:-10}
+secs=${FUZZ_SHORT_SECONDS:-5}
 
 make -s -C "$TREC_ROOT" build/fuzz_phpcode >/dev/null || { fail "build the fuzz target"; exit 1; }
 tmp=$(mktemp -d /tmp/trec-phpfuzz.XXXXXX)
