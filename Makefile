@@ -170,9 +170,12 @@ demo: deps
 	$(MAKE) all
 	bash tests/demo/run-demo.sh
 
+# On every CPU unless make was given -j itself (CI runs plain `make test`:
+# the serial builds were a fifth of its time).
+JOBS := $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 1))
 test-build:
-	$(MAKE) WERROR=1 all
-	$(MAKE) WERROR=1 SAN=1 all $(TEST_EXTRA_TARGETS)
+	$(MAKE) $(JOBS) WERROR=1 all
+	$(MAKE) $(JOBS) WERROR=1 SAN=1 all $(TEST_EXTRA_TARGETS)
 
 test: deps
 	$(MAKE) test-build
