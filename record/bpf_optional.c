@@ -210,6 +210,7 @@ static void start_load(struct trec_bpf_loader *l, size_t i)
 	if (j) {
 		*j = (struct load_job){ l, i };
 		if (!pthread_create(&o->thread[i], NULL, load_thread, j)) {
+			pthread_setname_np(o->thread[i], "trecord-bpfload");
 			o->threaded[i] = true;
 			return;
 		}

@@ -147,6 +147,7 @@ int trec_consumer_start_ring(struct trec_consumer *c)
 		return -errno;
 	if (pthread_create(&c->ring_thread, NULL, ring_main, c))
 		return -EAGAIN;
+	pthread_setname_np(c->ring_thread, "trecord-ring"); /* for top -H, perf */
 	c->ring_started = true;
 	return 0;
 }
@@ -475,6 +476,7 @@ int trec_consumer_start_writer(struct trec_consumer *c)
 {
 	if (pthread_create(&c->writer_thread, NULL, writer_main, c))
 		return -EAGAIN;
+	pthread_setname_np(c->writer_thread, "trecord-writer");
 	c->writer_started = true;
 	return 0;
 }

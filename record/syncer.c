@@ -413,6 +413,7 @@ int trec_syncer_start(struct trec_syncer *s, const struct trec_syncer_ctx *x)
 		return -errno;
 	if (pthread_create(&s->thread, NULL, sync_main, s))
 		return -EAGAIN;
+	pthread_setname_np(s->thread, "trecord-sync");
 	s->started = true;
 	return 0;
 }

@@ -162,6 +162,7 @@ int trec_delta_loader_start(struct trec_delta_loader *l)
 {
 	if (pthread_create(&l->thread, NULL, loader_main, l))
 		return -EAGAIN;
+	pthread_setname_np(l->thread, "trecord-deltas");
 	l->threaded = true;
 	return 0;
 }
