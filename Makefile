@@ -171,8 +171,9 @@ demo: deps
 	bash tests/demo/run-demo.sh
 
 # On every CPU unless make was given -j itself (CI runs plain `make test`:
-# the serial builds were a fifth of its time).
-JOBS := $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 1))
+# the serial builds were a fifth of its time). MAKEFLAGS shows -j only in
+# recipes (make 4.3).
+JOBS = $$(case " $$MAKEFLAGS" in *" -j"*) ;; *) echo -j$$(nproc 2>/dev/null || echo 1) ;; esac)
 test-build:
 	$(MAKE) $(JOBS) WERROR=1 all
 	$(MAKE) $(JOBS) WERROR=1 SAN=1 all $(TEST_EXTRA_TARGETS)

@@ -14,6 +14,7 @@
 #ifndef TREC_FORMAT_H
 #define TREC_FORMAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -281,6 +282,10 @@ struct trec_writer *trec_writer_open_fd(int fd, const struct trec_header *h,
 
 int trec_write_meta(struct trec_writer *w, const struct trec_meta *m);
 int trec_write_sample(struct trec_writer *w, const struct trec_sample *s);
+/* Whether the last trec_write_sample added its stack to the chunk's table
+ * (or failed): a stack already there was written before, with the same
+ * frames (what a caller derives from the frames alone is known). */
+bool trec_writer_last_stack_new(const struct trec_writer *w);
 int trec_write_mappings(struct trec_writer *w, const struct trec_mapping_snapshot *m);
 int trec_write_pid_event(struct trec_writer *w, const struct trec_pid_event *e);
 int trec_write_file(struct trec_writer *w, const struct trec_file_info *f);

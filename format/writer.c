@@ -32,6 +32,7 @@ struct trec_writer {
 	uint64_t samples;      /* SAMPLE records taken */
 	uint64_t first_time;   /* the oldest of their times */
 	uint64_t prev_time;    /* of the last SAMPLE in this chunk */
+	bool last_stack_new;   /* trec_writer_last_stack_new */
 	struct trec_dedup stacks, threads;
 	struct trec_buf rec, stk, thr; /* payload scratch */
 	struct trec_buf out;           /* chunk header + compressed body */
@@ -284,6 +285,7 @@ int trec_write_sample(struct trec_writer *w, const struct trec_sample *s)
 	int64_t si, ti;
 	int err;
 
+	w->last_stack_new = true;
 	if (w->err)
 		return w->err;
 	w->stk.len = w->thr.len = w->rec.len = 0;
@@ -311,6 +313,7 @@ int trec_write_sample(struct trec_writer *w, const struct trec_sample *s)
 		if (err)
 			return err;
 	}
+	w->last_stack_new = si < 0;
 	si = table_index(w, &w->stacks, TREC_REC_STACK, &w->stk, hs, si);
 	ti = si < 0 ? si : table_index(w, &w->threads, TREC_REC_THREAD, &w->thr, ht, ti);
 	if (ti < 0)
@@ -321,6 +324,11 @@ int trec_write_sample(struct trec_writer *w, const struct trec_sample *s)
 	if (!w->samples++ || s->time_ns < w->first_time)
 		w->first_time = s->time_ns;
 	return finish(w);
+}
+
+bool trec_writer_last_stack_new(const struct trec_writer *w)
+{
+	return w->last_stack_new;
 }
 
 /* A chunk of another file, copied as is but for its sequence number (and

@@ -16,6 +16,7 @@
 #include "record/io/output.h"
 #include "record/jit/capture.h"
 #include "record/stop_signals.h"
+#include "symbolize_rule.h"
 #include "trec_types.h"
 
 /* A cached kernel stack: the bare addresses. As many are kept as the
@@ -256,15 +257,27 @@ static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t le
 		smp.num_kernel_frames = nk;
 		smp.kernel_frames = frames;
 	}
-	for (uint32_t i = 0; i < n && c->x.touched; i++)
-		trec_touched_frame(c->x.touched, t->pid, &frames[i]);
 	trec_jit_on_frames(c->x.jit, t->pid, t->ktime_ns, frames + nk, n - nk);
 	if (!trec_u64map_get(&c->seen_pids, t->pid))
 		trec_u64map_put(&c->seen_pids, t->pid, (void *)1, &err);
 
+	bool stack_new = true;
+
 	w = trec_output_lock(c->x.out);
-	if (w && trec_output_unlock(c->x.out, trec_write_sample(w, &smp)) >= 0)
-		trecord_count(c->x.cnt, TRECORD_METRIC_SAMPLES_WRITTEN, 1);
+	if (w) {
+		err = trec_write_sample(w, &smp);
+		stack_new = trec_writer_last_stack_new(w);
+		if (trec_output_unlock(c->x.out, err) >= 0)
+			trecord_count(c->x.cnt, TRECORD_METRIC_SAMPLES_WRITTEN, 1);
+	}
+	/* The files a sample touched, for the symbols at the end. A stack
+	 * already in the chunk's table had its file-relative frames noted
+	 * then (most samples under -a: a tenth of the writer's time went
+	 * here); a runtime pc is noted per pid, always. */
+	for (uint32_t i = 0; i < n && c->x.touched; i++)
+		if (stack_new || trec_frame_is_absolute(frames[i].kind, frames[i].flags,
+							frames[i].file_id))
+			trec_touched_frame(c->x.touched, t->pid, &frames[i]);
 	/* Describe the sample's new interpreter code objects while they are
 	 * live. Most samples have none: each backend would scan the frames
 	 * for its kind in vain. */
