@@ -20,9 +20,6 @@ KERNEL_WAIT = {
 }
 
 
-# How much less than the program's measure fsync's recorded waits may be.
-FSYNC_LOW = 0.50
-
 
 def check(ok, name):
     print("%s: %s" % ("PASS" if ok else "FAIL", name))
@@ -45,10 +42,11 @@ def main(argv):
         who = frames[0].rpartition("-")[2]
         pid, _, tid = who.partition("/")
         stacks.append((int(pid), int(tid or 0), frames[1:], int(us)))
-    measured = {}
+    measured, runq = {}, {}
     for line in open(a.measured):
-        f, us = line.split()
+        f, us, rq = (line.split() + ["0"])[:3]
         measured[f] = float(us)
+        runq[f] = float(rq)
     check(set(measured) == set(KERNEL_WAIT), "offcpu: the workload reports its four functions")
 
     mine = [s for s in stacks if s[0] == a.pid]
@@ -57,15 +55,18 @@ def main(argv):
           % len(threads))
     for f, want in sorted(measured.items()):
         got = sum(s[3] for s in mine if f in s[2])
-        # fsync's time off the CPU is many short I/O waits and, in the
-        # kernel, preemptions: the program's wall-less-CPU time counts the
-        # preemptions, which trecord leaves out by design (only voluntary
-        # switches are waits), and the waits under --off-cpu-min. So
-        # trecord may see less (seen: -10% to -35% under load), never more.
-        low = FSYNC_LOW if f == "block_in_fsync" else a.tolerance
-        check(want > 0 and -low * want <= got - want <= a.tolerance * want,
-              "offcpu: %s blocked %.0f us, the program measured %.0f us (%+.1f%%)"
-              % (f, got, want, 100.0 * (got - want) / want if want else 0))
+        # The program's wall-less-CPU time counts preemptions (fsync's
+        # I/O path is preempted under load), which trecord leaves out by
+        # design: only voluntary switches are waits. Its run-queue time
+        # over the same calls bounds them (it also holds the wake-up
+        # latency that trecord does count): trecord may see up to that
+        # much less (seen: fsync -19% to -35% under load, before this
+        # bound replaced a flat 50%), never more.
+        low = runq[f] + a.tolerance * want
+        check(want > 0 and -low <= got - want <= a.tolerance * want,
+              "offcpu: %s blocked %.0f us, the program measured %.0f us (%+.1f%%; "
+              "%.0f us of it runnable on a run queue)"
+              % (f, got, want, 100.0 * (got - want) / want if want else 0, runq[f]))
         kern = KERNEL_WAIT[f]
         with_kern = sum(s[3] for s in mine if f in s[2] and any(kern in x for x in s[2]))
         check(got > 0 and with_kern >= 0.9 * got,

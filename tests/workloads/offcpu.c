@@ -5,7 +5,9 @@
  *   block_in_pipe_read  read() of a pipe a server thread answers 15 ms later
  *   block_in_mutex      a mutex a holder thread keeps for 15 ms
  *   block_in_fsync      fsync() of 2 MiB just written (in $TMPDIR or /var/tmp)
- * It prints "FUNCTION MICROSECONDS" per function at the end, and on stderr
+ * It prints "FUNCTION MICROSECONDS RUNQ_MICROSECONDS" per function at the
+ * end (the second: of the first, the time spent runnable on a run queue,
+ * after wake-ups and preemptions alike), and on stderr
  * "main_wall_us N": main's own wall time, for the wall view.
  * usage: offcpu [rounds]         (default 10)
  *        offcpu --loop SECONDS   rounds until SECONDS have passed (for -p)
@@ -28,7 +30,7 @@
 enum { F_SLEEP, F_PIPE, F_MUTEX, F_FSYNC, F_COUNT };
 static const char *const names[F_COUNT] = { "block_in_nanosleep", "block_in_pipe_read",
 					    "block_in_mutex", "block_in_fsync" };
-static double blocked_us[F_COUNT];
+static double blocked_us[F_COUNT], runq_wait_us[F_COUNT];
 
 static int req_srv[2], ans_srv[2], req_lock[2], ack_lock[2];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -43,14 +45,32 @@ static double clock_us(clockid_t c)
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-/* Wall and CPU time at the start of a blocking call. */
+/* This thread's time waiting on a run queue so far (schedstat's second
+ * field, ns): runnable but not running, which is not a wait trecord
+ * records after a preemption (only voluntary switches are waits). */
+static double runq_us(void)
+{
+	unsigned long long run, wait = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "re");
+
+	if (f) {
+		if (fscanf(f, "%llu %llu", &run, &wait) != 2)
+			wait = 0;
+		fclose(f);
+	}
+	return wait / 1e3;
+}
+
+/* Wall, CPU and run-queue time at the start of a blocking call. */
 struct span {
-	double wall, cpu;
+	double wall, cpu, runq;
 };
 
 static struct span span_start(void)
 {
-	return (struct span){ clock_us(CLOCK_MONOTONIC), clock_us(CLOCK_THREAD_CPUTIME_ID) };
+	double runq = runq_us();
+
+	return (struct span){ clock_us(CLOCK_MONOTONIC), clock_us(CLOCK_THREAD_CPUTIME_ID), runq };
 }
 
 /* The time off the CPU since s: wall time less CPU time. */
@@ -65,6 +85,7 @@ static double span_blocked_us(struct span s)
 static void span_end(struct span s, int f)
 {
 	blocked_us[f] += span_blocked_us(s);
+	runq_wait_us[f] += runq_us() - s.runq;
 }
 
 static void sleep_us(long us)
@@ -236,7 +257,7 @@ int main(int argc, char **argv)
 	pthread_join(srv, NULL);
 	pthread_join(holder, NULL);
 	for (int f = 0; f < F_COUNT; f++)
-		printf("%s %.0f\n", names[f], blocked_us[f]);
+		printf("%s %.0f %.0f\n", names[f], blocked_us[f], runq_wait_us[f]);
 	fprintf(stderr, "main_wall_us %.0f\n", clock_us(CLOCK_MONOTONIC) - start);
 	return 0;
 }
