@@ -5,8 +5,10 @@
 # from .gopclntab), with perf record -g around trecord so both see the same
 # run. go_roots.py checks that >= 99.9% of trec's samples end, without an
 # error frame, at a root (runtime.goexit; runtime.clone or rt0_go, the
-# threads' first frames; runtime.sigtramp; systemstack, mcall or morestack
-# for g0 stacks; record/unwind/go_roots.c) and shows perf -g's share.
+# threads' first frames; runtime.mstart, a top frame for Go's own
+# traceback too, where m0's start-up stacks end: rt0_go calls it with no
+# frame record; runtime.sigtramp; systemstack, mcall or morestack for g0
+# stacks; record/unwind/go_roots.c) and shows perf -g's share.
 #   GO_ROOTS_SECS (4): workload seconds; GO_ROOTS_MIN (99.9): the bar.
 . "$(dirname "$0")/../lib/common.sh"
 # The plain build, as test_runtimes.sh: ASan makes trecord's start slow.
@@ -27,11 +29,11 @@ d=$(mktemp_dir)
 roots=$(nm -S "$W/goroots" | while read -r lo size _ name; do
 	case $name in
 	runtime.goexit.abi0 | runtime.rt0_go.abi0 | runtime.clone.abi0 | runtime.sigtramp.abi0 | \
-		runtime.systemstack.abi0 | runtime.mcall | runtime.morestack.abi0)
+		runtime.systemstack.abi0 | runtime.mcall | runtime.morestack.abi0 | runtime.mstart.abi0)
 		printf '%x-%x=%s ' $((16#$lo)) $((16#$lo + 16#$size)) "${name%.abi0}" ;;
 	esac
 done)
-check "the root functions are in the binary's symbols" test "$(echo "$roots" | wc -w)" = 7
+check "the root functions are in the binary's symbols" test "$(echo "$roots" | wc -w)" = 8
 
 perf record -q -g -F 999 -o "$d/perf.data" -- \
 	"$TRECORD" -q -F 999 -o "$d/go.tr" -- "$W/goroots-stripped" "${GO_ROOTS_SECS:-4}" \
