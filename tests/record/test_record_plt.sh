@@ -9,11 +9,18 @@ strip --strip-all -o "$T/pltloop.stripped" "$WORKLOADS/pltloop"
 for bin in "$WORKLOADS/pltloop" "$T/pltloop.stripped"; do
 	what=$(basename "$bin")
 	out=$T/$what.tr
-	# 4 kHz: at 999 Hz 3-25 of 2,000 samples landed in a stub, and once
-	# none in strtol's (CI).
-	"$TRECORD" -F 3999 -o "$out" -- "$bin" 2 >"$T/stdout" 2>"$T/stderr"
-	check "$what: trecord exits 0" [ $? = 0 ]
-	"$TREPORT" --folded "$out" >"$T/emb" 2>"$T/emb.err"
+	# The timer lands in a stub in 0.06-1.3% of samples (CI saw 3 of
+	# 2,000 at 999 Hz, 5 of 7,986 at 4 kHz, none in strtol's): a run
+	# without both stubs sampled says nothing of their names and is
+	# recorded again, up to 3 times.
+	for try in 1 2 3; do
+		"$TRECORD" -F 3999 -o "$out" -- "$bin" 2 >"$T/stdout" 2>"$T/stderr"
+		rc=$?
+		"$TREPORT" --folded "$out" >"$T/emb" 2>"$T/emb.err"
+		grep -q ';rand@plt ' "$T/emb" && grep -q ';strtol@plt ' "$T/emb" && break
+		[ $try -lt 3 ] && echo "  $what: a stub not sampled in run $try: recorded again"
+	done
+	check "$what: trecord exits 0" [ $rc = 0 ]
 	# (the vdso is no local file: its frames come from the recording)
 	"$TREPORT" --folded --symbol-source=local,embedded "$out" >"$T/local" 2>"$T/local.err"
 	leaf() { awk '{ n = $NF; k = split($1, f, ";"); if (f[k] ~ /@plt$/) plt += n; all += n }
