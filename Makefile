@@ -17,7 +17,7 @@
 
 # Debian packages every target needs (build, tests, demo, bench).
 DEB_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev libdw-dev \
-	libzstd-dev zlib1g-dev pkg-config libprotobuf-c-dev protobuf-c-compiler libiberty-dev python3-zstandard zstd xz-utils time libc6-dbg \
+	libzstd-dev libxxhash-dev zlib1g-dev pkg-config libprotobuf-c-dev protobuf-c-compiler libiberty-dev python3-zstandard zstd xz-utils time libc6-dbg \
 	gdb linux-perf golang-go elfutils binutils g++ python3 make libxml2-utils debuginfod \
 	php-cli php-dev \
 	libbpf-tools perl ruby

@@ -282,10 +282,17 @@ struct trec_writer *trec_writer_open_fd(int fd, const struct trec_header *h,
 
 int trec_write_meta(struct trec_writer *w, const struct trec_meta *m);
 int trec_write_sample(struct trec_writer *w, const struct trec_sample *s);
-/* Whether the last trec_write_sample added its stack to the chunk's table
- * (or failed): a stack already there was written before, with the same
- * frames (what a caller derives from the frames alone is known). */
-bool trec_writer_last_stack_new(const struct trec_writer *w);
+/* Where the last written sample's stack is: entry *idx of the stack table
+ * of chunk *seq (the chunk being built, until it ends). True if that
+ * sample added it (or failed): a stack already there was written before,
+ * with the same frames (what a caller derives from them is known). */
+bool trec_writer_last_stack(const struct trec_writer *w, uint32_t *seq, uint32_t *idx);
+/* A sample whose stack is entry stack_idx of chunk seq's table, as
+ * trec_writer_last_stack named it: s's frames are not read. 0 when
+ * written; 1 when nothing was (that chunk has ended, or this one has no
+ * room for the sample): write it with trec_write_sample; < 0 an error. */
+int trec_write_sample_in_stack(struct trec_writer *w, const struct trec_sample *s,
+			       uint32_t seq, uint32_t stack_idx);
 int trec_write_mappings(struct trec_writer *w, const struct trec_mapping_snapshot *m);
 int trec_write_pid_event(struct trec_writer *w, const struct trec_pid_event *e);
 int trec_write_file(struct trec_writer *w, const struct trec_file_info *f);

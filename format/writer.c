@@ -32,7 +32,13 @@ struct trec_writer {
 	uint64_t samples;      /* SAMPLE records taken */
 	uint64_t first_time;   /* the oldest of their times */
 	uint64_t prev_time;    /* of the last SAMPLE in this chunk */
-	bool last_stack_new;   /* trec_writer_last_stack_new */
+	/* trec_writer_last_stack: where the last SAMPLE's stack is */
+	uint32_t last_stack_seq, last_stack_idx;
+	bool last_stack_new;
+	/* The last sample's thread payload and its index in this chunk: most
+	 * samples are of the thread the one before was of. */
+	uint8_t last_thr[64];
+	uint32_t last_thr_len, last_thr_idx;
 	struct trec_dedup stacks, threads;
 	struct trec_buf rec, stk, thr; /* payload scratch */
 	struct trec_buf out;           /* chunk header + compressed body */
@@ -151,6 +157,7 @@ int trec_writer_flush(struct trec_writer *w)
 	w->chunk.len = 0;
 	w->nrec = 0;
 	w->prev_time = 0;
+	w->last_thr_len = 0;
 	trec_dedup_reset(&w->stacks);
 	trec_dedup_reset(&w->threads);
 	return 0;
@@ -279,13 +286,46 @@ static int64_t table_index(struct trec_writer *w, struct trec_dedup *d, uint32_t
 	return trec_dedup_add(d, hash, off, (uint32_t)p->len);
 }
 
+/* The index of the thread entry equal to w->thr in this chunk, or -1 and
+ * its hash in *ht. */
+static int64_t find_thread(struct trec_writer *w, uint64_t *ht)
+{
+	if (w->thr.len == w->last_thr_len && !memcmp(w->thr.data, w->last_thr, w->thr.len))
+		return w->last_thr_idx;
+	*ht = trec_hash(w->thr.data, w->thr.len);
+	return trec_dedup_find(&w->threads, w->chunk.data, w->thr.data, (uint32_t)w->thr.len, *ht);
+}
+
+static void remember_thread(struct trec_writer *w, uint32_t ti)
+{
+	if (w->thr.len > sizeof(w->last_thr))
+		return;
+	memcpy(w->last_thr, w->thr.data, w->thr.len);
+	w->last_thr_len = (uint32_t)w->thr.len;
+	w->last_thr_idx = ti;
+}
+
+/* The SAMPLE record itself, its thread and stack in this chunk's tables. */
+static int put_sample(struct trec_writer *w, const struct trec_sample *s, uint32_t ti,
+		      uint32_t si)
+{
+	remember_thread(w, ti);
+	trec_enc_sample(&w->rec, s, w->prev_time, ti, si);
+	append_record(w, TREC_REC_SAMPLE, &w->rec);
+	w->prev_time = s->time_ns;
+	if (!w->samples++ || s->time_ns < w->first_time)
+		w->first_time = s->time_ns;
+	return finish(w);
+}
+
 int trec_write_sample(struct trec_writer *w, const struct trec_sample *s)
 {
-	uint64_t hs, ht;
+	uint64_t hs, ht = 0;
 	int64_t si, ti;
 	int err;
 
 	w->last_stack_new = true;
+	w->last_stack_idx = UINT32_MAX;
 	if (w->err)
 		return w->err;
 	w->stk.len = w->thr.len = w->rec.len = 0;
@@ -295,14 +335,13 @@ int trec_write_sample(struct trec_writer *w, const struct trec_sample *s)
 	if (err)
 		return err == -EINVAL ? err : (w->err = err);
 	hs = trec_hash(w->stk.data, w->stk.len);
-	ht = trec_hash(w->thr.data, w->thr.len);
 
 	/* All three records must land in the same chunk: the tables are per chunk. */
 	for (;;) {
 		size_t need = framed_len(TREC_REC_SAMPLE, SAMPLE_PAYLOAD_MAX);
 
 		si = trec_dedup_find(&w->stacks, w->chunk.data, w->stk.data, (uint32_t)w->stk.len, hs);
-		ti = trec_dedup_find(&w->threads, w->chunk.data, w->thr.data, (uint32_t)w->thr.len, ht);
+		ti = find_thread(w, &ht);
 		if (si < 0)
 			need += framed_len(TREC_REC_STACK, w->stk.len);
 		if (ti < 0)
@@ -318,17 +357,47 @@ int trec_write_sample(struct trec_writer *w, const struct trec_sample *s)
 	ti = si < 0 ? si : table_index(w, &w->threads, TREC_REC_THREAD, &w->thr, ht, ti);
 	if (ti < 0)
 		return w->err = (int)ti;
-	trec_enc_sample(&w->rec, s, w->prev_time, (uint32_t)ti, (uint32_t)si);
-	append_record(w, TREC_REC_SAMPLE, &w->rec);
-	w->prev_time = s->time_ns;
-	if (!w->samples++ || s->time_ns < w->first_time)
-		w->first_time = s->time_ns;
-	return finish(w);
+	w->last_stack_seq = w->seq; /* before finish() may end the chunk */
+	w->last_stack_idx = (uint32_t)si;
+	return put_sample(w, s, (uint32_t)ti, (uint32_t)si);
 }
 
-bool trec_writer_last_stack_new(const struct trec_writer *w)
+bool trec_writer_last_stack(const struct trec_writer *w, uint32_t *seq, uint32_t *idx)
 {
+	*seq = w->last_stack_seq;
+	*idx = w->last_stack_idx;
 	return w->last_stack_new;
+}
+
+int trec_write_sample_in_stack(struct trec_writer *w, const struct trec_sample *s,
+			       uint32_t seq, uint32_t stack_idx)
+{
+	uint64_t ht = 0;
+	int64_t ti;
+	size_t need = framed_len(TREC_REC_SAMPLE, SAMPLE_PAYLOAD_MAX);
+	int err;
+
+	if (w->err)
+		return w->err;
+	/* Another chunk's table, or none of this one's: the caller writes it whole. */
+	if (seq != w->seq || stack_idx >= w->stacks.count)
+		return 1;
+	w->thr.len = w->rec.len = 0;
+	err = trec_enc_thread(&w->thr, s);
+	if (err)
+		return err == -EINVAL ? err : (w->err = err);
+	ti = find_thread(w, &ht);
+	if (ti < 0)
+		need += framed_len(TREC_REC_THREAD, w->thr.len);
+	if (w->chunk.len + need > w->chunk_bytes)
+		return 1; /* the chunk ends here: the stack goes in the next one */
+	ti = table_index(w, &w->threads, TREC_REC_THREAD, &w->thr, ht, ti);
+	if (ti < 0)
+		return w->err = (int)ti;
+	w->last_stack_new = false;
+	w->last_stack_seq = seq;
+	w->last_stack_idx = stack_idx;
+	return put_sample(w, s, (uint32_t)ti, stack_idx);
 }
 
 /* A chunk of another file, copied as is but for its sequence number (and

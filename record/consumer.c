@@ -14,6 +14,7 @@
 #include "record/io/metrics.h"
 #include "record/io/msg_queue.h"
 #include "record/io/output.h"
+#include "record/io/stack_cache.h"
 #include "record/jit/capture.h"
 #include "record/stop_signals.h"
 #include "symbolize_rule.h"
@@ -53,18 +54,16 @@ static void push_batch(struct trec_consumer *c)
  * *data and *len; false if it is to be dropped. */
 static bool whole_trace(struct trec_consumer *c, void **data, size_t *len)
 {
-	size_t n;
+	const struct trec_trace *whole;
 
-	switch (trec_trace_delta_apply(&c->bases, *data, *len, &c->rebuilt, &n)) {
-	case TREC_DELTA_WHOLE:
-		return true;
+	switch (trec_trace_delta_apply(&c->bases, *data, *len, &c->rebuilt, &whole, len)) {
 	case TREC_DELTA_NO_BASE:
 		/* Its leaf and error frame are written. */
 		trecord_count(c->x.cnt, TRECORD_METRIC_TRACES_DELTA_NO_BASE, 1);
 		__attribute__((fallthrough));
+	case TREC_DELTA_WHOLE:
 	case TREC_DELTA_REBUILT:
-		*data = &c->rebuilt;
-		*len = n;
+		*data = (void *)whole;
 		return true;
 	default:
 		trecord_count(c->x.cnt, TRECORD_METRIC_BAD_MESSAGES, 1);
@@ -136,6 +135,7 @@ static void emit_resumed(void *arg, const struct trec_trace *t, size_t len)
 int trec_consumer_init(struct trec_consumer *c, const struct trec_consumer_ctx *x)
 {
 	c->x = *x;
+	c->last_seen_pid = UINT32_MAX; /* none */
 	trec_deferred_init(&c->deferred, &x->defer_fds, x->loads_finished, x->cnt, emit_resumed, c);
 	trec_ksyms_lazy_init(&c->ksyms, x->ksyms, x->quiet);
 	return 0;
@@ -190,6 +190,54 @@ static void copy_comm(char *dst, const char *src)
 	dst[TREC_COMM_LEN - 1] = 0;
 }
 
+/* The sample's fields but its frames. */
+static void sample_head(struct trec_sample *smp, const struct trec_trace *t)
+{
+	smp->time_ns = t->ktime_ns;
+	smp->pid = t->pid;
+	smp->tid = t->tid;
+	smp->cpu = t->cpu;
+	smp->flags = t->flags;
+	smp->weight = 1;
+	smp->offcpu_ns = t->offcpu_ns;
+	copy_comm(smp->comm, t->comm);
+}
+
+/* A trace whose stack the chunk being written has (stack_cache.h): only
+ * its thread and sample records are written. False: write it whole. */
+static bool write_known_stack(struct trec_consumer *c, const struct trec_trace *t,
+			      struct trec_stack_key key)
+{
+	struct trec_sample smp = { 0 };
+	struct trec_writer *w;
+	int rc;
+
+	sample_head(&smp, t);
+	w = trec_output_lock(c->x.out);
+	if (!w)
+		return true; /* nothing more is written */
+	rc = trec_stack_cache_write_known(&c->stacks, w, key, &smp);
+	if (rc == 1) {
+		trec_output_unlock(c->x.out, 0);
+		return false;
+	}
+	if (trec_output_unlock(c->x.out, rc) >= 0)
+		trecord_count(c->x.cnt, TRECORD_METRIC_SAMPLES_WRITTEN, 1);
+	return true;
+}
+
+static void count_error_frame(struct trec_consumer *c, const struct trec_trace *t)
+{
+	const struct trec_frame *f = &t->frames[t->num_frames - 1];
+
+	if (!(f->flags & TREC_FRAME_F_ERROR))
+		return;
+	if (f->addr_or_line == TREC_ERR_NO_PID_INFO)
+		trecord_count(c->x.cnt, TRECORD_METRIC_SAMPLES_UNKNOWN_PID, 1);
+	else if (f->addr_or_line == TREC_ERR_NATIVE_LOOKUP_TEXT_SECTION)
+		trecord_count(c->x.cnt, TRECORD_METRIC_SAMPLES_UNKNOWN_PC, 1);
+}
+
 static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t len)
 {
 	struct trec_rec_frame frames[TREC_MAX_FRAMES], kframes[TREC_KERNEL_STACK_DEPTH];
@@ -197,7 +245,8 @@ static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t le
 	const struct trec_kstack *k = NULL;
 	struct trec_sample smp = { 0 };
 	struct trec_writer *w;
-	bool interp_frames = false;
+	bool interp_frames = false, absolute_frames = false;
+	struct trec_stack_key key;
 	uint32_t n;
 	int err;
 
@@ -207,6 +256,19 @@ static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t le
 		return;
 	}
 	n = t->num_frames;
+	if (n)
+		count_error_frame(c, t);
+	/* Samples come in runs of one process (per CPU, in batches). */
+	if (t->pid != c->last_seen_pid) {
+		err = 0;
+		if (!trec_u64map_get(&c->seen_pids, t->pid))
+			trec_u64map_put(&c->seen_pids, t->pid, (void *)1, &err);
+		c->last_seen_pid = err ? UINT32_MAX : t->pid;
+	}
+	key = trec_stack_key(t->frames, n, t->kernel_stack_id);
+	if (write_known_stack(c, t, key))
+		return;
+
 	for (uint32_t i = 0; i < n; i++) {
 		frames[i] = (struct trec_rec_frame){
 			.file_id = t->frames[i].file_id,
@@ -215,6 +277,8 @@ static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t le
 			.flags = t->frames[i].flags,
 		};
 		interp_frames |= trec_interp_frame(frames[i].kind, frames[i].flags);
+		absolute_frames |= trec_frame_is_absolute(frames[i].kind, frames[i].flags,
+							  frames[i].file_id);
 	}
 	/* A kernel stack the stack map could not take comes inline, first. */
 	uint32_t nk = 0;
@@ -224,23 +288,10 @@ static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t le
 				     frames[nk].flags & TREC_FRAME_F_RETURN_ADDRESS);
 		nk++;
 	}
-	if (n && (frames[n - 1].flags & TREC_FRAME_F_ERROR)) {
-		if (frames[n - 1].addr == TREC_ERR_NO_PID_INFO)
-			trecord_count(c->x.cnt, TRECORD_METRIC_SAMPLES_UNKNOWN_PID, 1);
-		else if (frames[n - 1].addr == TREC_ERR_NATIVE_LOOKUP_TEXT_SECTION)
-			trecord_count(c->x.cnt, TRECORD_METRIC_SAMPLES_UNKNOWN_PC, 1);
-	}
 	if (t->kernel_stack_id >= 0)
 		k = kernel_stack(c, t->kernel_stack_id);
 
-	smp.time_ns = t->ktime_ns;
-	smp.pid = t->pid;
-	smp.tid = t->tid;
-	smp.cpu = t->cpu;
-	smp.flags = t->flags;
-	smp.weight = 1;
-	smp.offcpu_ns = t->offcpu_ns;
-	copy_comm(smp.comm, t->comm);
+	sample_head(&smp, t);
 	smp.num_user_frames = n - nk;
 	smp.user_frames = frames + nk;
 	if (k) {
@@ -257,16 +308,18 @@ static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t le
 		smp.num_kernel_frames = nk;
 		smp.kernel_frames = frames;
 	}
-	trec_jit_on_frames(c->x.jit, t->pid, t->ktime_ns, frames + nk, n - nk);
-	if (!trec_u64map_get(&c->seen_pids, t->pid))
-		trec_u64map_put(&c->seen_pids, t->pid, (void *)1, &err);
+	if (absolute_frames)
+		trec_jit_on_frames(c->x.jit, t->pid, t->ktime_ns, frames + nk, n - nk);
 
 	bool stack_new = true;
 
 	w = trec_output_lock(c->x.out);
 	if (w) {
-		err = trec_write_sample(w, &smp);
-		stack_new = trec_writer_last_stack_new(w);
+		/* Frames that mean the same in any process, and a kernel stack
+		 * that is in them: the next such trace reuses the entry. */
+		bool keep = !interp_frames && !absolute_frames && (t->kernel_stack_id < 0 || k);
+
+		err = trec_stack_cache_write_new(&c->stacks, w, key, &smp, keep, &stack_new);
 		if (trec_output_unlock(c->x.out, err) >= 0)
 			trecord_count(c->x.cnt, TRECORD_METRIC_SAMPLES_WRITTEN, 1);
 	}
@@ -297,6 +350,8 @@ static void pid_done(struct trec_consumer *c, uint32_t pid)
 {
 	if (trec_u64map_del(&c->seen_pids, pid))
 		c->pids_done++;
+	if (c->last_seen_pid == pid)
+		c->last_seen_pid = UINT32_MAX;
 	if (c->x.touched)
 		trec_touched_pid_done(c->x.touched, pid);
 	trec_interps_exit(c->x.interps, pid); /* done at the exit event, unless it was lost */
@@ -517,6 +572,7 @@ void trec_consumer_free(struct trec_consumer *c)
 	trec_msg_batch_free(&c->batch);
 	trec_trace_bases_free(&c->bases);
 	trec_u64map_free(&c->seen_pids);
+	trec_stack_cache_free(&c->stacks);
 	trec_exit_fifo_free(&c->exited);
 	trec_deferred_free(&c->deferred);
 	trec_ksyms_lazy_free(&c->ksyms);

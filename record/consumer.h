@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "format/containers/u64map.h"
+#include "record/io/stack_cache.h"
 #include "record/io/msg_batch.h"
 #include "record/io/trace_delta.h"
 #include "record/kernel/ksyms_lazy.h"
@@ -60,6 +61,8 @@ struct trec_consumer {
 	/* writer thread only */
 	struct trec_u64map kstacks;   /* kernel stack id -> struct trec_kstack */
 	struct trec_u64map seen_pids; /* live pids with samples */
+	uint32_t last_seen_pid;       /* in seen_pids, or UINT32_MAX */
+	struct trec_stack_cache stacks; /* the writer's chunk's stacks by raw frames */
 	uint64_t pids_done;           /* ... and those that ended */
 	struct trec_exit_fifo exited; /* ended, in their grace period */
 	uint64_t swept_ns;

@@ -62,11 +62,11 @@ static int is_base_of(const struct trec_trace *base, const struct trec_trace *t)
 }
 
 enum trec_delta_result trec_trace_delta_apply(struct trec_trace_bases *b, const void *msg,
-					      size_t len, struct trec_trace *out,
-					      size_t *out_len)
+					      size_t len, struct trec_trace *scratch,
+					      const struct trec_trace **whole, size_t *whole_len)
 {
 	const struct trec_trace *t = msg;
-	const struct trec_trace *base;
+	struct trec_trace *base, *out = scratch;
 	uint32_t n, d;
 
 	if (len < TREC_TRACE_HEADER_SIZE || t->num_frames > TREC_MAX_FRAMES)
@@ -77,31 +77,39 @@ enum trec_delta_result trec_trace_delta_apply(struct trec_trace_bases *b, const 
 			return TREC_DELTA_BAD;
 		if (t->seq)
 			keep(b, t, TREC_TRACE_HEADER_SIZE + n * FRAME_BYTES);
+		*whole = t;
+		*whole_len = TREC_TRACE_HEADER_SIZE + n * FRAME_BYTES;
 		return TREC_DELTA_WHOLE;
 	}
 	d = t->delta_frames;
 	if (t->msg_type != TREC_MSG_TRACE_DELTA || !t->seq || d == 0 || d >= n ||
 	    len < TREC_TRACE_HEADER_SIZE + d * FRAME_BYTES)
 		return TREC_DELTA_BAD;
-	memcpy(out, t, TREC_TRACE_HEADER_SIZE + d * FRAME_BYTES);
-	out->msg_type = TREC_MSG_TRACE;
-	out->delta_frames = 0;
 	base = trec_trace_base(b, t->cpu);
 	if (!is_base_of(base, t)) {
 		/* Never another trace's callers: the leaf, and why no more. */
+		memcpy(out, t, TREC_TRACE_HEADER_SIZE + FRAME_BYTES);
+		out->msg_type = TREC_MSG_TRACE;
+		out->delta_frames = 0;
 		out->frames[1] = (struct trec_frame){
 			.addr_or_line = TREC_ERR_DELTA_NO_BASE,
 			.kind = TREC_FRAME_UNKNOWN,
 			.flags = TREC_FRAME_F_ERROR,
 		};
 		out->num_frames = 2;
-		*out_len = TREC_TRACE_HEADER_SIZE + 2 * FRAME_BYTES;
+		*whole = out;
+		*whole_len = TREC_TRACE_HEADER_SIZE + 2 * FRAME_BYTES;
 		forget(b, t->cpu);
 		return TREC_DELTA_NO_BASE;
 	}
-	memcpy(out->frames + d, base->frames + d, (n - d) * FRAME_BYTES);
-	*out_len = TREC_TRACE_HEADER_SIZE + n * FRAME_BYTES;
-	keep(b, out, *out_len);
+	/* In place: the base has the same number of frames and keeps the
+	 * ones past d, so it becomes this trace (and the next one's base)
+	 * for a copy of the new frames alone. */
+	memcpy(base, t, TREC_TRACE_HEADER_SIZE + d * FRAME_BYTES);
+	base->msg_type = TREC_MSG_TRACE;
+	base->delta_frames = 0;
+	*whole = base;
+	*whole_len = TREC_TRACE_HEADER_SIZE + n * FRAME_BYTES;
 	return TREC_DELTA_REBUILT;
 }
 

@@ -36,12 +36,13 @@ enum trec_delta_result {
 /*
  * msg: a TREC_MSG_TRACE or TREC_MSG_TRACE_DELTA message of len bytes
  * (hostile). A whole trace sent from a record (seq != 0) becomes its
- * CPU's base. A delta is rebuilt into *out (msg_type TREC_MSG_TRACE) and
- * becomes the base in turn; *out_len is the bytes of *out used.
+ * CPU's base. A delta is rebuilt in its base, which it then is (msg_type
+ * TREC_MSG_TRACE). *whole is the trace made whole, *whole_len its bytes:
+ * msg itself, the base, or (NO_BASE) scratch; valid until the next call.
  */
 enum trec_delta_result trec_trace_delta_apply(struct trec_trace_bases *b, const void *msg,
-					      size_t len, struct trec_trace *out,
-					      size_t *out_len);
+					      size_t len, struct trec_trace *scratch,
+					      const struct trec_trace **whole, size_t *whole_len);
 
 /* The base kept for cpu, or NULL (tests poison it). */
 struct trec_trace *trec_trace_base(struct trec_trace_bases *b, uint32_t cpu);

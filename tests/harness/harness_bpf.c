@@ -166,6 +166,7 @@ static bool ring_full_next, lose_next;
 static long bpf_ringbuf_output(void *ringbuf, void *data, __u64 size, __u64 flags)
 {
 	enum trec_delta_result res = TREC_DELTA_WHOLE;
+	const struct trec_trace *whole = data;
 	size_t n = size;
 
 	(void)flags;
@@ -179,10 +180,12 @@ static long bpf_ringbuf_output(void *ringbuf, void *data, __u64 size, __u64 flag
 	if (lose_next)
 		lose_next = false; /* sent, never seen by trecord: not applied */
 	else
-		res = trec_trace_delta_apply(&bases, data, size, &rebuilt, &n);
+		res = trec_trace_delta_apply(&bases, data, size, &rebuilt, &whole, &n);
 	env->delta_result = res;
 	memset(&env->trace, 0, sizeof(env->trace));
-	memcpy(&env->trace, res == TREC_DELTA_WHOLE ? data : (void *)&rebuilt, n);
+	if (res == TREC_DELTA_BAD)
+		n = 0;
+	memcpy(&env->trace, whole, n);
 	env->trace.seq = 0;
 	return 0;
 }

@@ -10,7 +10,7 @@
 #define HDR TREC_TRACE_HEADER_SIZE
 #define FR sizeof(struct trec_frame)
 
-static struct trec_trace out;
+static struct trec_trace out, scratch;
 static size_t out_len;
 
 /* A whole trace of n frames: frame i's address is salt + i. */
@@ -40,7 +40,14 @@ static size_t cut(struct trec_trace *t, uint32_t d)
 static enum trec_delta_result apply(struct trec_trace_bases *b, const struct trec_trace *t,
 				    size_t len)
 {
-	return trec_trace_delta_apply(b, t, len, &out, &out_len);
+	const struct trec_trace *whole = NULL;
+	enum trec_delta_result r = trec_trace_delta_apply(b, t, len, &scratch, &whole, &out_len);
+
+	/* What the caller reads: a copy, as the ring thread's batch takes. */
+	memset(&out, 0xa5, sizeof(out));
+	if (r != TREC_DELTA_BAD)
+		memcpy(&out, whole, out_len);
+	return r;
 }
 
 /* out is t made whole: t's first d frames, then want's. */

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT
+/*
+ * record/io/stack_cache.c with the writer's trec_write_sample_in_stack: a
+ * stream of traces written through the cache, as the writer thread does,
+ * must give the file trec_write_sample gives for the same samples, byte
+ * for byte, across many chunk boundaries (small chunks), while most
+ * samples take the cached path. Then the cache's own rules: what the key
+ * covers, stale chunks, and the writer's refusals.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "record/io/stack_cache.h"
+#include "trec_format.h"
+#include "trec_types.h"
+#include "unit_check.h"
+
+#define NPOOL 200
+#define NSAMPLES 20000
+#define CHUNK 32768
+
+static struct trec_trace pool[NPOOL];
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *s >> 33;
+}
+
+/* Traces of 1-60 frames over a few files; some with a kernel stack id,
+ * some with a kernel stack inline (kernel frames first, as BPF sends). */
+static void make_pool(void)
+{
+	uint64_t seed = 99;
+
+	for (unsigned i = 0; i < NPOOL; i++) {
+		struct trec_trace *t = &pool[i];
+		uint32_t n = 1 + (uint32_t)(rnd(&seed) % 40), nk = i % 7 == 0 ? 3 : 0;
+
+		memset(t, 0, sizeof(*t));
+		t->msg_type = TREC_MSG_TRACE;
+		t->num_frames = (uint16_t)(n + nk);
+		t->kernel_stack_id = i % 5 == 0 ? (int32_t)(i % 3) : -1;
+		for (uint32_t j = 0; j < nk; j++)
+			t->frames[j] = (struct trec_frame){ .addr_or_line = 0xffffffff81000000ULL + 0x40 * j,
+							    .kind = TREC_FRAME_KERNEL, .flags = j ? 2 : 0 };
+		for (uint32_t j = 0; j < n; j++)
+			t->frames[nk + j] = (struct trec_frame){
+				.file_id = 0x1000 + rnd(&seed) % 3,
+				.addr_or_line = 0x400000 + rnd(&seed) % 0x10000,
+				.kind = TREC_FRAME_NATIVE, .flags = j ? 2 : 0 };
+	}
+	/* Two traces that differ only in their kernel stack id. */
+	pool[1] = pool[2];
+	pool[1].kernel_stack_id = 7;
+	pool[2].kernel_stack_id = 8;
+}
+
+static const struct trec_rec_frame kstacks[9][2] = {
+	[0] = { { 0, 0xffffffff81100000ULL, 4, 0 }, { 0, 0xffffffff81200000ULL, 4, 2 } },
+	[1] = { { 0, 0xffffffff81100010ULL, 4, 0 }, { 0, 0xffffffff81200000ULL, 4, 2 } },
+	[2] = { { 0, 0xffffffff81100020ULL, 4, 0 }, { 0, 0xffffffff81200000ULL, 4, 2 } },
+	[7] = { { 0, 0xffffffff81100070ULL, 4, 0 }, { 0, 0xffffffff81200000ULL, 4, 2 } },
+	[8] = { { 0, 0xffffffff81100080ULL, 4, 0 }, { 0, 0xffffffff81200000ULL, 4, 2 } },
+};
+
+/* The sample of trace t, as the consumer builds it. */
+static void to_sample(const struct trec_trace *t, unsigned i, struct trec_sample *s,
+		      struct trec_rec_frame *f)
+{
+	uint32_t nk = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->time_ns = 1000000ULL * i;
+	s->pid = 100 + i % 3;
+	s->tid = s->pid + (i / 7) % 2;
+	s->cpu = i % 2;
+	s->weight = 1;
+	strcpy(s->comm, i % 11 ? "work" : "other");
+	for (uint32_t j = 0; j < t->num_frames; j++)
+		f[j] = (struct trec_rec_frame){ t->frames[j].file_id, t->frames[j].addr_or_line,
+						t->frames[j].kind, t->frames[j].flags };
+	while (nk < t->num_frames && f[nk].kind == TREC_FRAME_KERNEL)
+		nk++;
+	s->user_frames = f + nk;
+	s->num_user_frames = t->num_frames - nk;
+	if (t->kernel_stack_id >= 0) {
+		s->kernel_frames = kstacks[t->kernel_stack_id];
+		s->num_kernel_frames = 2;
+	} else {
+		s->kernel_frames = f;
+		s->num_kernel_frames = nk;
+	}
+}
+
+static uint8_t *file_bytes(int fd, size_t *len)
+{
+	uint8_t *buf;
+
+	*len = (size_t)lseek(fd, 0, SEEK_END);
+	buf = malloc(*len ? *len : 1);
+	if (buf && pread(fd, buf, *len, 0) != (ssize_t)*len) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* The stream written plainly (cached = false) or through the cache. */
+static uint32_t last_seq; /* of the last stream's last sample: chunks - 1 */
+
+static uint8_t *write_stream(bool cached, size_t *len, unsigned *hits)
+{
+	static struct trec_rec_frame f[TREC_MAX_FRAMES];
+	struct trec_writer_opts o = { .chunk_bytes = CHUNK };
+	struct trec_stack_cache sc = { 0 };
+	struct trec_header h;
+	struct trec_writer *w;
+	int fd = memfd_create("stacks", 0), err = 0;
+	uint64_t seed = 5;
+	uint8_t *buf = NULL;
+
+	*hits = 0;
+	trec_header_init_host(&h);
+	h.creation_time_ns = 1; /* the two files compare whole */
+	w = trec_writer_open_fd(dup(fd), &h, &o);
+	for (unsigned i = 0; w && i < NSAMPLES && !err; i++) {
+		uint64_t r = rnd(&seed);
+		const struct trec_trace *t = &pool[(r % NPOOL) * (r % NPOOL) / NPOOL];
+		struct trec_stack_key key = trec_stack_key(t->frames, t->num_frames,
+							   t->kernel_stack_id);
+		struct trec_sample s;
+		bool is_new;
+
+		to_sample(t, i, &s, f);
+		if (!cached) {
+			err = trec_write_sample(w, &s);
+			continue;
+		}
+		err = trec_stack_cache_write_known(&sc, w, key, &s);
+		if (err == 0)
+			(*hits)++;
+		else if (err == 1)
+			err = trec_stack_cache_write_new(&sc, w, key, &s, true, &is_new);
+	}
+	if (w)
+		trec_writer_last_stack(w, &last_seq, &(uint32_t){ 0 });
+	if (w && !trec_writer_close(w) && !err)
+		buf = file_bytes(fd, len);
+	trec_stack_cache_free(&sc);
+	close(fd);
+	return buf;
+}
+
+static void test_same_file(void)
+{
+	size_t la = 0, lb = 0;
+	unsigned hits_a, hits_b;
+	uint8_t *a = write_stream(false, &la, &hits_a);
+	uint8_t *b = write_stream(true, &lb, &hits_b);
+
+	CHECK("both streams written", a && b);
+	CHECK("through the cache: the same file, byte for byte",
+	      a && b && la == lb && !memcmp(a, b, la));
+	CHECK("many chunks (the cache starts over at each)", last_seq >= 10);
+	CHECK("most samples take the cached path", hits_b > NSAMPLES / 2);
+	printf("   %u of %u samples cached, %u chunks, %zu bytes\n", hits_b, NSAMPLES,
+	       last_seq + 1, lb);
+	free(a);
+	free(b);
+}
+
+static void test_key(void)
+{
+	struct trec_trace t = pool[3];
+	struct trec_stack_key k0 = trec_stack_key(t.frames, t.num_frames, -1), k;
+
+	k = trec_stack_key(t.frames, t.num_frames, 0);
+	CHECK("key covers the kernel stack id", k.lo != k0.lo || k.hi != k0.hi);
+	t.frames[t.num_frames - 1].addr_or_line ^= 1;
+	k = trec_stack_key(t.frames, t.num_frames, -1);
+	CHECK("key covers the root frame", k.lo != k0.lo || k.hi != k0.hi);
+	t = pool[3];
+	k = trec_stack_key(t.frames, t.num_frames - 1, -1);
+	CHECK("key covers the frame count", k.lo != k0.lo || k.hi != k0.hi);
+}
+
+static void test_chunks(void)
+{
+	struct trec_stack_cache sc = { 0 };
+	struct trec_stack_key a = { 1, 2 }, b = { 3, 4 };
+	uint32_t seq = 0, idx = 0;
+
+	trec_stack_cache_add(&sc, 4, a, 9);
+	CHECK("found in its chunk", trec_stack_cache_find(&sc, a, &seq, &idx) && seq == 4 &&
+					    idx == 9);
+	CHECK("a key with another half is not found",
+	      !trec_stack_cache_find(&sc, (struct trec_stack_key){ 1, 5 }, &seq, &idx));
+	trec_stack_cache_add(&sc, 5, b, 0);
+	CHECK("another chunk forgets the last one's entries",
+	      !trec_stack_cache_find(&sc, a, &seq, &idx) &&
+		      trec_stack_cache_find(&sc, b, &seq, &idx) && seq == 5 && idx == 0);
+	trec_stack_cache_free(&sc);
+}
+
+/* What the writer refuses: another chunk's index, an index it lacks, a
+ * sample that does not fit the chunk. */
+static void test_writer_refusals(void)
+{
+	static struct trec_rec_frame f[TREC_MAX_FRAMES];
+	struct trec_writer_opts o = { .chunk_bytes = 1000 };
+	struct trec_header h;
+	struct trec_sample s;
+	struct trec_writer *w;
+	uint32_t seq, idx, seq2, idx2;
+	bool is_new;
+	int fd = memfd_create("refuse", 0), rc;
+
+	trec_header_init_host(&h);
+	w = trec_writer_open_fd(fd, &h, &o);
+	to_sample(&pool[5], 0, &s, f);
+	CHECK("first sample written", w && trec_write_sample(w, &s) == 0);
+	is_new = trec_writer_last_stack(w, &seq, &idx);
+	CHECK("its stack is new", is_new);
+	to_sample(&pool[5], 1, &s, f);
+	CHECK("in its stack", trec_write_sample_in_stack(w, &s, seq, idx) == 0);
+	is_new = trec_writer_last_stack(w, &seq2, &idx2);
+	CHECK("... which is not new, and the same", !is_new && seq2 == seq && idx2 == idx);
+	CHECK("an index the chunk lacks: not written",
+	      trec_write_sample_in_stack(w, &s, seq, idx + 1) == 1);
+	CHECK("another chunk: not written", trec_write_sample_in_stack(w, &s, seq + 1, idx) == 1);
+	/* Fill the chunk with samples of the stack until one does not fit. */
+	rc = 0;
+	for (unsigned i = 2; i < 1000 && rc == 0; i++) {
+		to_sample(&pool[5], i, &s, f);
+		rc = trec_write_sample_in_stack(w, &s, seq, idx);
+	}
+	CHECK("a full chunk refuses the sample", rc == 1);
+	CHECK("written whole, into the next chunk",
+	      trec_write_sample(w, &s) == 0 && trec_writer_last_stack(w, &seq2, &idx2) &&
+		      seq2 == seq + 1 && idx2 == 0);
+	CHECK("the ended chunk's index is refused",
+	      trec_write_sample_in_stack(w, &s, seq, idx) == 1);
+	CHECK("closed cleanly", w && trec_writer_close(w) == 0);
+}
+
+int main(void)
+{
+	make_pool();
+	test_same_file();
+	test_key();
+	test_chunks();
+	test_writer_refusals();
+	return failures != 0;
+}
