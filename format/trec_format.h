@@ -283,16 +283,25 @@ struct trec_writer *trec_writer_open_fd(int fd, const struct trec_header *h,
 int trec_write_meta(struct trec_writer *w, const struct trec_meta *m);
 int trec_write_sample(struct trec_writer *w, const struct trec_sample *s);
 /* Where the last written sample's stack is: entry *idx of the stack table
- * of chunk *seq (the chunk being built, until it ends). True if that
- * sample added it (or failed): a stack already there was written before,
- * with the same frames (what a caller derives from them is known). */
-bool trec_writer_last_stack(const struct trec_writer *w, uint32_t *seq, uint32_t *idx);
-/* A sample whose stack is entry stack_idx of chunk seq's table, as
+ * of *chunk (a token naming one chunk of one writer, the one being built
+ * until it ends). True if that sample added it (or failed): a stack
+ * already there was written before, with the same frames (what a caller
+ * derives from them is known). */
+bool trec_writer_last_stack(const struct trec_writer *w, uint64_t *chunk, uint32_t *idx);
+/* A sample whose stack is entry stack_idx of chunk's table, as
  * trec_writer_last_stack named it: s's frames are not read. 0 when
- * written; 1 when nothing was (that chunk has ended, or this one has no
- * room for the sample): write it with trec_write_sample; < 0 an error. */
+ * written; 1 when nothing was (that chunk has ended, is another writer's,
+ * or has no room for the sample); < 0 an error. */
 int trec_write_sample_in_stack(struct trec_writer *w, const struct trec_sample *s,
-			       uint32_t seq, uint32_t stack_idx);
+			       uint64_t chunk, uint32_t stack_idx);
+/* The STACK payload of the last trec_write_sample[_stack] (valid until
+ * the next write). */
+const void *trec_writer_last_stack_payload(const struct trec_writer *w, size_t *len);
+/* A sample whose stack is given as a STACK payload this writer encoded
+ * (trec_writer_last_stack_payload): s's frames are not read. Writes what
+ * trec_write_sample writes for a sample with those frames. */
+int trec_write_sample_stack(struct trec_writer *w, const struct trec_sample *s,
+			    const void *stack, size_t len);
 int trec_write_mappings(struct trec_writer *w, const struct trec_mapping_snapshot *m);
 int trec_write_pid_event(struct trec_writer *w, const struct trec_pid_event *e);
 int trec_write_file(struct trec_writer *w, const struct trec_file_info *f);

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,7 +34,9 @@ struct trec_writer {
 	uint64_t first_time;   /* the oldest of their times */
 	uint64_t prev_time;    /* of the last SAMPLE in this chunk */
 	/* trec_writer_last_stack: where the last SAMPLE's stack is */
-	uint32_t last_stack_seq, last_stack_idx;
+	uint32_t uid;          /* this writer's, in the process: chunk_token() */
+	uint64_t last_stack_chunk;
+	uint32_t last_stack_idx;
 	bool last_stack_new;
 	/* The last sample's thread payload and its index in this chunk: most
 	 * samples are of the thread the one before was of. */
@@ -44,6 +47,8 @@ struct trec_writer {
 	struct trec_buf out;           /* chunk header + compressed body */
 	ZSTD_CCtx *cctx;
 };
+
+static atomic_uint writer_uids;
 
 static int write_full(int fd, const uint8_t *p, size_t n)
 {
@@ -90,6 +95,7 @@ struct trec_writer *trec_writer_open_fd(int fd, const struct trec_header *h,
 		return NULL;
 	}
 	w->fd = fd;
+	w->uid = atomic_fetch_add(&writer_uids, 1) + 1;
 	w->chunk_bytes = opts && opts->chunk_bytes ? opts->chunk_bytes : TREC_DEFAULT_CHUNK_BYTES;
 	if (w->chunk_bytes > TREC_MAX_CHUNK_ULEN)
 		w->chunk_bytes = TREC_MAX_CHUNK_ULEN;
@@ -318,24 +324,24 @@ static int put_sample(struct trec_writer *w, const struct trec_sample *s, uint32
 	return finish(w);
 }
 
-int trec_write_sample(struct trec_writer *w, const struct trec_sample *s)
+/* Names the chunk being built, among all writers of the process: a
+ * stack index is only good for that chunk of that writer. */
+static uint64_t chunk_token(const struct trec_writer *w)
 {
-	uint64_t hs, ht = 0;
+	return (uint64_t)w->uid << 32 | w->seq;
+}
+
+/* The sample, its STACK payload in w->stk. */
+static int write_with_stack(struct trec_writer *w, const struct trec_sample *s)
+{
+	uint64_t hs = trec_hash(w->stk.data, w->stk.len), ht = 0;
 	int64_t si, ti;
 	int err;
 
-	w->last_stack_new = true;
-	w->last_stack_idx = UINT32_MAX;
-	if (w->err)
-		return w->err;
-	w->stk.len = w->thr.len = w->rec.len = 0;
-	err = trec_enc_stack(&w->stk, s);
-	if (!err)
-		err = trec_enc_thread(&w->thr, s);
+	w->thr.len = w->rec.len = 0;
+	err = trec_enc_thread(&w->thr, s);
 	if (err)
 		return err == -EINVAL ? err : (w->err = err);
-	hs = trec_hash(w->stk.data, w->stk.len);
-
 	/* All three records must land in the same chunk: the tables are per chunk. */
 	for (;;) {
 		size_t need = framed_len(TREC_REC_SAMPLE, SAMPLE_PAYLOAD_MAX);
@@ -357,20 +363,55 @@ int trec_write_sample(struct trec_writer *w, const struct trec_sample *s)
 	ti = si < 0 ? si : table_index(w, &w->threads, TREC_REC_THREAD, &w->thr, ht, ti);
 	if (ti < 0)
 		return w->err = (int)ti;
-	w->last_stack_seq = w->seq; /* before finish() may end the chunk */
+	w->last_stack_chunk = chunk_token(w); /* before finish() may end the chunk */
 	w->last_stack_idx = (uint32_t)si;
 	return put_sample(w, s, (uint32_t)ti, (uint32_t)si);
 }
 
-bool trec_writer_last_stack(const struct trec_writer *w, uint32_t *seq, uint32_t *idx)
+int trec_write_sample(struct trec_writer *w, const struct trec_sample *s)
 {
-	*seq = w->last_stack_seq;
+	int err;
+
+	w->last_stack_new = true;
+	w->last_stack_idx = UINT32_MAX;
+	if (w->err)
+		return w->err;
+	w->stk.len = 0;
+	err = trec_enc_stack(&w->stk, s);
+	if (err)
+		return err == -EINVAL ? err : (w->err = err);
+	return write_with_stack(w, s);
+}
+
+int trec_write_sample_stack(struct trec_writer *w, const struct trec_sample *s,
+			    const void *stack, size_t len)
+{
+	w->last_stack_new = true;
+	w->last_stack_idx = UINT32_MAX;
+	if (w->err)
+		return w->err;
+	w->stk.len = 0;
+	trec_buf_put(&w->stk, stack, len);
+	if (w->stk.oom)
+		return w->err = -ENOMEM;
+	return write_with_stack(w, s);
+}
+
+const void *trec_writer_last_stack_payload(const struct trec_writer *w, size_t *len)
+{
+	*len = w->stk.len;
+	return w->stk.data;
+}
+
+bool trec_writer_last_stack(const struct trec_writer *w, uint64_t *chunk, uint32_t *idx)
+{
+	*chunk = w->last_stack_chunk;
 	*idx = w->last_stack_idx;
 	return w->last_stack_new;
 }
 
 int trec_write_sample_in_stack(struct trec_writer *w, const struct trec_sample *s,
-			       uint32_t seq, uint32_t stack_idx)
+			       uint64_t chunk, uint32_t stack_idx)
 {
 	uint64_t ht = 0;
 	int64_t ti;
@@ -380,7 +421,7 @@ int trec_write_sample_in_stack(struct trec_writer *w, const struct trec_sample *
 	if (w->err)
 		return w->err;
 	/* Another chunk's table, or none of this one's: the caller writes it whole. */
-	if (seq != w->seq || stack_idx >= w->stacks.count)
+	if (chunk != chunk_token(w) || stack_idx >= w->stacks.count)
 		return 1;
 	w->thr.len = w->rec.len = 0;
 	err = trec_enc_thread(&w->thr, s);
@@ -395,7 +436,7 @@ int trec_write_sample_in_stack(struct trec_writer *w, const struct trec_sample *
 	if (ti < 0)
 		return w->err = (int)ti;
 	w->last_stack_new = false;
-	w->last_stack_seq = seq;
+	w->last_stack_chunk = chunk;
 	w->last_stack_idx = stack_idx;
 	return put_sample(w, s, (uint32_t)ti, stack_idx);
 }
