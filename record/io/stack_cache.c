@@ -12,9 +12,9 @@
 #include "trec_types.h"
 
 /* -a at 20 kHz on 2 CPUs writes about 8,000 new stacks a second (a few
- * hundred bytes each): many seconds of them, in at most 10 + 32 MiB. */
-#define STACK_CACHE_MAX (128u << 10)
-#define STACK_CACHE_MAX_BYTES (32u << 20)
+ * hundred bytes each): seconds of them, in at most 5 + 16 MiB. */
+#define STACK_CACHE_MAX (64u << 10)
+#define STACK_CACHE_MAX_BYTES (16u << 20)
 
 struct trec_stack_key trec_stack_key(const struct trec_frame *f, uint32_t n, int32_t kstack_id)
 {
