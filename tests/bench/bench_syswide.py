@@ -8,6 +8,10 @@
   loss   `-a -F 20000` for SECS seconds on the same load: samples written,
          and samples lost (trecord: its metrics, the writer queue's drops
          among them; perf: its LOST records as `perf report` counts them)
+  rates  user + sys CPU of trecord and perf -g at -F 99 (trecord's
+         default), 999, 4000 (perf's) and 20000 over RATE_SECS seconds on
+         the same load, interleaved, median of RATE_RUNS: where the
+         per-sample cost overtakes the fixed one
 
 Ratios are trecord / perf in the same run; nothing here is a threshold.
 """
@@ -100,7 +104,21 @@ def loss(a, out, secs):
     return res
 
 
+def rates(a, out, secs, runs):
+    """{freq: {tool: median CPU s}} for trec and perf-g."""
+    got = {}
+    for freq in RATES:
+        c = cmds(a.trecord, out, freq, secs)
+        v = {"trec": [], "perf-g": []}
+        for r in range(runs):
+            for t in (("trec", "perf-g") if r % 2 == 0 else ("perf-g", "trec")):
+                v[t].append(_run(c[t], a.workloads, secs)[0])
+        got[freq] = {t: statistics.median(x) for t, x in v.items()}
+    return got
+
+
 CPU_SECS, CPU_RUNS, LOSS_SECS = 10, 3, 25
+RATES, RATE_SECS, RATE_RUNS = (99, 999, 4000, 20000), 10, 2
 
 
 def run_all(b):
@@ -108,7 +126,8 @@ def run_all(b):
     if b.have_trec:
         load = _load()
         b.res["syswide"] = {"cpu": cpu(b.a, b.out, CPU_SECS, CPU_RUNS),
-                            "loss": loss(b.a, b.out, LOSS_SECS)}
+                            "loss": loss(b.a, b.out, LOSS_SECS),
+                            "rates": rates(b.a, b.out, RATE_SECS, RATE_RUNS)}
         b.res["syswide"]["load"] = (load, _load())
 
 
@@ -137,7 +156,20 @@ def table_rows(res):
                 c["perf-g"][0], c["perf-g"][1], p["cpu_s"], p["rss"], p["samples"], p["lost"]),
             "| trec / perf-g | %.2fx | %.2fx | %.2fx | %.2fx | | | |" % (
                 c["trec"][0] / c["perf-g"][0], c["trec"][1] / c["perf-g"][1],
-                t["cpu_s"] / p["cpu_s"], t["rss"] / p["rss"])]
+                t["cpu_s"] / p["cpu_s"], t["rss"] / p["rss"])] + rate_rows(s.get("rates"))
+
+
+def rate_rows(rt):
+    if not rt:
+        return []
+    rows = ["", "By sampling rate, `-a` for %d s on the same load (median of %d "
+            "interleaved runs; user + sys of the recorder):" % (RATE_SECS, RATE_RUNS), "",
+            "| -F | trec CPU s | perf -g CPU s | trec / perf -g |", "|---:|---:|---:|---:|"]
+    for freq in sorted(rt, key=int):
+        v = rt[freq]
+        rows.append("| %s | %.2f | %.2f | %.2fx |" % (freq, v["trec"], v["perf-g"],
+                                                    v["trec"] / v["perf-g"]))
+    return rows
 
 
 def main():
@@ -148,10 +180,11 @@ def main():
         ap.add_argument("--runs", type=int, default=CPU_RUNS)
         ap.add_argument("--secs", type=int, default=CPU_SECS)
         ap.add_argument("--loss-secs", type=int, default=LOSS_SECS)
+        ap.add_argument("--rate-secs", type=int, default=RATE_SECS)
 
     def use_args(a):
-        global CPU_SECS, CPU_RUNS, LOSS_SECS
-        CPU_SECS, CPU_RUNS, LOSS_SECS = a.secs, a.runs, a.loss_secs
+        global CPU_SECS, CPU_RUNS, LOSS_SECS, RATE_SECS
+        CPU_SECS, CPU_RUNS, LOSS_SECS, RATE_SECS = a.secs, a.runs, a.loss_secs, a.rate_secs
     return bench_standalone.main(__doc__, run_all, table_rows, workloads=True,
                                  add_args=add_args, use_args=use_args)
 
