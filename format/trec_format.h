@@ -294,14 +294,6 @@ bool trec_writer_last_stack(const struct trec_writer *w, uint64_t *chunk, uint32
  * or has no room for the sample); < 0 an error. */
 int trec_write_sample_in_stack(struct trec_writer *w, const struct trec_sample *s,
 			       uint64_t chunk, uint32_t stack_idx);
-/* The STACK payload of the last trec_write_sample[_stack] (valid until
- * the next write). */
-const void *trec_writer_last_stack_payload(const struct trec_writer *w, size_t *len);
-/* A sample whose stack is given as a STACK payload this writer encoded
- * (trec_writer_last_stack_payload): s's frames are not read. Writes what
- * trec_write_sample writes for a sample with those frames. */
-int trec_write_sample_stack(struct trec_writer *w, const struct trec_sample *s,
-			    const void *stack, size_t len);
 int trec_write_mappings(struct trec_writer *w, const struct trec_mapping_snapshot *m);
 int trec_write_pid_event(struct trec_writer *w, const struct trec_pid_event *e);
 int trec_write_file(struct trec_writer *w, const struct trec_file_info *f);

@@ -383,26 +383,6 @@ int trec_write_sample(struct trec_writer *w, const struct trec_sample *s)
 	return write_with_stack(w, s);
 }
 
-int trec_write_sample_stack(struct trec_writer *w, const struct trec_sample *s,
-			    const void *stack, size_t len)
-{
-	w->last_stack_new = true;
-	w->last_stack_idx = UINT32_MAX;
-	if (w->err)
-		return w->err;
-	w->stk.len = 0;
-	trec_buf_put(&w->stk, stack, len);
-	if (w->stk.oom)
-		return w->err = -ENOMEM;
-	return write_with_stack(w, s);
-}
-
-const void *trec_writer_last_stack_payload(const struct trec_writer *w, size_t *len)
-{
-	*len = w->stk.len;
-	return w->stk.data;
-}
-
 bool trec_writer_last_stack(const struct trec_writer *w, uint64_t *chunk, uint32_t *idx)
 {
 	*chunk = w->last_stack_chunk;

@@ -203,8 +203,8 @@ static void sample_head(struct trec_sample *smp, const struct trec_trace *t)
 	copy_comm(smp->comm, t->comm);
 }
 
-/* A trace written before (stack_cache.h): its stack is not encoded
- * again, nor its files noted. False: write it whole. */
+/* A trace whose stack the chunk being written has (stack_cache.h): its
+ * stack is not encoded again, nor its files noted. False: write it whole. */
 static bool write_known_stack(struct trec_consumer *c, const struct trec_trace *t,
 			      struct trec_stack_key key)
 {

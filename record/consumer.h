@@ -62,7 +62,7 @@ struct trec_consumer {
 	struct trec_u64map kstacks;   /* kernel stack id -> struct trec_kstack */
 	struct trec_u64map seen_pids; /* live pids with samples */
 	uint32_t last_seen_pid;       /* in seen_pids, or UINT32_MAX */
-	struct trec_stack_cache stacks; /* stacks written, by their raw frames */
+	struct trec_stack_cache stacks; /* the chunk's stacks, by their raw frames */
 	uint64_t pids_done;           /* ... and those that ended */
 	struct trec_exit_fifo exited; /* ended, in their grace period */
 	uint64_t swept_ns;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Raw trace frames -> where their stack is, and its payload (stack_cache.h). */
+/* Raw trace frames -> their stack's index in the chunk being written (stack_cache.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,10 +11,9 @@
 #include "trec_format.h"
 #include "trec_types.h"
 
-/* -a at 20 kHz on 2 CPUs writes about 8,000 new stacks a second (a few
- * hundred bytes each): seconds of them, in at most 5 + 16 MiB. */
+/* A chunk (1 MiB by default, a second at most) holds a few thousand new
+ * stacks at -a -F 20000; past this many its later ones are not kept. */
 #define STACK_CACHE_MAX (64u << 10)
-#define STACK_CACHE_MAX_BYTES (16u << 20)
 
 struct trec_stack_key trec_stack_key(const struct trec_frame *f, uint32_t n, int32_t kstack_id)
 {
@@ -71,45 +70,20 @@ int trec_stack_cache_write_known(struct trec_stack_cache *sc, struct trec_writer
 				 struct trec_stack_key key, const struct trec_sample *s)
 {
 	struct trec_stack_cache_ent *e = find(sc, key);
-	int rc;
 
-	if (!e)
-		return 1;
-	rc = trec_write_sample_in_stack(w, s, e->chunk, e->stack_idx);
-	if (rc != 1)
-		return rc;
-	/* Not in this chunk (yet): its payload goes in. */
-	rc = trec_write_sample_stack(w, s, sc->arena + e->off, e->len);
-	if (!rc)
-		trec_writer_last_stack(w, &e->chunk, &e->stack_idx);
-	return rc;
+	/* The writer refuses an index of a chunk that has ended. */
+	return e ? trec_write_sample_in_stack(w, s, sc->chunk, e->stack_idx) : 1;
 }
 
-static void forget_all(struct trec_stack_cache *sc)
+/* Entries of another chunk name another table: forget them. */
+static void follow_chunk(struct trec_stack_cache *sc, uint64_t chunk)
 {
+	if (sc->chunk == chunk)
+		return;
 	if (sc->count)
 		memset(sc->slots, 0, sc->cap * sizeof(*sc->slots));
 	sc->count = 0;
-	sc->arena_len = 0;
-}
-
-static void add(struct trec_stack_cache *sc, struct trec_stack_key key, const void *payload,
-		size_t len, uint64_t chunk, uint32_t stack_idx)
-{
-	if (len > STACK_CACHE_MAX_BYTES)
-		return;
-	if (sc->count >= STACK_CACHE_MAX || len > STACK_CACHE_MAX_BYTES - sc->arena_len)
-		forget_all(sc);
-	if (TREC_GROW(sc->arena, sc->arena_cap, sc->arena_len + len, 1u << 20) ||
-	    ((sc->count + 1) * 2 > sc->cap && grow(sc)))
-		return;
-	memcpy(sc->arena + sc->arena_len, payload, len);
-	*slot_of(sc, key) = (struct trec_stack_cache_ent){
-		.key = key, .chunk = chunk, .stack_idx = stack_idx,
-		.off = (uint32_t)sc->arena_len, .len = (uint32_t)len,
-	};
-	sc->count++;
-	sc->arena_len += len;
+	sc->chunk = chunk;
 }
 
 int trec_stack_cache_write_new(struct trec_stack_cache *sc, struct trec_writer *w,
@@ -117,22 +91,22 @@ int trec_stack_cache_write_new(struct trec_stack_cache *sc, struct trec_writer *
 			       bool *stack_new)
 {
 	int err = trec_write_sample(w, s);
-	const void *payload;
 	uint64_t chunk;
 	uint32_t idx;
-	size_t len;
 
 	*stack_new = trec_writer_last_stack(w, &chunk, &idx);
 	if (err || !keep)
 		return err;
-	payload = trec_writer_last_stack_payload(w, &len);
-	add(sc, key, payload, len, chunk, idx);
+	follow_chunk(sc, chunk);
+	if (sc->count >= STACK_CACHE_MAX || ((sc->count + 1) * 2 > sc->cap && grow(sc)))
+		return 0;
+	*slot_of(sc, key) = (struct trec_stack_cache_ent){ .key = key, .stack_idx = idx };
+	sc->count++;
 	return 0;
 }
 
 void trec_stack_cache_free(struct trec_stack_cache *sc)
 {
 	free(sc->slots);
-	free(sc->arena);
 	memset(sc, 0, sizeof(*sc));
 }

@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The stacks the writer thread has written, found by their traces' raw
+ * The stacks of the chunk being written, found by their traces' raw
  * frames. A sample whose BPF frames and kernel stack id match a trace
- * written before skips converting, encoding and hashing its frames, its
- * kernel stack's lookup and its touched-file notes (those were done
- * then): if the chunk being written has the stack, the SAMPLE names its
- * index (trec_write_sample_in_stack); else the stack's encoded STACK
- * payload, kept here, goes into this chunk as is (trec_write_sample_stack).
- * At -a -F 20000 those were most of the writer's time per sample. Either
- * way the file is what trec_write_sample writes, byte for byte.
+ * already written in this chunk reuses that trace's stack table entry
+ * (trec_write_sample_in_stack): no frame conversion, no encoding, no
+ * hash of the encoded stack, no kernel stack lookup, no touched-file
+ * notes (those were done then). At -a -F 20000 those were most of the
+ * writer's time per sample. The file is what trec_write_sample writes,
+ * byte for byte.
  *
  * A trace is known by a 128-bit XXH3 of its frames and kernel stack id,
  * as otel-ebpf-profiler knows its traces: two traces with the same hash
@@ -17,8 +16,11 @@
  * Only stacks that mean the same whatever the process are kept: no
  * runtime pc (noted per pid for its JIT symbols and files) and no
  * interpreter frame (its code objects are described per pid); the caller
- * decides. Bounded: past STACK_CACHE_MAX entries or STACK_CACHE_MAX_BYTES
- * of payloads, it forgets everything and starts over.
+ * decides. Entries name an index in one chunk's table (of one writer) and
+ * are forgotten when another chunk begins, so the memory is the largest
+ * chunk's, bounded by STACK_CACHE_MAX entries. (Keeping stacks across
+ * chunks, with their encoded payloads, saved no CPU that could be
+ * measured and grew trecord's memory to its bound.)
  */
 #ifndef TREC_STACK_CACHE_H
 #define TREC_STACK_CACHE_H
@@ -39,27 +41,26 @@ struct trec_stack_key {
  * costs one cache miss. Key {0, 0}: empty. */
 struct trec_stack_cache_ent {
 	struct trec_stack_key key;
-	uint64_t chunk;      /* trec_writer_last_stack's token */
-	uint32_t stack_idx;  /* in chunk's stack table, while that is being built */
-	uint32_t off, len;   /* its STACK payload in the arena */
+	uint32_t stack_idx; /* in chunk's stack table */
 };
 
 struct trec_stack_cache {
 	struct trec_stack_cache_ent *slots; /* open addressing, at most half full */
 	size_t cap, count;                  /* cap: 0 or a power of two */
-	uint8_t *arena;
-	size_t arena_len, arena_cap;
+	uint64_t chunk;                     /* trec_writer_last_stack's token */
 };
 
 struct trec_stack_key trec_stack_key(const struct trec_frame *f, uint32_t n, int32_t kstack_id);
 
 /* Under the writer's lock (both write what trec_write_sample would): */
-/* s without its frames, if the cache knows the trace with this key. 0
- * written, 1 not (unknown: write it whole), < 0 the writer's error. */
+/* s without its frames, if the chunk being written has the stack of the
+ * trace with this key. 0 written, 1 not (write it whole), < 0 the
+ * writer's error. */
 int trec_stack_cache_write_known(struct trec_stack_cache *sc, struct trec_writer *w,
 				 struct trec_stack_key key, const struct trec_sample *s);
 /* s whole; then, if keep (its frames mean the same in any process), the
- * cache knows the trace (known absent). *stack_new: trec_writer_last_stack's. */
+ * cache knows where its stack is (known absent from this chunk's
+ * entries). *stack_new: trec_writer_last_stack's. */
 int trec_stack_cache_write_new(struct trec_stack_cache *sc, struct trec_writer *w,
 			       struct trec_stack_key key, const struct trec_sample *s, bool keep,
 			       bool *stack_new);
