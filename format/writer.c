@@ -331,17 +331,24 @@ static uint64_t chunk_token(const struct trec_writer *w)
 	return (uint64_t)w->uid << 32 | w->seq;
 }
 
-/* The sample, its STACK payload in w->stk. */
-static int write_with_stack(struct trec_writer *w, const struct trec_sample *s)
+int trec_write_sample(struct trec_writer *w, const struct trec_sample *s)
 {
-	uint64_t hs = trec_hash(w->stk.data, w->stk.len), ht = 0;
+	uint64_t hs, ht = 0;
 	int64_t si, ti;
 	int err;
 
-	w->thr.len = w->rec.len = 0;
-	err = trec_enc_thread(&w->thr, s);
+	w->last_stack_new = true;
+	w->last_stack_idx = UINT32_MAX;
+	if (w->err)
+		return w->err;
+	w->stk.len = w->thr.len = w->rec.len = 0;
+	err = trec_enc_stack(&w->stk, s);
+	if (!err)
+		err = trec_enc_thread(&w->thr, s);
 	if (err)
 		return err == -EINVAL ? err : (w->err = err);
+	hs = trec_hash(w->stk.data, w->stk.len);
+
 	/* All three records must land in the same chunk: the tables are per chunk. */
 	for (;;) {
 		size_t need = framed_len(TREC_REC_SAMPLE, SAMPLE_PAYLOAD_MAX);
@@ -366,21 +373,6 @@ static int write_with_stack(struct trec_writer *w, const struct trec_sample *s)
 	w->last_stack_chunk = chunk_token(w); /* before finish() may end the chunk */
 	w->last_stack_idx = (uint32_t)si;
 	return put_sample(w, s, (uint32_t)ti, (uint32_t)si);
-}
-
-int trec_write_sample(struct trec_writer *w, const struct trec_sample *s)
-{
-	int err;
-
-	w->last_stack_new = true;
-	w->last_stack_idx = UINT32_MAX;
-	if (w->err)
-		return w->err;
-	w->stk.len = 0;
-	err = trec_enc_stack(&w->stk, s);
-	if (err)
-		return err == -EINVAL ? err : (w->err = err);
-	return write_with_stack(w, s);
 }
 
 bool trec_writer_last_stack(const struct trec_writer *w, uint64_t *chunk, uint32_t *idx)

@@ -204,19 +204,18 @@ static void sample_head(struct trec_sample *smp, const struct trec_trace *t)
 }
 
 /* A trace whose stack the chunk being written has (stack_cache.h): its
- * stack is not encoded again, nor its files noted. False: write it whole. */
-static bool write_known_stack(struct trec_consumer *c, const struct trec_trace *t,
+ * stack is not encoded again, nor its files noted; smp has no frames.
+ * False: write it whole. */
+static bool write_known_stack(struct trec_consumer *c, const struct trec_sample *smp,
 			      struct trec_stack_key key)
 {
-	struct trec_sample smp = { 0 };
 	struct trec_writer *w;
 	int rc;
 
-	sample_head(&smp, t);
 	w = trec_output_lock(c->x.out);
 	if (!w)
 		return true; /* nothing more is written */
-	rc = trec_stack_cache_write_known(&c->stacks, w, key, &smp);
+	rc = trec_stack_cache_write_known(&c->stacks, w, key, smp);
 	if (rc == 1) {
 		trec_output_unlock(c->x.out, 0);
 		return false;
@@ -266,7 +265,8 @@ static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t le
 		c->last_seen_pid = err ? UINT32_MAX : t->pid;
 	}
 	key = trec_stack_key(t->frames, n, t->kernel_stack_id);
-	if (write_known_stack(c, t, key))
+	sample_head(&smp, t);
+	if (write_known_stack(c, &smp, key))
 		return;
 
 	for (uint32_t i = 0; i < n; i++) {
@@ -291,7 +291,6 @@ static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t le
 	if (t->kernel_stack_id >= 0)
 		k = kernel_stack(c, t->kernel_stack_id);
 
-	sample_head(&smp, t);
 	smp.num_user_frames = n - nk;
 	smp.user_frames = frames + nk;
 	if (k) {

@@ -6,7 +6,6 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "format/containers/vec.h"
 #include "record/io/stack_cache.h"
 #include "trec_format.h"
 #include "trec_types.h"
