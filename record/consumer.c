@@ -50,27 +50,6 @@ static void push_batch(struct trec_consumer *c)
 		trecord_count(c->x.cnt, TRECORD_METRIC_QUEUE_DROPPED_TRACES, lost);
 }
 
-/* A trace message made whole (trace deltas: record/io/trace_delta.h), in
- * *data and *len; false if it is to be dropped. */
-static bool whole_trace(struct trec_consumer *c, void **data, size_t *len)
-{
-	const struct trec_trace *whole;
-
-	switch (trec_trace_delta_apply(&c->bases, *data, *len, &c->rebuilt, &whole, len)) {
-	case TREC_DELTA_NO_BASE:
-		/* Its leaf and error frame are written. */
-		trecord_count(c->x.cnt, TRECORD_METRIC_TRACES_DELTA_NO_BASE, 1);
-		__attribute__((fallthrough));
-	case TREC_DELTA_WHOLE:
-	case TREC_DELTA_REBUILT:
-		*data = (void *)whole;
-		return true;
-	default:
-		trecord_count(c->x.cnt, TRECORD_METRIC_BAD_MESSAGES, 1);
-		return false;
-	}
-}
-
 static int on_ring_msg(void *ctx, void *data, size_t len)
 {
 	struct trec_consumer *c = ctx;
@@ -78,13 +57,9 @@ static int on_ring_msg(void *ctx, void *data, size_t len)
 
 	if (len >= sizeof(type))
 		memcpy(&type, data, sizeof(type));
+	/* Traces go in batches (pushed at the end of each ring read), deltas
+	 * as they are: the writer makes them whole. */
 	if (type == TREC_MSG_TRACE || type == TREC_MSG_TRACE_DELTA) {
-		if (!whole_trace(c, &data, &len))
-			return 0;
-		type = TREC_MSG_TRACE;
-	}
-	/* Traces go in batches (pushed at the end of each ring read). */
-	if (type == TREC_MSG_TRACE) {
 		if (trec_msg_batch_add(&c->batch, data, len))
 			return 0;
 		push_batch(c);
@@ -490,6 +465,27 @@ static void finish_deferred(struct trec_consumer *c)
 	trec_deferred_poll(&c->deferred, trec_now_ns(), true);
 }
 
+/* A trace message from the ring, made whole (trace deltas:
+ * record/io/trace_delta.h; a batch the queue refused is a gap their seq
+ * shows), then written. */
+static void handle_ring_trace(struct trec_consumer *c, const uint8_t *data, size_t len)
+{
+	const struct trec_trace *whole;
+
+	switch (trec_trace_delta_apply(&c->bases, data, len, &c->rebuilt, &whole, &len)) {
+	case TREC_DELTA_NO_BASE:
+		/* Its leaf and error frame are written. */
+		trecord_count(c->x.cnt, TRECORD_METRIC_TRACES_DELTA_NO_BASE, 1);
+		__attribute__((fallthrough));
+	case TREC_DELTA_WHOLE:
+	case TREC_DELTA_REBUILT:
+		handle_trace(c, (const uint8_t *)whole, len);
+		break;
+	default:
+		trecord_count(c->x.cnt, TRECORD_METRIC_BAD_MESSAGES, 1);
+	}
+}
+
 static void handle_msg(struct trec_consumer *c, const struct trec_msg *m)
 {
 	const uint8_t *data;
@@ -499,15 +495,15 @@ static void handle_msg(struct trec_consumer *c, const struct trec_msg *m)
 	memcpy(&type, m->data, m->len >= 4 ? 4 : 0);
 	if (m->len < 4)
 		trecord_count(c->x.cnt, TRECORD_METRIC_BAD_MESSAGES, 1);
-	else if (type == TREC_MSG_TRACE)
-		handle_trace(c, m->data, m->len);
+	else if (type == TREC_MSG_TRACE || type == TREC_MSG_TRACE_DELTA)
+		handle_ring_trace(c, m->data, m->len);
 	else if (type == TREC_MSG_PID_EVENT)
 		handle_pid_event(c, m->data, m->len);
 	else if (type == TREC_MSG_DEFERRED)
 		trec_deferred_add(&c->deferred, m->data, m->len);
 	else if (type == TREC_MSG_BATCH)
 		for (size_t off = 0; trec_msg_batch_next(m, &off, &data, &len);)
-			handle_trace(c, data, len);
+			handle_ring_trace(c, data, len);
 	else
 		trecord_count(c->x.cnt, TRECORD_METRIC_BAD_MESSAGES, 1);
 }

@@ -56,9 +56,9 @@ struct trec_consumer {
 	bool ring_started, writer_started;
 	atomic_bool stop_ring;
 	struct trec_msg_batch batch;  /* ring thread: traces not yet queued */
-	struct trec_trace_bases bases; /* ring thread: what trace deltas extend */
-	struct trec_trace rebuilt;     /* ring thread: a delta made whole */
 	/* writer thread only */
+	struct trec_trace_bases bases; /* what trace deltas extend */
+	struct trec_trace rebuilt;     /* a delta without its base, made whole */
 	struct trec_u64map kstacks;   /* kernel stack id -> struct trec_kstack */
 	struct trec_u64map seen_pids; /* live pids with samples */
 	uint32_t last_seen_pid;       /* in seen_pids, or UINT32_MAX */

@@ -10,6 +10,9 @@
  * writer sees samples soon and a refused batch loses few. */
 #define BATCH_BYTES (64u << 10)
 #define HDR 8u
+/* A batch this full is queued as it is: it holds at most a quarter more
+ * than the queue counts. */
+#define HANDOVER_BYTES (BATCH_BYTES - BATCH_BYTES / 4)
 
 static size_t padded(size_t len)
 {
@@ -22,7 +25,7 @@ bool trec_msg_batch_add(struct trec_msg_batch *b, const void *data, size_t len)
 
 	if (len > BATCH_BYTES - 2 * HDR)
 		return false;
-	if (!b->m) { /* the scratch buffer, kept: push queues a copy */
+	if (!b->m) { /* the buffer being filled: push queues it or a copy */
 		b->m = malloc(sizeof(*b->m) + BATCH_BYTES);
 		if (!b->m)
 			return false;
@@ -42,23 +45,32 @@ bool trec_msg_batch_add(struct trec_msg_batch *b, const void *data, size_t len)
 uint32_t trec_msg_batch_push(struct trec_msg_batch *b, struct trec_msg_queue *q)
 {
 	uint32_t v[2] = { TREC_MSG_BATCH, b->count }, n = b->count;
+	struct trec_msg *m;
+	int err;
 
 	if (!b->m || !n)
 		return 0;
 	memcpy(b->m->data, v, sizeof(v));
-	/* A copy of the size used, so queued batches hold what the queue
-	 * counts (a 64 KB buffer cut down in place left holes the next
-	 * batch did not fit, and the heap grew with the backlog). */
-	struct trec_msg *m = malloc(sizeof(*m) + b->m->len);
-	int err = m ? 0 : -ENOMEM;
-
-	if (m) {
-		memcpy(m, b->m, sizeof(*m) + b->m->len);
-		err = trec_msg_queue_push_msg(q, m, false);
-		if (err)
-			free(m);
+	if (b->m->len >= HANDOVER_BYTES) {
+		/* Nearly full (a backlog is read in these): the buffer itself
+		 * is queued, not a copy of it; the next add takes a new one. */
+		m = b->m;
+	} else {
+		/* A copy of the size used, so queued batches hold what the
+		 * queue counts (a 64 KB buffer cut down in place left holes
+		 * the next batch did not fit, and the heap grew with the
+		 * backlog). */
+		m = malloc(sizeof(*m) + b->m->len);
+		if (m)
+			memcpy(m, b->m, sizeof(*m) + b->m->len);
 	}
-	b->m->len = HDR;
+	err = m ? trec_msg_queue_push_msg(q, m, false) : -ENOMEM;
+	if (!err && m == b->m)
+		b->m = NULL;
+	else if (err && m != b->m)
+		free(m);
+	if (b->m)
+		b->m->len = HDR;
 	b->count = 0;
 	return err ? n : 0;
 }

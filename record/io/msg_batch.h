@@ -23,7 +23,7 @@ struct trec_msg_queue;
 #define TREC_MSG_BATCH 0x48435442u
 
 struct trec_msg_batch {
-	struct trec_msg *m; /* being filled (a 64 KB buffer kept), or NULL */
+	struct trec_msg *m; /* being filled (a 64 KB buffer), or NULL */
 	uint32_t count;
 };
 

@@ -4,8 +4,9 @@
  * TREC_MSG_TRACE_DELTA carries a trace's header and first delta_frames
  * frames; the rest are those of the trace sent from the same CPU's record
  * just before it (seq - 1). This keeps, per CPU, the last such trace,
- * whole, and rebuilds deltas from it. Messages must come in ring order
- * (the ring thread: before any queue can drop one).
+ * whole, and rebuilds deltas from it. Messages must come in ring order;
+ * some may be missing (a batch the writer's queue refused): the seq check
+ * below sees the gap.
  *
  * A delta whose base is not the one kept (lost, or never seen) is never
  * completed with other frames: it becomes its leaf and a DELTA_NO_BASE

@@ -2,8 +2,10 @@
 /*
  * record/io/msg_batch.c: messages packed by the ring thread come out of
  * the queue in order, whole and 8-byte aligned; a full batch refuses an
- * entry; and entries that claim more than the message holds are refused
- * (the writer reads the batch back).
+ * entry; a nearly full batch is queued without a copy, and the batch
+ * goes on with a new buffer (or keeps its own when the queue refuses it);
+ * and entries that claim more than the message holds are refused (the
+ * writer reads the batch back).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +73,74 @@ static void test_full(void)
 	trec_msg_batch_free(&b);
 }
 
+/* Entries of 4000 bytes, each filled from its number, until the batch is
+ * full; returns how many. */
+static unsigned fill_batch(struct trec_msg_batch *b, unsigned salt)
+{
+	static uint8_t data[4000];
+	unsigned n = 0;
+
+	for (; n < 1000; n++) {
+		fill(data, sizeof(data), salt + n);
+		if (!trec_msg_batch_add(b, data, sizeof(data)))
+			break;
+	}
+	return n;
+}
+
+/* Whether m holds n entries of fill_batch(salt). */
+static bool holds(const struct trec_msg *m, unsigned n, unsigned salt)
+{
+	static uint8_t want[4000];
+	const uint8_t *d;
+	size_t off = 0, len;
+	unsigned got = 0;
+
+	while (trec_msg_batch_next(m, &off, &d, &len)) {
+		fill(want, sizeof(want), salt + got);
+		if (got >= n || len != sizeof(want) || memcmp(d, want, len))
+			return false;
+		got++;
+	}
+	return got == n;
+}
+
+static void test_handover(void)
+{
+	struct trec_msg_batch b = { 0 };
+	struct trec_msg_queue q;
+	struct trec_msg *m1, *m2, *kept;
+	unsigned n1, n2, n3;
+	bool closed;
+
+	CHECK("queue", trec_msg_queue_init(&q, 16, 1 << 20) == 0);
+	n1 = fill_batch(&b, 0);
+	kept = b.m;
+	CHECK("a full batch is queued", trec_msg_batch_push(&b, &q) == 0);
+	m1 = trec_msg_queue_pop(&q, 0, &closed);
+	CHECK("... as its own buffer, not a copy", m1 == kept && b.m == NULL);
+	CHECK("... whole", m1 && holds(m1, n1, 0));
+	n2 = fill_batch(&b, 100);
+	CHECK("the batch goes on in a new buffer", n2 == n1 && b.m && b.m != m1);
+	CHECK("... queued too", trec_msg_batch_push(&b, &q) == 0);
+	m2 = trec_msg_queue_pop(&q, 0, &closed);
+	CHECK("... whole, and the first one is untouched",
+	      m2 && holds(m2, n2, 100) && holds(m1, n1, 0));
+	free(m1);
+	free(m2);
+	trec_msg_queue_destroy(&q);
+
+	/* A queue that refuses it: the batch keeps its buffer, emptied. */
+	CHECK("queue", trec_msg_queue_init(&q, 16, 1000) == 0);
+	n3 = fill_batch(&b, 200);
+	kept = b.m;
+	CHECK("refused: its entries are counted lost", trec_msg_batch_push(&b, &q) == n3);
+	CHECK("... the buffer is kept and empty", b.m == kept && b.count == 0);
+	CHECK("... and takes entries again", fill_batch(&b, 300) == n3);
+	trec_msg_batch_free(&b);
+	trec_msg_queue_destroy(&q);
+}
+
 /* A batch message as the writer might receive it, bent. */
 static void test_hostile(void)
 {
@@ -106,6 +176,7 @@ int main(void)
 {
 	test_round_trip();
 	test_full();
+	test_handover();
 	test_hostile();
 	return failures != 0;
 }
