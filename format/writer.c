@@ -21,6 +21,7 @@
 
 /* Worst-case SAMPLE payload: seven varints (1.2 appended offcpu_ns). */
 #define SAMPLE_PAYLOAD_MAX 60u
+#define THREAD_MEMO_SLOTS 16
 
 struct trec_writer {
 	int fd;
@@ -38,10 +39,12 @@ struct trec_writer {
 	uint64_t last_stack_chunk;
 	uint32_t last_stack_idx;
 	bool last_stack_new;
-	/* The last sample's thread payload and its index in this chunk: most
-	 * samples are of the thread the one before was of. */
-	uint8_t last_thr[64];
-	uint32_t last_thr_len, last_thr_idx;
+	/* The last threads' entries in this chunk, by tid: -a samples
+	 * alternate between the threads running on each CPU. */
+	struct thread_memo {
+		uint8_t enc[64];
+		uint32_t len, idx; /* len 0: empty */
+	} thr_memo[THREAD_MEMO_SLOTS];
 	struct trec_dedup stacks, threads;
 	struct trec_buf rec, stk, thr; /* payload scratch */
 	struct trec_buf out;           /* chunk header + compressed body */
@@ -163,7 +166,8 @@ int trec_writer_flush(struct trec_writer *w)
 	w->chunk.len = 0;
 	w->nrec = 0;
 	w->prev_time = 0;
-	w->last_thr_len = 0;
+	for (size_t i = 0; i < THREAD_MEMO_SLOTS; i++)
+		w->thr_memo[i].len = 0;
 	trec_dedup_reset(&w->stacks);
 	trec_dedup_reset(&w->threads);
 	return 0;
@@ -294,28 +298,38 @@ static int64_t table_index(struct trec_writer *w, struct trec_dedup *d, uint32_t
 
 /* The index of the thread entry equal to w->thr in this chunk, or -1 and
  * its hash in *ht. */
-static int64_t find_thread(struct trec_writer *w, uint64_t *ht)
+static struct thread_memo *thread_memo(struct trec_writer *w, uint32_t tid)
 {
-	if (w->thr.len == w->last_thr_len && !memcmp(w->thr.data, w->last_thr, w->thr.len))
-		return w->last_thr_idx;
+	return &w->thr_memo[tid % THREAD_MEMO_SLOTS];
+}
+
+/* w->thr (the sample's encoded thread): its entry in the chunk, or < 0. */
+static int64_t find_thread(struct trec_writer *w, uint32_t tid, uint64_t *ht)
+{
+	const struct thread_memo *m = thread_memo(w, tid);
+
+	if (w->thr.len == m->len && !memcmp(w->thr.data, m->enc, m->len))
+		return m->idx;
 	*ht = trec_hash(w->thr.data, w->thr.len);
 	return trec_dedup_find(&w->threads, w->chunk.data, w->thr.data, (uint32_t)w->thr.len, *ht);
 }
 
-static void remember_thread(struct trec_writer *w, uint32_t ti)
+static void remember_thread(struct trec_writer *w, uint32_t tid, uint32_t ti)
 {
-	if (w->thr.len > sizeof(w->last_thr))
+	struct thread_memo *m = thread_memo(w, tid);
+
+	if (w->thr.len > sizeof(m->enc))
 		return;
-	memcpy(w->last_thr, w->thr.data, w->thr.len);
-	w->last_thr_len = (uint32_t)w->thr.len;
-	w->last_thr_idx = ti;
+	memcpy(m->enc, w->thr.data, w->thr.len);
+	m->len = (uint32_t)w->thr.len;
+	m->idx = ti;
 }
 
 /* The SAMPLE record itself, its thread and stack in this chunk's tables. */
 static int put_sample(struct trec_writer *w, const struct trec_sample *s, uint32_t ti,
 		      uint32_t si)
 {
-	remember_thread(w, ti);
+	remember_thread(w, s->tid, ti);
 	trec_enc_sample(&w->rec, s, w->prev_time, ti, si);
 	append_record(w, TREC_REC_SAMPLE, &w->rec);
 	w->prev_time = s->time_ns;
@@ -354,7 +368,7 @@ int trec_write_sample(struct trec_writer *w, const struct trec_sample *s)
 		size_t need = framed_len(TREC_REC_SAMPLE, SAMPLE_PAYLOAD_MAX);
 
 		si = trec_dedup_find(&w->stacks, w->chunk.data, w->stk.data, (uint32_t)w->stk.len, hs);
-		ti = find_thread(w, &ht);
+		ti = find_thread(w, s->tid, &ht);
 		if (si < 0)
 			need += framed_len(TREC_REC_STACK, w->stk.len);
 		if (ti < 0)
@@ -399,7 +413,7 @@ int trec_write_sample_in_stack(struct trec_writer *w, const struct trec_sample *
 	err = trec_enc_thread(&w->thr, s);
 	if (err)
 		return err == -EINVAL ? err : (w->err = err);
-	ti = find_thread(w, &ht);
+	ti = find_thread(w, s->tid, &ht);
 	if (ti < 0)
 		need += framed_len(TREC_REC_THREAD, w->thr.len);
 	if (w->chunk.len + need > w->chunk_bytes)

@@ -65,6 +65,10 @@ struct trec_touched {
 	 * only freed with t). */
 	uint64_t last_file_id;
 	struct touched_file *last_file;
+	/* ... and its address, noted: recursion repeats a return address
+	 * frame after frame (a 150-deep one, 150 lookups of one key). */
+	uint64_t last_addr;
+	bool last_addr_noted;
 };
 
 struct trec_touched *trec_touched_new(int keep_addrs)
@@ -119,14 +123,20 @@ static int put_mark(struct trec_u64map *set, uint64_t key)
 static int note_addr(struct trec_touched *t, uint64_t file_id, uint64_t addr)
 {
 	struct touched_file *tf = file_id == t->last_file_id ? t->last_file : NULL;
+	int err;
 
+	if (tf && t->last_addr_noted && addr == t->last_addr)
+		return 0;
 	if (!tf)
 		tf = trec_u64map_get(&t->files, file_id);
 	if (!tf && !(tf = trec_u64map_put_new(&t->files, file_id, calloc(1, sizeof(*tf)))))
 		return -ENOMEM;
 	t->last_file_id = file_id;
 	t->last_file = tf;
-	return t->keep_addrs ? put_mark(&tf->addrs, addr) : 0;
+	err = t->keep_addrs ? put_mark(&tf->addrs, addr) : 0;
+	t->last_addr = addr;
+	t->last_addr_noted = !err;
+	return err;
 }
 
 /* Under t->lock. */

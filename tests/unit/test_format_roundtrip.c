@@ -200,7 +200,9 @@ static void test_validation(void)
 }
 
 /* Sum of the uncompressed body sizes, walking chunk headers as FORMAT.md says. */
-static uint64_t sum_ulen(const uint8_t *buf, size_t len, unsigned *chunks)
+/* The chunks' uncompressed bytes; *records: their records (FORMAT.md §3). */
+static uint64_t sum_ulen_records(const uint8_t *buf, size_t len, unsigned *chunks,
+				 uint64_t *records)
 {
 	uint64_t sum = 0;
 	size_t off = buf[12] | buf[13] << 8 | buf[14] << 16 | (size_t)buf[15] << 24;
@@ -212,10 +214,18 @@ static uint64_t sum_ulen(const uint8_t *buf, size_t len, unsigned *chunks)
 		uint32_t ulen = c[12] | c[13] << 8 | c[14] << 16 | (uint32_t)c[15] << 24;
 
 		sum += ulen;
+		*records += c[16] | c[17] << 8 | c[18] << 16 | (uint32_t)c[19] << 24;
 		off += 32 + clen;
 		(*chunks)++;
 	}
 	return sum;
+}
+
+static uint64_t sum_ulen(const uint8_t *buf, size_t len, unsigned *chunks)
+{
+	uint64_t records = 0;
+
+	return sum_ulen_records(buf, len, chunks, &records);
 }
 
 /* n samples with a 100-frame user stack; distinct: every stack differs. */
@@ -303,6 +313,80 @@ static void test_dedup(void)
 	free(diff);
 }
 
+/* The thread of a sample of test_threads: 40 tids (many share a slot of
+ * the writer's thread memo), tid 7 with two names in turn (also back to
+ * back). */
+static void thread_of(unsigned i, uint32_t *pid, uint32_t *tid, const char **comm)
+{
+	/* Runs of two, tid 7 under its two names in turn, now and then. */
+	unsigned k = i % 50 < 2 ? 40 : (i * 7 + i / 13) % 41;
+
+	*tid = k == 40 ? 7 : 100 + 16 * (k % 5) + k / 5;
+	*pid = *tid / 4;
+	*comm = k == 40 ? (i & 1 ? "seven-odd" : "seven-even") : (k & 1 ? "odd" : "even");
+}
+
+/* Samples of many threads in turn, across many small chunks: each comes
+ * back with its own pid, tid and comm, and each chunk names a thread once. */
+static void test_threads(void)
+{
+	struct trec_writer_opts wo = { .chunk_bytes = 2048 };
+	static struct trec_rec_frame uf[3] = { { 1, 0x1000, 3, 0 }, { 1, 0x2000, 3, 2 } };
+	struct trec_header h;
+	struct trec_writer *w;
+	struct trec_reader *r = NULL;
+	struct trec_record rec;
+	int fd = memfd_create("threads", 0), err = 0;
+	unsigned n = 0, ok = 1, chunks = 0;
+	uint64_t records = 0, tables;
+	size_t len;
+	uint8_t *buf = NULL;
+
+	trec_header_init_host(&h);
+	w = trec_writer_open_fd(dup(fd), &h, &wo);
+	for (unsigned i = 0; w && i < 3000 && !err; i++) {
+		struct trec_sample s = { .time_ns = 1000ULL * i, .cpu = i % 2, .weight = 1,
+					 .num_user_frames = 2, .user_frames = uf };
+		const char *comm;
+
+		thread_of(i, &s.pid, &s.tid, &comm);
+		snprintf(s.comm, sizeof(s.comm), "%s", comm);
+		err = trec_write_sample(w, &s);
+	}
+	if (!fx_check(w && !err && !trec_writer_close(w), "3000 samples of 41 threads written")) {
+		close(fd);
+		return;
+	}
+	len = (size_t)lseek(fd, 0, SEEK_END);
+	buf = malloc(len);
+	if (buf && pread(fd, buf, len, 0) == (ssize_t)len)
+		r = trec_reader_open_mem(buf, len, NULL, NULL, NULL, 0);
+	while (r && trec_reader_next(r, &rec) == 1) {
+		uint32_t pid, tid;
+		const char *comm;
+
+		if (rec.type != TREC_REC_SAMPLE)
+			continue;
+		thread_of(n, &pid, &tid, &comm);
+		ok &= rec.u.sample.pid == pid && rec.u.sample.tid == tid &&
+		      !strcmp(rec.u.sample.comm, comm);
+		n++;
+	}
+	fx_check(r && ok && n == 3000, "each sample reads back with its own pid, tid and comm");
+	if (buf)
+		sum_ulen_records(buf, len, &chunks, &records);
+	/* Besides the samples: per chunk, at most 42 threads (tid 7 under
+	 * two names) and one stack; then META, SUMMARY. */
+	tables = records - 3000;
+	printf("threads: %llu table entries and others over %u chunks\n",
+	       (unsigned long long)tables, chunks);
+	fx_check(chunks > 10 && records > 3000 && tables <= 43ull * chunks + 4,
+		 "a chunk names each thread once");
+	trec_reader_close(r);
+	free(buf);
+	close(fd);
+}
+
 /* A kernel symbol snapshot much larger than a chunk stays one record. */
 static void test_big_record(void)
 {
@@ -367,6 +451,7 @@ int main(void)
 	test_write_errors();
 	test_validation();
 	test_dedup();
+	test_threads();
 	test_big_record();
 	return fx_failures ? 1 : 0;
 }
