@@ -268,6 +268,8 @@ void trec_header_init_host(struct trec_header *h);
 
 struct trec_writer;
 
+#define TREC_MAX_COMPRESSION_LEVEL 22 /* zstd's (ZSTD_maxCLevel) */
+
 struct trec_writer_opts {
 	size_t chunk_bytes;      /* uncompressed bytes per chunk; 0: default 1 MiB */
 	int compression_level;   /* zstd level; 0: default 3 */
@@ -317,6 +319,14 @@ int trec_write_jitsyms(struct trec_writer *w, const struct trec_jitsyms *j);
 int trec_writer_flush(struct trec_writer *w);
 /* Bytes written to the file so far (header + complete chunks). */
 uint64_t trec_writer_bytes(const struct trec_writer *w);
+/* Record bytes before compression: the chunks this writer compressed and
+ * the one being built (what a level costs to compress). */
+uint64_t trec_writer_record_bytes(const struct trec_writer *w);
+/* The zstd level of the chunks compressed from now on: 1 to
+ * TREC_MAX_COMPRESSION_LEVEL (the format is the same at every level).
+ * 0, or -EINVAL and the level kept. */
+int trec_writer_set_level(struct trec_writer *w, int level);
+int trec_writer_level(const struct trec_writer *w);
 /* Appends n bytes of whole chunks of another recording (chunk headers and
  * bodies, as a writer wrote them), renumbering their sequence: how trecord
  * assembles a switched file from chunks kept in memory. Flushes first.

@@ -27,6 +27,7 @@ struct trec_writer {
 	int fd;
 	int err;
 	uint64_t bytes;       /* header + complete chunks written */
+	uint64_t chunk_bytes_in; /* uncompressed bytes of the chunks compressed */
 	size_t chunk_bytes;
 	int level;
 	struct trec_buf chunk; /* uncompressed body being built */
@@ -137,6 +138,24 @@ uint64_t trec_writer_bytes(const struct trec_writer *w)
 	return w->bytes;
 }
 
+uint64_t trec_writer_record_bytes(const struct trec_writer *w)
+{
+	return w->chunk_bytes_in + w->chunk.len;
+}
+
+int trec_writer_set_level(struct trec_writer *w, int level)
+{
+	if (level < 1 || level > TREC_MAX_COMPRESSION_LEVEL)
+		return -EINVAL;
+	w->level = level;
+	return 0;
+}
+
+int trec_writer_level(const struct trec_writer *w)
+{
+	return w->level;
+}
+
 int trec_writer_flush(struct trec_writer *w)
 {
 	struct trec_chunk_hdr ch = { .type = TREC_CHUNK_RECORDS };
@@ -162,6 +181,7 @@ int trec_writer_flush(struct trec_writer *w)
 	if (w->err)
 		return w->err;
 	w->bytes += TREC_CHUNK_HDR_SIZE + clen;
+	w->chunk_bytes_in += w->chunk.len;
 	w->seq++;
 	w->chunk.len = 0;
 	w->nrec = 0;

@@ -42,6 +42,7 @@ struct trec_options {
 	bool no_deferred_unwind; /* --no-deferred-unwind */
 	char **cmd;          /* -- cmd args..., or NULL */
 	int archive_level;   /* enum trec_archive_level: --archive, --no-archive */
+	int compression_level; /* -z: zstd level; 0: auto (record/io/output.c) */
 	bool off_cpu;        /* --off-cpu: also where threads block, and how long */
 	uint64_t offcpu_min_us; /* --off-cpu-min */
 	int argc;            /* the whole command line, for META */

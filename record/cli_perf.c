@@ -9,6 +9,7 @@
 #include <sys/sysinfo.h>
 #include <sys/vfs.h>
 #include "record/cli.h"
+#include "trec_format.h"
 #include "record/cli_perf.h"
 #include "trec_types.h"
 
@@ -46,8 +47,11 @@ const char trec_cli_perf_usage[] =
 	"  -G, --cgroup NAME    only this cgroup v2 (alone: system-wide)\n"
 	"  -c, --count NS       a sample every NS ns of CPU time, instead of -F\n"
 	"  -e cpu-clock|task-clock  the sampling event (the only ones)\n"
-	"  -g, --call-graph=MODE, -z, -B, -N  accepted; no effect (stacks are\n"
-	"                       always whole, chunks always compressed)\n";
+	"  -z, --compression-level[=N]  the chunks' zstd level, 1-22 (alone: 1,\n"
+	"                       perf's); default 3, or 1 while records come\n"
+	"                       faster than 1 MiB/s (as at -a -F 20000)\n"
+	"  -g, --call-graph=MODE, -B, -N  accepted; no effect (stacks are\n"
+	"                       always whole)\n";
 
 const struct option trec_cli_perf_longopts[] = {
 	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
@@ -395,9 +399,18 @@ int trec_cli_perf_option(int c, const char *arg, struct trec_options *o, FILE *e
 		return parse_events(arg, err) ? -1 : 1;
 	case OPT_CALL_GRAPH:
 		return parse_call_graph(arg, err) ? -1 : 1;
-	case 'g':           /* stacks are always recorded, user and kernel */
-	case OPT_COMPRESSION: /* chunks are always zstd */
 	case 'z':
+	case OPT_COMPRESSION: /* perf's: alone, level 1 */
+		if (!arg) {
+			o->compression_level = 1;
+			return 1;
+		}
+		if (parse_u64(arg, &v, &end) || *end || v < 1 || v > TREC_MAX_COMPRESSION_LEVEL)
+			return bad(err, "-z/--compression-level must be a zstd level from 1 to 22, "
+				      "not '%s'", arg);
+		o->compression_level = (int)v;
+		return 1;
+	case 'g':           /* stacks are always recorded, user and kernel */
 	case 'B':           /* build ids are in the FILE records; there is no cache */
 	case 'N':
 		return 1;

@@ -17,7 +17,7 @@ struct trec_options;
 extern const char trec_cli_perf_usage[];
 /* getopt_long's table and short letters of these options. */
 extern const struct option trec_cli_perf_longopts[];
-#define TREC_CLI_PERF_SHORTOPTS "t:C:u:G:c:e:gzBN"
+#define TREC_CLI_PERF_SHORTOPTS "t:C:u:G:c:e:gz::BN"
 
 /* Sets the defaults (before parsing). */
 void trec_cli_perf_init(struct trec_options *o);

@@ -184,6 +184,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 	err = open_output(s, msg, sizeof(msg));
 	if (err)
 		goto fail;
+	trec_output_set_level(&s->out, o->compression_level); /* checked by cli */
 	s->jit = trec_jit_capture_new(write_jitsyms, s, &s->cnt, o->verbose, o->quiet);
 	if (!s->jit) {
 		err = -ENOMEM;
@@ -367,10 +368,7 @@ static enum trec_stop_cause record_loop(struct trec_session *s)
 		if (s->flight && trec_flight_tick(s->flight, now, trec_switch_requests()))
 			return TREC_STOP_ERROR;
 		if (now >= next_flush) {
-			struct trec_writer *w = trec_output_lock(&s->out);
-
-			if (w)
-				trec_output_unlock(&s->out, trec_writer_flush(w));
+			trec_output_flush_tick(&s->out, now);
 			flush_every = flush_every * 2 < FLUSH_INTERVAL_NS ? flush_every * 2
 									 : FLUSH_INTERVAL_NS;
 			next_flush = now + flush_every;

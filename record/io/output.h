@@ -30,6 +30,11 @@ struct trec_output {
 	const char *path;
 	int err;          /* first error, negative errno */
 	uint64_t bytes;   /* written, once closed */
+	/* Compression: -z's level, or 0 (auto: level 3, or 1 while records
+	 * come faster than output.c's threshold); the auto rate's last look. */
+	int level;
+	bool fast;
+	uint64_t rate_ns, rate_bytes;
 	/* output_file.c */
 	bool stream;      /* "-": standard output */
 	bool rotated;     /* the previous file is now path.old */
@@ -64,6 +69,13 @@ void trec_output_discard(struct trec_output *o);
 int trec_output_open_writer(struct trec_output *o, const char *path, struct trec_writer *w);
 /* Puts w in place of the current writer, which it returns (to close). */
 struct trec_writer *trec_output_swap(struct trec_output *o, struct trec_writer *w);
+/* -z: the zstd level of every chunk from now on (writers swapped in too);
+ * 0: auto. 0, or -EINVAL (the level is kept). */
+int trec_output_set_level(struct trec_output *o, int level);
+/* The main thread's periodic flush, at now (CLOCK_MONOTONIC ns). Auto
+ * level: the record bytes written since the last one pick the next
+ * chunks' level. */
+void trec_output_flush_tick(struct trec_output *o, uint64_t now);
 /* For messages: the path, or "stdout". */
 const char *trec_output_name(const struct trec_output *o);
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # perf record's spellings: honoured where trecord can (-t, -C, -u, -G, -c,
-# -e cpu-clock/task-clock), accepted as no-ops (-g, --call-graph, -z, -B,
+# -e cpu-clock/task-clock, -z), accepted as no-ops (-g, --call-graph, -B,
 # -N), refused with the reason (hardware events, tracepoints).
 . "$(dirname "$0")/lib.sh"
 
@@ -47,6 +47,12 @@ check "perf options: -N keeps the embedded symbols" \
 	test "$("$TREPORT" --info "$T/t.tr" | awk '$1 == "SYMTAB" { print $2 }')" -gt 0
 "$TRECORD" --call-graph fp -g -o "$T/fp.tr" -- /bin/true >/dev/null 2>&1
 check "perf options: --call-graph fp" [ $? = 0 ]
+# -z N: the chunks' zstd level (test_record_output_level.c checks it is
+# the one compressed at); the recording reads back the same.
+"$TRECORD" -z19 -o "$T/z19.tr" -- "$WORKLOADS/busy" 0.3 >/dev/null 2>&1
+check "perf options: -z19 records" [ $? = 0 ]
+check "perf options: ... and reads back with whole stacks" \
+	test "$("$TREPORT" --folded "$T/z19.tr" 2>/dev/null | grep -c ';main;')" -gt 0
 
 # ---- -t: one thread of a multi-threaded process ------------------------------------
 "$WORKLOADS/threads" 30 >/dev/null &
@@ -110,6 +116,10 @@ bad "-e bogus" "^trecord: -e: unknown event 'bogus'" -e bogus -a
 bad "-c too small" "^trecord: -c must be a cpu-clock period" -c 5 -a
 bad "-F and -c" "^trecord: give -F or -c, not both" -F 999 -c 1000000 -a
 bad "--call-graph=foo" "^trecord: --call-graph must be fp, dwarf" --call-graph=foo -a
+bad "-z0" "^trecord: -z/--compression-level must be a zstd level from 1 to 22, not '0'" -z0 -a
+bad "--compression-level=23" "^trecord: -z/--compression-level must be a zstd level from 1 to 22" \
+	--compression-level=23 -a
+bad "-zx" "^trecord: -z/--compression-level must be a zstd level" -zx -a
 bad "-C out of range" "^trecord: -C: not a list of CPUs from 0-" -C 9999 -a
 bad "-C garbage" "^trecord: -C: not a list of CPUs" -C 1-x -a
 bad "-t 0" "^trecord: -t: at most 16 threads, and no 0" -t 0
