@@ -10,7 +10,7 @@
  * writer sees samples soon and a refused batch loses few. */
 #define BATCH_BYTES (64u << 10)
 #define HDR 8u
-/* A batch this full is queued as it is: it holds at most a quarter more
+/* A batch this full is queued as it is: its buffer is at most a third more
  * than the queue counts. */
 #define HANDOVER_BYTES (BATCH_BYTES - BATCH_BYTES / 4)
 
