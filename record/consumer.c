@@ -100,7 +100,14 @@ static void *ring_main(void *arg)
 	return NULL;
 }
 
-static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t len);
+static void handle_trace_key(struct trec_consumer *c, const uint8_t *data, size_t len,
+			     const struct trec_stack_key *known_key);
+
+/* A whole trace, its key not known yet (resumed deferred samples). */
+static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t len)
+{
+	handle_trace_key(c, data, len, NULL);
+}
 
 static void emit_resumed(void *arg, const struct trec_trace *t, size_t len)
 {
@@ -212,7 +219,8 @@ static void count_error_frame(struct trec_consumer *c, const struct trec_trace *
 		trecord_count(c->x.cnt, TRECORD_METRIC_SAMPLES_UNKNOWN_PC, 1);
 }
 
-static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t len)
+static void handle_trace_key(struct trec_consumer *c, const uint8_t *data, size_t len,
+			     const struct trec_stack_key *known_key)
 {
 	struct trec_rec_frame frames[TREC_MAX_FRAMES], kframes[TREC_KERNEL_STACK_DEPTH];
 	const struct trec_trace *t = (const void *)data;
@@ -239,7 +247,7 @@ static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t le
 			trec_u64map_put(&c->seen_pids, t->pid, (void *)1, &err);
 		c->last_seen_pid = err ? UINT32_MAX : t->pid;
 	}
-	key = trec_stack_key(t->frames, n, t->kernel_stack_id);
+	key = known_key ? *known_key : trec_stack_key(t->frames, n, t->kernel_stack_id);
 	sample_head(&smp, t);
 	if (write_known_stack(c, &smp, key))
 		return;
@@ -471,15 +479,16 @@ static void finish_deferred(struct trec_consumer *c)
 static void handle_ring_trace(struct trec_consumer *c, const uint8_t *data, size_t len)
 {
 	const struct trec_trace *whole;
+	struct trec_stack_key key;
 
-	switch (trec_trace_delta_apply(&c->bases, data, len, &c->rebuilt, &whole, &len)) {
+	switch (trec_trace_delta_apply(&c->bases, data, len, &c->rebuilt, &whole, &len, &key)) {
 	case TREC_DELTA_NO_BASE:
 		/* Its leaf and error frame are written. */
 		trecord_count(c->x.cnt, TRECORD_METRIC_TRACES_DELTA_NO_BASE, 1);
 		__attribute__((fallthrough));
 	case TREC_DELTA_WHOLE:
 	case TREC_DELTA_REBUILT:
-		handle_trace(c, (const uint8_t *)whole, len);
+		handle_trace_key(c, (const uint8_t *)whole, len, &key);
 		break;
 	default:
 		trecord_count(c->x.cnt, TRECORD_METRIC_BAD_MESSAGES, 1);

@@ -14,12 +14,41 @@
  * stacks at -a -F 20000; past this many its later ones are not kept. */
 #define STACK_CACHE_MAX (64u << 10)
 
-struct trec_stack_key trec_stack_key(const struct trec_frame *f, uint32_t n, int32_t kstack_id)
+struct trec_key_block trec_key_block(const struct trec_frame *f, uint32_t n, uint32_t b)
 {
-	XXH128_hash_t h = XXH3_128bits_withSeed(f, (size_t)n * sizeof(*f), (uint32_t)kstack_id);
+	uint32_t first = b * TREC_KEY_BLOCK_FRAMES, k = n - first;
+	XXH128_hash_t h;
 
+	if (k > TREC_KEY_BLOCK_FRAMES)
+		k = TREC_KEY_BLOCK_FRAMES;
+	h = XXH3_128bits_withSeed(f + first, (size_t)k * sizeof(*f), b);
+	return (struct trec_key_block){ h.low64, h.high64 };
+}
+
+struct trec_stack_key trec_stack_key_blocks(const struct trec_key_block *blocks, uint32_t n,
+					    int32_t kstack_id)
+{
+	uint64_t v[3] = { 0, 0, n };
+	XXH128_hash_t h;
+
+	for (uint32_t b = 0; b < TREC_KEY_BLOCKS(n); b++) {
+		v[0] += blocks[b].lo;
+		v[1] += blocks[b].hi;
+	}
+	h = XXH3_128bits_withSeed(v, sizeof(v), (uint32_t)kstack_id);
 	/* {0, 0} marks an empty slot: that one hash shares a key with {1, 0}. */
 	return (struct trec_stack_key){ h.low64 | !(h.low64 | h.high64), h.high64 };
+}
+
+struct trec_stack_key trec_stack_key(const struct trec_frame *f, uint32_t n, int32_t kstack_id)
+{
+	struct trec_key_block blocks[TREC_KEY_BLOCKS(TREC_MAX_FRAMES)];
+
+	if (n > TREC_MAX_FRAMES)
+		n = TREC_MAX_FRAMES;
+	for (uint32_t b = 0; b < TREC_KEY_BLOCKS(n); b++)
+		blocks[b] = trec_key_block(f, n, b);
+	return trec_stack_key_blocks(blocks, n, kstack_id);
 }
 
 static bool is_empty(const struct trec_stack_cache_ent *e)

@@ -9,7 +9,8 @@
  * writer's time per sample. The file is what trec_write_sample writes,
  * byte for byte.
  *
- * A trace is known by a 128-bit XXH3 of its frames and kernel stack id,
+ * A trace is known by a 128-bit key of its frames and kernel stack id (the
+ * block sums below),
  * as otel-ebpf-profiler knows its traces: two traces with the same hash
  * are the same one (a collision among 2^32 traces has odds of 2^-64).
  *
@@ -50,6 +51,27 @@ struct trec_stack_cache {
 	uint64_t chunk;                     /* trec_writer_last_stack's token */
 };
 
+/*
+ * The key: the sum of 128-bit XXH3 hashes of the frames in blocks of
+ * TREC_KEY_BLOCK_FRAMES from the leaf, each seeded with its block's
+ * number, folded with the frame count and kernel stack id. A trace delta
+ * (trace_delta.h) changes only the blocks of its new frames: its key is
+ * the base's with those blocks hashed again, not its 1-6 KB all over.
+ * Blocks of 8 frames (192 bytes) take XXH3's short-input path, which
+ * derives no secret from the seed.
+ */
+#define TREC_KEY_BLOCK_FRAMES 8u
+#define TREC_KEY_BLOCKS(n) (((n) + TREC_KEY_BLOCK_FRAMES - 1) / TREC_KEY_BLOCK_FRAMES)
+
+struct trec_key_block {
+	uint64_t lo, hi;
+};
+
+/* Block b of the n frames f (b < TREC_KEY_BLOCKS(n)). */
+struct trec_key_block trec_key_block(const struct trec_frame *f, uint32_t n, uint32_t b);
+/* The key of n frames from their TREC_KEY_BLOCKS(n) block hashes. */
+struct trec_stack_key trec_stack_key_blocks(const struct trec_key_block *blocks, uint32_t n,
+					    int32_t kstack_id);
 struct trec_stack_key trec_stack_key(const struct trec_frame *f, uint32_t n, int32_t kstack_id);
 
 /* Under the writer's lock (both write what trec_write_sample would): */

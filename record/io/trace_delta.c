@@ -6,19 +6,26 @@
 
 #define FRAME_BYTES sizeof(struct trec_frame)
 
-struct trec_trace *trec_trace_base(struct trec_trace_bases *b, uint32_t cpu)
+static struct trec_trace_base_slot *slot_of(struct trec_trace_bases *b, uint32_t cpu)
 {
 	return cpu < b->cap ? b->by_cpu[cpu] : NULL;
 }
 
+struct trec_trace *trec_trace_base(struct trec_trace_bases *b, uint32_t cpu)
+{
+	struct trec_trace_base_slot *slot = slot_of(b, cpu);
+
+	return slot ? &slot->t : NULL;
+}
+
 /* cpu's slot, made on first use; NULL if it cannot be. */
-static struct trec_trace *base_slot(struct trec_trace_bases *b, uint32_t cpu)
+static struct trec_trace_base_slot *base_slot(struct trec_trace_bases *b, uint32_t cpu)
 {
 	if (cpu >= TREC_DELTA_MAX_CPUS)
 		return NULL;
 	if (cpu >= b->cap) {
 		uint32_t cap = cpu + 1 > 2 * b->cap ? cpu + 1 : 2 * b->cap;
-		struct trec_trace **p = realloc(b->by_cpu, cap * sizeof(*p));
+		struct trec_trace_base_slot **p = realloc(b->by_cpu, cap * sizeof(*p));
 
 		if (!p)
 			return NULL;
@@ -27,17 +34,30 @@ static struct trec_trace *base_slot(struct trec_trace_bases *b, uint32_t cpu)
 		b->cap = cap;
 	}
 	if (!b->by_cpu[cpu])
-		b->by_cpu[cpu] = malloc(sizeof(struct trec_trace));
+		b->by_cpu[cpu] = malloc(sizeof(struct trec_trace_base_slot));
 	return b->by_cpu[cpu];
 }
 
-/* t (whole, len bytes) is now its CPU's base. */
-static void keep(struct trec_trace_bases *b, const struct trec_trace *t, size_t len)
+/* The key blocks of slot's first `frames` frames (and their blocks' rest). */
+static void hash_blocks(struct trec_trace_base_slot *slot, uint32_t frames)
 {
-	struct trec_trace *slot = base_slot(b, t->cpu);
+	uint32_t n = slot->t.num_frames;
 
-	if (slot)
-		memcpy(slot, t, len);
+	for (uint32_t i = 0; i < TREC_KEY_BLOCKS(frames) && i < TREC_KEY_BLOCKS(n); i++)
+		slot->blocks[i] = trec_key_block(slot->t.frames, n, i);
+}
+
+/* t (whole, len bytes) is now its CPU's base; NULL if it cannot be. */
+static struct trec_trace_base_slot *keep(struct trec_trace_bases *b, const struct trec_trace *t,
+					 size_t len)
+{
+	struct trec_trace_base_slot *slot = base_slot(b, t->cpu);
+
+	if (slot) {
+		memcpy(&slot->t, t, len);
+		hash_blocks(slot, t->num_frames);
+	}
+	return slot;
 }
 
 /* No base for cpu until its next whole trace. */
@@ -47,6 +67,19 @@ static void forget(struct trec_trace_bases *b, uint32_t cpu)
 
 	if (slot)
 		slot->seq = 0;
+}
+
+static void key_of_slot(const struct trec_trace_base_slot *slot, struct trec_stack_key *key)
+{
+	if (key)
+		*key = trec_stack_key_blocks(slot->blocks, slot->t.num_frames,
+					     slot->t.kernel_stack_id);
+}
+
+static void key_of_frames(const struct trec_trace *t, struct trec_stack_key *key)
+{
+	if (key)
+		*key = trec_stack_key(t->frames, t->num_frames, t->kernel_stack_id);
 }
 
 static uint32_t seq_before(uint32_t seq)
@@ -63,9 +96,11 @@ static int is_base_of(const struct trec_trace *base, const struct trec_trace *t)
 
 enum trec_delta_result trec_trace_delta_apply(struct trec_trace_bases *b, const void *msg,
 					      size_t len, struct trec_trace *scratch,
-					      const struct trec_trace **whole, size_t *whole_len)
+					      const struct trec_trace **whole, size_t *whole_len,
+					      struct trec_stack_key *key)
 {
 	const struct trec_trace *t = msg;
+	struct trec_trace_base_slot *slot = NULL;
 	struct trec_trace *base, *out = scratch;
 	uint32_t n, d;
 
@@ -76,7 +111,11 @@ enum trec_delta_result trec_trace_delta_apply(struct trec_trace_bases *b, const 
 		if (len < TREC_TRACE_HEADER_SIZE + n * FRAME_BYTES)
 			return TREC_DELTA_BAD;
 		if (t->seq)
-			keep(b, t, TREC_TRACE_HEADER_SIZE + n * FRAME_BYTES);
+			slot = keep(b, t, TREC_TRACE_HEADER_SIZE + n * FRAME_BYTES);
+		if (slot)
+			key_of_slot(slot, key);
+		else
+			key_of_frames(t, key);
 		*whole = t;
 		*whole_len = TREC_TRACE_HEADER_SIZE + n * FRAME_BYTES;
 		return TREC_DELTA_WHOLE;
@@ -85,7 +124,8 @@ enum trec_delta_result trec_trace_delta_apply(struct trec_trace_bases *b, const 
 	if (t->msg_type != TREC_MSG_TRACE_DELTA || !t->seq || d == 0 || d >= n ||
 	    len < TREC_TRACE_HEADER_SIZE + d * FRAME_BYTES)
 		return TREC_DELTA_BAD;
-	base = trec_trace_base(b, t->cpu);
+	slot = slot_of(b, t->cpu);
+	base = slot ? &slot->t : NULL;
 	if (!is_base_of(base, t)) {
 		/* Never another trace's callers: the leaf, and why no more. */
 		memcpy(out, t, TREC_TRACE_HEADER_SIZE + FRAME_BYTES);
@@ -97,6 +137,7 @@ enum trec_delta_result trec_trace_delta_apply(struct trec_trace_bases *b, const 
 			.flags = TREC_FRAME_F_ERROR,
 		};
 		out->num_frames = 2;
+		key_of_frames(out, key);
 		*whole = out;
 		*whole_len = TREC_TRACE_HEADER_SIZE + 2 * FRAME_BYTES;
 		forget(b, t->cpu);
@@ -108,6 +149,9 @@ enum trec_delta_result trec_trace_delta_apply(struct trec_trace_bases *b, const 
 	memcpy(base, t, TREC_TRACE_HEADER_SIZE + d * FRAME_BYTES);
 	base->msg_type = TREC_MSG_TRACE;
 	base->delta_frames = 0;
+	/* The blocks past the new frames are the base's, unchanged. */
+	hash_blocks(slot, d);
+	key_of_slot(slot, key);
 	*whole = base;
 	*whole_len = TREC_TRACE_HEADER_SIZE + n * FRAME_BYTES;
 	return TREC_DELTA_REBUILT;

@@ -17,13 +17,20 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "record/io/stack_cache.h"
 #include "trec_types.h"
 
 /* CPUs whose bases are kept; a cpu past it is treated as one with none. */
 #define TREC_DELTA_MAX_CPUS 4096
 
+/* A CPU's base and its frames' key blocks (stack_cache.h), kept in step. */
+struct trec_trace_base_slot {
+	struct trec_trace t;
+	struct trec_key_block blocks[TREC_KEY_BLOCKS(TREC_MAX_FRAMES)];
+};
+
 struct trec_trace_bases {
-	struct trec_trace **by_cpu; /* NULL: no base for that cpu yet */
+	struct trec_trace_base_slot **by_cpu; /* NULL: no base for that cpu yet */
 	uint32_t cap;
 };
 
@@ -40,10 +47,13 @@ enum trec_delta_result {
  * CPU's base. A delta is rebuilt in its base, which it then is (msg_type
  * TREC_MSG_TRACE). *whole is the trace made whole, *whole_len its bytes:
  * msg itself, the base, or (NO_BASE) scratch; valid until the next call.
+ * key, if not NULL: *whole's trec_stack_key, from the base's blocks when
+ * it is a base (a delta hashes only the blocks of its new frames).
  */
 enum trec_delta_result trec_trace_delta_apply(struct trec_trace_bases *b, const void *msg,
 					      size_t len, struct trec_trace *scratch,
-					      const struct trec_trace **whole, size_t *whole_len);
+					      const struct trec_trace **whole, size_t *whole_len,
+					      struct trec_stack_key *key);
 
 /* The base kept for cpu, or NULL (tests poison it). */
 struct trec_trace *trec_trace_base(struct trec_trace_bases *b, uint32_t cpu);

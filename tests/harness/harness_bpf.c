@@ -180,7 +180,7 @@ static long bpf_ringbuf_output(void *ringbuf, void *data, __u64 size, __u64 flag
 	if (lose_next)
 		lose_next = false; /* sent, never seen by trecord: not applied */
 	else
-		res = trec_trace_delta_apply(&bases, data, size, &rebuilt, &whole, &n);
+		res = trec_trace_delta_apply(&bases, data, size, &rebuilt, &whole, &n, NULL);
 	env->delta_result = res;
 	memset(&env->trace, 0, sizeof(env->trace));
 	if (res == TREC_DELTA_BAD)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* record/io/trace_delta.c: whole traces from BPF's trace deltas, and what
- * happens when a delta's base is missing or the message is hostile. */
+/* record/io/trace_delta.c: whole traces from BPF's trace deltas, what
+ * happens when a delta's base is missing or the message is hostile, and
+ * the stack keys it gives: those of the whole frames, from the hashes of
+ * the blocks a delta changed and the base's others. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +43,7 @@ static enum trec_delta_result apply(struct trec_trace_bases *b, const struct tre
 				    size_t len)
 {
 	const struct trec_trace *whole = NULL;
-	enum trec_delta_result r = trec_trace_delta_apply(b, t, len, &scratch, &whole, &out_len);
+	enum trec_delta_result r = trec_trace_delta_apply(b, t, len, &scratch, &whole, &out_len, NULL);
 
 	/* What the caller reads: a copy, as the ring thread's batch takes. */
 	memset(&out, 0xa5, sizeof(out));
@@ -188,10 +190,97 @@ static void test_hostile(void)
 	trec_trace_bases_free(&b);
 }
 
+static uint64_t seed = 1;
+
+static uint64_t rnd(void)
+{
+	seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+	return seed >> 33;
+}
+
+static bool same_key(struct trec_stack_key a, struct trec_stack_key b)
+{
+	return a.lo == b.lo && a.hi == b.hi;
+}
+
+/* The key apply gives, and trec_stack_key over *want's frames. */
+static bool key_matches(struct trec_trace_bases *b, const struct trec_trace *msg, size_t len,
+			const struct trec_trace *want, enum trec_delta_result expect)
+{
+	const struct trec_trace *whole;
+	struct trec_stack_key key;
+	size_t wl;
+
+	if (trec_trace_delta_apply(b, msg, len, &scratch, &whole, &wl, &key) != expect)
+		return false;
+	return same_key(key, trec_stack_key(want->frames, want->num_frames, want->kernel_stack_id));
+}
+
+static void test_keys(void)
+{
+	static const uint32_t lens[] = { 1, 7, 8, 9, 157, TREC_MAX_FRAMES };
+	struct trec_trace_bases b = { 0 };
+	struct trec_trace cur, msg;
+	bool ok = true;
+	uint32_t seq = 1;
+
+	for (unsigned l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+		uint32_t n = lens[l];
+
+		make(&cur, 3, 5, seq++, n, 0x400000 + 0x1000 * l);
+		cur.kernel_stack_id = (int32_t)l - 1;
+		ok &= key_matches(&b, &cur, HDR + n * FR, &cur, TREC_DELTA_WHOLE);
+		/* Deltas of 1 frame to most of them, in a chain: each one's key
+		 * must be that of its whole frames. */
+		for (unsigned i = 0; i < 200 && n > 1; i++) {
+			uint32_t d = 1 + (uint32_t)(rnd() % (i % 5 ? 3 : n - 1));
+
+			for (uint32_t j = 0; j < d; j++)
+				cur.frames[j].addr_or_line = 0x400000 + rnd() % 64;
+			cur.seq = seq++;
+			msg = cur;
+			ok &= key_matches(&b, &msg, cut(&msg, d), &cur, TREC_DELTA_REBUILT);
+		}
+	}
+	CHECK("keys of whole traces and chains of deltas (1-256 frames) are their frames' keys",
+	      ok);
+
+	make(&cur, 3, 5, seq++, 20, 0x500000);
+	msg = cur;
+	CHECK("an off-CPU wait (seq 0, no base) is keyed by its frames",
+	      (msg.seq = 0, key_matches(&b, &msg, HDR + 20 * FR, &cur, TREC_DELTA_WHOLE)));
+	msg = cur;
+	msg.seq = seq + 5;
+	cur.num_frames = 2;
+	cur.frames[1] = (struct trec_frame){ .addr_or_line = TREC_ERR_DELTA_NO_BASE,
+					     .kind = TREC_FRAME_UNKNOWN,
+					     .flags = TREC_FRAME_F_ERROR };
+	CHECK("a delta without its base is keyed as its leaf and error frame",
+	      key_matches(&b, &msg, cut(&msg, 3), &cur, TREC_DELTA_NO_BASE));
+
+	struct trec_stack_key k0, k;
+	bool differ = true;
+
+	make(&cur, 0, 5, 1, 40, 0x600000);
+	k0 = trec_stack_key(cur.frames, 40, -1);
+	for (uint32_t j = 0; j < 40; j++) {
+		cur.frames[j].flags ^= 2;
+		differ &= !same_key(k0, trec_stack_key(cur.frames, 40, -1));
+		cur.frames[j].flags ^= 2;
+	}
+	CHECK("a frame changed in any block changes the key", differ);
+	CHECK("... as does the kernel stack id", !same_key(k0, trec_stack_key(cur.frames, 40, 3)));
+	CHECK("... and the frame count", !same_key(k0, trec_stack_key(cur.frames, 39, -1)));
+	k = trec_stack_key(cur.frames, 40, -1);
+	CHECK("the same frames, the same key", same_key(k0, k));
+	trec_trace_bases_free(&b);
+}
+
 int main(void)
 {
 	test_rebuild();
 	test_lost_base();
 	test_hostile();
+	test_keys();
 	return failures != 0;
 }
