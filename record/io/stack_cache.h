@@ -9,10 +9,10 @@
  * writer's time per sample. The file is what trec_write_sample writes,
  * byte for byte.
  *
- * A trace is known by a 128-bit key of its frames and kernel stack id (the
- * block sums below),
- * as otel-ebpf-profiler knows its traces: two traces with the same hash
- * are the same one (a collision among 2^32 traces has odds of 2^-64).
+ * A trace is known by a 128-bit key of its frames and kernel stack id
+ * (the block sums below), as otel-ebpf-profiler knows its traces: two
+ * traces with the same key are the same one (a collision among 2^32
+ * traces has odds of 2^-64).
  *
  * Only stacks that mean the same whatever the process are kept: no
  * runtime pc (noted per pid for its JIT symbols and files) and no
