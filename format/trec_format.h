@@ -268,11 +268,12 @@ void trec_header_init_host(struct trec_header *h);
 
 struct trec_writer;
 
-#define TREC_MAX_COMPRESSION_LEVEL 22 /* zstd's (ZSTD_maxCLevel) */
+#define TREC_DEFAULT_COMPRESSION_LEVEL 3 /* zstd's own default */
+#define TREC_MAX_COMPRESSION_LEVEL 22    /* zstd's (ZSTD_maxCLevel) */
 
 struct trec_writer_opts {
 	size_t chunk_bytes;      /* uncompressed bytes per chunk; 0: default 1 MiB */
-	int compression_level;   /* zstd level; 0: default 3 */
+	int compression_level;   /* zstd level; 0: TREC_DEFAULT_COMPRESSION_LEVEL */
 };
 
 /* Creates path with mode 0600 (O_EXCL unless overwrite). NULL + errno. */

@@ -103,7 +103,8 @@ struct trec_writer *trec_writer_open_fd(int fd, const struct trec_header *h,
 	w->chunk_bytes = opts && opts->chunk_bytes ? opts->chunk_bytes : TREC_DEFAULT_CHUNK_BYTES;
 	if (w->chunk_bytes > TREC_MAX_CHUNK_ULEN)
 		w->chunk_bytes = TREC_MAX_CHUNK_ULEN;
-	w->level = opts && opts->compression_level ? opts->compression_level : 3;
+	w->level = opts && opts->compression_level ? opts->compression_level
+						   : TREC_DEFAULT_COMPRESSION_LEVEL;
 	w->cctx = ZSTD_createCCtx();
 	if (!w->cctx) {
 		err = -ENOMEM;
@@ -316,14 +317,13 @@ static int64_t table_index(struct trec_writer *w, struct trec_dedup *d, uint32_t
 	return trec_dedup_add(d, hash, off, (uint32_t)p->len);
 }
 
-/* The index of the thread entry equal to w->thr in this chunk, or -1 and
- * its hash in *ht. */
 static struct thread_memo *thread_memo(struct trec_writer *w, uint32_t tid)
 {
 	return &w->thr_memo[tid % THREAD_MEMO_SLOTS];
 }
 
-/* w->thr (the sample's encoded thread): its entry in the chunk, or < 0. */
+/* The index of the thread entry equal to w->thr (the sample's encoded
+ * thread, of tid) in this chunk, or -1 and its hash in *ht. */
 static int64_t find_thread(struct trec_writer *w, uint32_t tid, uint64_t *ht)
 {
 	const struct thread_memo *m = thread_memo(w, tid);

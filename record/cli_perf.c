@@ -9,8 +9,8 @@
 #include <sys/sysinfo.h>
 #include <sys/vfs.h>
 #include "record/cli.h"
-#include "trec_format.h"
 #include "record/cli_perf.h"
+#include "trec_format.h"
 #include "trec_types.h"
 
 #define CGROUP2_MAGIC 0x63677270

@@ -129,7 +129,7 @@ int trec_output_open_writer(struct trec_output *o, const char *path, struct trec
  * busy loops): a third less compression time, the recorder's CPU 8-10%
  * less, for 6-12% larger chunks. Back to 3 below SLOW_BELOW.
  */
-#define AUTO_LEVEL 3
+#define AUTO_LEVEL TREC_DEFAULT_COMPRESSION_LEVEL
 #define FAST_LEVEL 1
 #define FAST_ABOVE (1u << 20)
 #define SLOW_BELOW (512u << 10)
