@@ -405,6 +405,8 @@ int trec_cli_perf_option(int c, const char *arg, struct trec_options *o, FILE *e
 			o->compression_level = 1;
 			return 1;
 		}
+		/* The help text and this message spell the bound. */
+		_Static_assert(TREC_MAX_COMPRESSION_LEVEL == 22, "-z's range is 1-22");
 		if (parse_u64(arg, &v, &end) || *end || v < 1 || v > TREC_MAX_COMPRESSION_LEVEL)
 			return bad(err, "-z/--compression-level must be a zstd level from 1 to 22, "
 				      "not '%s'", arg);

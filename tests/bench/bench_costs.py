@@ -9,7 +9,9 @@
             recursion at 4000 Hz (budget raised to 50% so no sample is cut):
             ns per native frame (the slope) and fixed ns per sample (the
             intercept); and per frame of `chain`, 250 distinct functions
-            with frames of 8-400 bytes (its ns/trace less that intercept);
+            with frames of 8-400 bytes, and of `busy`, whose qsort stacks
+            (libc's msort recursion) change between samples so that few
+            are replayed (each: its ns/trace less that intercept);
             from SAMPLER_NS (bpf_ktime from the sampler's entry to the
             trace's send, per sent trace) and, for the whole programs,
             kernel.bpf_stats_enabled's run time per run
@@ -36,6 +38,8 @@ FREQ = 4000
 SLOWDOWN_RUNS = 15
 # The slowdown's workloads: (name, binary, arguments after -n UNITS).
 STACKS = (("deep", "deep", [str(DEPTHS[-1])]), ("chain", "chain", []))
+# Calibrated too, for the unwind table only.
+MIXED = (("busy", "busy", []),)
 
 
 def wait_rusage(cmd):
@@ -129,7 +133,7 @@ def unwind_one(b, name, work):
     perf_progs = [p for p in (last or []) if p.get("type") == "perf_event"]
     runs = max((p.get("run_cnt", 0) for p in perf_progs), default=0)
     run_ns = sum(p.get("run_time_ns", 0) for p in perf_progs)
-    return {"name": name, "traces": sent,
+    return {"name": name, "traces": sent, "replayed": m.get("STACK_REPLAYED", 0),
             "frames": m.get("NATIVE_FRAMES", 0) / sent if sent else None,
             "ns_per_trace": m.get("SAMPLER_NS", 0) / sent if sent else None,
             "throttled": m.get("THROTTLED", 0),
@@ -145,18 +149,21 @@ def unwind(b, units):
             f.write("1")
         rows = [unwind_one(b, "deep%d" % d, deep_cmd(b, 2 * units["deep"], d)) for d in DEPTHS]
         rows.append(unwind_one(b, "chain", work_cmd(b, "chain", 2 * units["chain"], [])))
+        rows.append(unwind_one(b, "busy", work_cmd(b, "busy", 2 * units["busy"], [])))
     finally:
         with open(path, "w") as f:
             f.write(old)
-    lo, hi, chain = rows
-    slope = fixed = chain_slope = None
+    lo, hi, chain, busy = rows
+    slope = fixed = chain_slope = busy_slope = None
     if lo["frames"] is not None and hi["frames"] is not None and hi["frames"] > lo["frames"]:
         slope = (hi["ns_per_trace"] - lo["ns_per_trace"]) / (hi["frames"] - lo["frames"])
         fixed = lo["ns_per_trace"] - slope * lo["frames"]
         if chain["frames"]:
             chain_slope = (chain["ns_per_trace"] - fixed) / chain["frames"]
+        if busy["frames"]:
+            busy_slope = (busy["ns_per_trace"] - fixed) / busy["frames"]
     return {"rows": rows, "ns_per_frame": slope, "fixed_ns": fixed,
-            "chain_ns_per_frame": chain_slope}
+            "chain_ns_per_frame": chain_slope, "busy_ns_per_frame": busy_slope}
 
 
 def quartiles(v):
@@ -206,7 +213,7 @@ def run_all(b):
     if getattr(b.a, "startup_only", False):
         b.res["costs"] = {"startup": startup(b)}
         return
-    units = {name: calibrate(b, binary, args, b.a.secs) for name, binary, args in STACKS}
+    units = {name: calibrate(b, binary, args, b.a.secs) for name, binary, args in STACKS + MIXED}
     b.res["costs"] = {"startup": startup(b), "unwind": unwind(b, units),
                       "slowdown": slowdown(b, units), "units": units}
 
@@ -255,14 +262,21 @@ def table_rows(res):
           "recursion (one return address, 48-byte frames), slope: **%s ns per native "
           "frame**; intercept: **%s ns fixed per sample**. On `chain` (250 distinct "
           "functions, frames of 8-400 bytes): **%s ns per native frame** (its ns/trace less "
-          "the intercept)." % (
+          "the intercept). These two replay most samples' outer frames (stack_replay.h). "
+          "On `busy` (libc's qsort, whose msort recursion changes from one sample to the "
+          "next, then a 150-deep recursion), most samples are walked whole: **%s ns per "
+          "native frame**." % (
               FREQ, fmt(u["ns_per_frame"], ".0f"), fmt(u["fixed_ns"], ",.0f"),
-              fmt(u.get("chain_ns_per_frame"), ".0f")), "",
-          "| workload | frames/trace | ns/trace | bpf_stats ns/run | traces | throttled |",
-          "|---|---:|---:|---:|---:|---:|"]
+              fmt(u.get("chain_ns_per_frame"), ".0f"),
+              fmt(u.get("busy_ns_per_frame"), ".0f")), "",
+          "| workload | frames/trace | replayed | ns/trace | bpf_stats ns/run | traces | "
+          "throttled |", "|---|---:|---:|---:|---:|---:|---:|"]
     for r in u["rows"]:
-        L.append("| %s | %s | %s | %s | %d | %d |" % (
-            r["name"], fmt(r["frames"], ".1f"), fmt(r["ns_per_trace"], ",.0f"),
+        replayed = r.get("replayed")
+        L.append("| %s | %s | %s | %s | %s | %d | %d |" % (
+            r["name"], fmt(r["frames"], ".1f"),
+            "%.0f%%" % (100.0 * replayed / r["traces"]) if replayed is not None and r["traces"]
+            else "n/a", fmt(r["ns_per_trace"], ",.0f"),
             fmt(r["stats_ns_per_run"], ",.0f"), r["traces"], r["throttled"]))
     L += ["", "**Slowdown** at %d Hz, no frame pointers, about 250 frames deep: each "
           "workload's own CPU time for fixed work (about %.1f s alone) under the recorder / "
