@@ -155,13 +155,17 @@ static __always_inline __u32 trec_py_code_id(const struct trec_py_proc_info *inf
  * NATIVE when a run of interpreter frames is done (or Python failed),
  * PYTHON when the frame budget ran out mid-run, STOP when the trace is full.
  */
-static __always_inline int trec_python_walk(struct trec_per_cpu_record *rec)
+TREC_SUBPROG int trec_python_walk(struct trec_per_cpu_record *rec)
 {
 	const struct trec_py_proc_info *info;
-	__u32 pid = rec->trace.pid;
-	__u64 frame = rec->python_frame;
+	__u32 pid;
+	__u64 frame;
 	int err;
 
+	if (!rec)
+		return TREC_PROG_UNWIND_STOP;
+	pid = rec->trace.pid;
+	frame = rec->python_frame;
 	info = bpf_map_lookup_elem(&py_procs, &pid);
 	if (!info)
 		return trec_py_fail(rec, TREC_ERR_PYTHON_NO_PROC_INFO);
@@ -224,14 +228,18 @@ static __always_inline int trec_python_walk(struct trec_per_cpu_record *rec)
  * loop frame; Python is marked done after the outermost frame) or STOP.
  * bpf/python_prog.h loops over this and native steps.
  */
-static __always_inline int trec_py_old_step(struct trec_per_cpu_record *rec,
-					    const struct trec_py_proc_info *info)
+TREC_SUBPROG int trec_py_old_step(struct trec_per_cpu_record *rec,
+				   const struct trec_py_proc_info *info)
 {
-	__u64 frame = rec->python_frame, code, prev, lasti, *w;
-	__u32 off = info->frame_instr, zero = 0;
+	__u64 frame, code, prev, lasti, *w;
+	__u32 off, zero = 0;
 	struct trec_py_scratch *s = bpf_map_lookup_elem(&py_scratch, &zero);
 	int err;
 
+	if (!rec || !info)
+		return TREC_PROG_UNWIND_STOP;
+	frame = rec->python_frame;
+	off = info->frame_instr;
 	if (!s)
 		return trec_py_fail(rec, TREC_ERR_PYTHON_BAD_FRAME);
 	w = s->frame;

@@ -27,9 +27,10 @@
 /* A function the verifier checks once, on its own (a global BPF
  * subprogram): the paths of its callers and its own paths add up instead
  * of multiplying. Its pointer arguments may be NULL to the verifier, so it
- * checks them. Offline (the harness): an ordinary static function. */
+ * checks them. Offline (the harness, unit tests): an ordinary static
+ * function, which an includer may leave unused. */
 #ifdef TREC_TESTING_OFFLINE
-#define TREC_SUBPROG static
+#define TREC_SUBPROG static __attribute__((unused))
 #else
 #define TREC_SUBPROG __attribute__((noinline))
 #endif
