@@ -46,7 +46,7 @@ struct trec_php_proc_info {
  * function has none). Never 0: 0 means "BPF could not read it".
  * Spec: FORMAT.md §12.3.
  */
-static inline __u32 trec_php_object_id(__u32 type, __u32 line_start, __u32 line_end, __u64 name,
+static inline __attribute__((always_inline)) __u32 trec_php_object_id(__u32 type, __u32 line_start, __u32 line_end, __u64 name,
 				       __u64 scope, __u64 filename, __u64 opcodes)
 {
 	__u64 v[7] = { type, line_start, line_end, name, scope, filename, opcodes };

@@ -58,18 +58,25 @@ static __always_inline __u32 trec_php_u32(const __u64 *w, __u32 nwords, __u32 of
 	return (__u32)(trec_php_u64(w, nwords, off) >> ((off & 4) * 8));
 }
 
-/* Pushes the frame of func (a zend_function) at opline; *user says
- * whether it is PHP code (which can end a run). 0 or an error code;
- * -1 when the trace is full. */
-static __always_inline int trec_php_push(struct trec_per_cpu_record *rec,
-					 const struct trec_php_proc_info *info, __u64 func,
-					 __u64 opline, int leaf, bool *user)
+/* Pushes the frame of func (a zend_function) at opline. *user: on entry,
+ * whether this is the sampled frame; on return, whether it is PHP code
+ * (which can end a run). 0 or an error code; -1 when the trace is full.
+ * A subprogram (TREC_SUBPROG, at most 5 arguments): verified once, not
+ * once per frame of trec_php_walk's loop. */
+TREC_SUBPROG int trec_php_push(struct trec_per_cpu_record *rec,
+			       const struct trec_php_proc_info *info, __u64 func, __u64 opline,
+			       bool *user)
 {
 	__u64 op[TREC_PHP_OP_READ / 8] = {};
 	__u64 name = 0, scope = 0, opcodes = 0, filename = 0;
 	__u32 lineno = 0, line_start = 0, line_end = 0, last;
 	__u8 type;
+	bool leaf;
 
+	if (!rec || !info || !user)
+		return TREC_ERR_PHP_BAD_FUNCTION;
+	leaf = *user;
+	*user = false;
 	if (bpf_probe_read_user(&type, sizeof(type), (void *)func) ||
 	    bpf_probe_read_user(&name, sizeof(name), (void *)(func + info->fn_name)) ||
 	    bpf_probe_read_user(&scope, sizeof(scope), (void *)(func + info->fn_scope)))
@@ -140,8 +147,9 @@ static __always_inline int trec_php_walk(struct trec_per_cpu_record *rec)
 		call_info = trec_php_u32(w, n, info->ed_call_info);
 		/* A frame without a function names nothing: skipped. */
 		if (func) {
+			user = leaf && i == 0;
 			err = trec_php_push(rec, info, func, trec_php_u64(w, n, info->ed_opline),
-					    leaf && i == 0, &user);
+					    &user);
 			if (err < 0)
 				return TREC_PROG_UNWIND_STOP;
 			if (err)

@@ -79,13 +79,17 @@ static __always_inline int trec_rb_first_frame(struct trec_per_cpu_record *rec,
 	return TREC_ERR_OK;
 }
 
-/* Pushes the frame of a control frame that runs iseq at pc. */
-static __always_inline int trec_rb_push(struct trec_per_cpu_record *rec,
-					const struct trec_rb_proc_info *info, __u64 iseq, __u64 pc)
+/* Pushes the frame of a control frame that runs iseq at pc. A subprogram
+ * (TREC_SUBPROG): verified once, not once per frame of trec_ruby_walk's
+ * loop. */
+TREC_SUBPROG int trec_rb_push(struct trec_per_cpu_record *rec, const struct trec_rb_proc_info *info,
+			      __u64 iseq, __u64 pc)
 {
 	__u64 body, w[TREC_RB_BODY_READ / 8], id[TREC_RB_ID_WORDS];
 	__u64 pos = 0xffffffffULL;
 
+	if (!rec || !info)
+		return TREC_PROG_UNWIND_STOP;
 	if (bpf_probe_read_user(&body, sizeof(body), (void *)(iseq + info->iseq_body)) || !body ||
 	    bpf_probe_read_user(w, sizeof(w), (void *)body))
 		return trec_rb_fail(rec, TREC_ERR_RUBY_BAD_ISEQ);
