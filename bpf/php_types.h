@@ -44,10 +44,12 @@ struct trec_php_proc_info {
  * the sample and trecord's read. From the type, first and last line and
  * the addresses of the name, class, file name and opcodes (all 0 where a
  * function has none). Never 0: 0 means "BPF could not read it".
- * Spec: FORMAT.md §12.3.
+ * Spec: FORMAT.md §12.3. Always inlined: a BPF call takes at most 5
+ * arguments.
  */
-static inline __attribute__((always_inline)) __u32 trec_php_object_id(__u32 type, __u32 line_start, __u32 line_end, __u64 name,
-				       __u64 scope, __u64 filename, __u64 opcodes)
+static inline __attribute__((always_inline)) __u32
+trec_php_object_id(__u32 type, __u32 line_start, __u32 line_end, __u64 name, __u64 scope,
+		   __u64 filename, __u64 opcodes)
 {
 	__u64 v[7] = { type, line_start, line_end, name, scope, filename, opcodes };
 	__u64 h = 0;
