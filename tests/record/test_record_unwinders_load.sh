@@ -63,3 +63,10 @@ for lang in python perl ruby php; do
 	done
 done
 [ "$ran" -gt 0 ] || skip_all "no interpreter runtime installed"
+
+# The programs every recording loads, from the last run's log.
+for p in trec_sample trec_unwind_native; do
+	n=$(verified "$log" "$p")
+	check "unwinders: $p verified in at most $VERIFIED_MAX insns (${n:-no})" \
+		[ "${n:-0}" -gt 0 -a "${n:-0}" -le "$VERIFIED_MAX" ]
+done
