@@ -70,18 +70,22 @@ static void test_auto_and_fixed(void)
 	CHECK("auto: level 3 at first", trec_output_set_level(&o, 0) == 0 &&
 						trec_writer_level(w) == 3);
 	trec_output_flush_tick(&o, 1 * SEC);
-	write_bytes(w, 1536 << 10);
-	trec_output_flush_tick(&o, 2 * SEC);
-	CHECK("auto: 1.5 MiB in a second: level 1", trec_writer_level(w) == 1);
-	write_bytes(w, 700 << 10);
-	trec_output_flush_tick(&o, 3 * SEC);
-	CHECK("auto: 700 KiB in a second: level 1 still", trec_writer_level(w) == 1);
-	write_bytes(w, 100 << 10);
-	trec_output_flush_tick(&o, 4 * SEC);
-	CHECK("auto: 100 KiB in a second: level 3 again", trec_writer_level(w) == 3);
-	write_bytes(w, 1536 << 10);
-	trec_output_flush_tick(&o, 14 * SEC);
-	CHECK("auto: 1.5 MiB over ten seconds: level 3", trec_writer_level(w) == 3);
+	/* Each step: records written, then the tick at `at`, then the level. */
+	static const struct {
+		uint64_t bytes, at;
+		int level;
+		const char *what;
+	} steps[] = {
+		{ 1536 << 10, 2 * SEC, 1, "auto: 1.5 MiB in a second: level 1" },
+		{ 700 << 10, 3 * SEC, 1, "auto: 700 KiB in a second: level 1 still" },
+		{ 100 << 10, 4 * SEC, 3, "auto: 100 KiB in a second: level 3 again" },
+		{ 1536 << 10, 14 * SEC, 3, "auto: 1.5 MiB over ten seconds: level 3" },
+	};
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		write_bytes(w, steps[i].bytes);
+		trec_output_flush_tick(&o, steps[i].at);
+		CHECK(steps[i].what, trec_writer_level(w) == steps[i].level);
+	}
 
 	CHECK("-z 7", trec_output_set_level(&o, 7) == 0 && trec_writer_level(w) == 7);
 	write_bytes(w, 1536 << 10);
