@@ -23,7 +23,7 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-static int needs_root(char *err, size_t errlen, int e)
+int trec_bpf_needs_root(char *err, size_t errlen, int e)
 {
 	snprintf(err, errlen,
 		 "needs root (CAP_BPF and CAP_PERFMON) to load BPF programs: %s",
@@ -128,7 +128,7 @@ int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 	e = trec_bpf__load(s);
 	if (e) {
 		if (e == -EPERM || e == -EACCES)
-			return needs_root(err, errlen, e);
+			return trec_bpf_needs_root(err, errlen, e);
 		snprintf(err, errlen, "loading the BPF programs failed: %s%s", strerror(-e),
 			 o->verbose ? "" : " (run with -v for the verifier log)");
 		return e;
@@ -175,100 +175,6 @@ int trec_bpf_attach_tracking(struct trec_bpf_loader *l, char *err, size_t errlen
 		return e;
 	}
 	return 0;
-}
-
-static int read_max_sample_rate(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
-	int v = -1;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
-int trec_bpf_check_freq(unsigned freq_hz, char *err, size_t errlen)
-{
-	int max_rate = read_max_sample_rate();
-
-	if (max_rate > 0 && freq_hz > (unsigned)max_rate) {
-		snprintf(err, errlen,
-			 "-F %u is above kernel.perf_event_max_sample_rate (%d); lower -F or raise the sysctl",
-			 freq_hz, max_rate);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-int trec_bpf_attach_sampling(struct trec_bpf_loader *l, unsigned freq_hz,
-			     char *err, size_t errlen)
-{
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_freq = freq_hz,
-		.freq = 1,
-	};
-
-	if (l->period_ns) {
-		attr.freq = 0;
-		attr.sample_period = l->period_ns;
-	}
-	int e = trec_bpf_check_freq(freq_hz, err, errlen);
-
-	if (e)
-		return e;
-	l->perf_links = calloc(l->num_cpus, sizeof(*l->perf_links));
-	if (!l->perf_links) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	for (int cpu = 0; cpu < l->num_cpus; cpu++) {
-		int fd;
-		struct bpf_link *link;
-
-		if (l->cpus && (cpu >= l->cpus_len || !l->cpus[cpu]))
-			continue;
-		fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-
-		if (fd < 0) {
-			if (errno == ENODEV)
-				continue; /* offline CPU */
-			e = -errno;
-			if (e == -EACCES || e == -EPERM)
-				return needs_root(err, errlen, e);
-			snprintf(err, errlen, "cannot open a cpu-clock event on CPU %d: %s", cpu,
-				 strerror(-e));
-			return e;
-		}
-		link = bpf_program__attach_perf_event(l->skel->progs.trec_sample, fd);
-		if (!link) {
-			e = -errno;
-			close(fd);
-			snprintf(err, errlen, "cannot attach the sampler on CPU %d: %s", cpu,
-				 strerror(-e));
-			return e;
-		}
-		l->perf_links[l->num_perf_links++] = link; /* the link owns fd */
-	}
-	if (!l->num_perf_links) {
-		snprintf(err, errlen, "no online CPU to sample");
-		return -ENODEV;
-	}
-	return 0;
-}
-
-void trec_bpf_detach_sampling(struct trec_bpf_loader *l)
-{
-	for (int i = 0; i < l->num_perf_links; i++)
-		bpf_link__destroy(l->perf_links[i]);
-	free(l->perf_links);
-	l->perf_links = NULL;
-	l->num_perf_links = 0;
 }
 
 void trec_bpf_detach_tracking(struct trec_bpf_loader *l)

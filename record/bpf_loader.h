@@ -20,8 +20,9 @@ struct trec_bpf_optional;
 
 struct trec_bpf_loader {
 	struct trec_bpf *skel;
-	struct bpf_link **perf_links;
-	int num_perf_links;
+	struct bpf_link **perf_links; /* the sampler's events (their links own the fds) */
+	int num_perf_links, cap_perf_links;
+	bool per_task;       /* the events watch threads, not CPUs */
 	int num_cpus;        /* possible CPUs (per-CPU map values) */
 	struct trec_bpf_optional *optional; /* unwinders loaded on need (bpf_optional.h) */
 	bool verbose;
@@ -55,11 +56,29 @@ int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 int trec_bpf_attach_tracking(struct trec_bpf_loader *l, char *err, size_t errlen);
 /* Whether the kernel accepts freq_hz (perf_event_max_sample_rate). */
 int trec_bpf_check_freq(unsigned freq_hz, char *err, size_t errlen);
-/* Starts sampling at freq_hz on every online CPU. */
+
+/* Who the sampler's perf events watch (record/sample_events.c). */
+struct trec_sample_target {
+	const uint32_t *pids; /* every thread of these, and what they start */
+	size_t num_pids;
+	const uint32_t *tids; /* these threads only (perf -t): not inherited */
+	size_t num_tids;
+};
+
+/* Starts sampling at freq_hz on every online CPU (or -C's): every
+ * process; the sampler picks its samples. */
 int trec_bpf_attach_sampling(struct trec_bpf_loader *l, unsigned freq_hz,
 			     char *err, size_t errlen);
+/* Starts sampling at freq_hz on the target's threads only, as perf
+ * record -p, -t and -- cmd do: other programs, idle CPUs and trecord
+ * itself take no interrupt. -E2BIG (more threads than events are kept
+ * for) or -EMFILE: nothing attached, the caller samples per CPU. */
+int trec_bpf_attach_sampling_tasks(struct trec_bpf_loader *l, unsigned freq_hz,
+				   const struct trec_sample_target *t, char *err, size_t errlen);
 /* Stops sampling (tracepoints stay). */
 void trec_bpf_detach_sampling(struct trec_bpf_loader *l);
+/* The message for a permission error e (negative errno); returns e. */
+int trec_bpf_needs_root(char *err, size_t errlen, int e);
 /* Stops the tracepoints: nothing more enters the ring buffer. */
 void trec_bpf_detach_tracking(struct trec_bpf_loader *l);
 void trec_bpf_destroy(struct trec_bpf_loader *l);

@@ -113,6 +113,35 @@ static int open_output(struct trec_session *s, char *msg, size_t msglen)
 	}, &s->out, msg, msglen);
 }
 
+/*
+ * The sampler's events, as perf record opens them: per thread for a
+ * command, -p and -t (nothing else on the machine is interrupted); per
+ * CPU for -a, -C, -u and -G, and for processes with more threads than
+ * per-thread events are kept for.
+ */
+static int attach_sampling(struct trec_session *s, const struct trec_options *o, char *msg,
+			   size_t len)
+{
+	uint32_t child = (uint32_t)s->wl.pid;
+	struct trec_sample_target t = { .pids = o->pids, .num_pids = o->num_pids };
+	int err;
+
+	if (o->all || o->cpus || o->uid != TREC_NO_UID || o->cgroup_id)
+		return trec_bpf_attach_sampling(&s->bpf, o->freq_hz, msg, len);
+	if (o->num_tids) { /* o->pids has their processes, to follow */
+		t = (struct trec_sample_target){ .tids = o->tids, .num_tids = o->num_tids };
+	} else if (s->have_child) { /* a command: not with -p */
+		t.pids = &child;
+		t.num_pids = 1;
+	}
+	err = trec_bpf_attach_sampling_tasks(&s->bpf, o->freq_hz, &t, msg, len);
+	if (err != -E2BIG && err != -EMFILE)
+		return err;
+	if (o->verbose)
+		fprintf(stderr, "trecord: %s: sampling on every CPU instead\n", msg);
+	return trec_bpf_attach_sampling(&s->bpf, o->freq_hz, msg, len);
+}
+
 static int follow(struct trec_session *s, uint32_t pid)
 {
 	uint8_t one = 1;
@@ -294,7 +323,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 
 	err = trec_bpf_attach_tracking(&s->bpf, msg, sizeof(msg));
 	if (!err)
-		err = trec_bpf_attach_sampling(&s->bpf, o->freq_hz, msg, sizeof(msg));
+		err = attach_sampling(s, o, msg, sizeof(msg));
 	if (err)
 		goto fail;
 	s->start_ns = trec_now_ns();

@@ -324,8 +324,8 @@ class Bench:
         other = sum(p.get("run_time_ns", 0) for p in last if p.get("type") != "perf_event")
         written = self.samples("trec", path)
         os.unlink(path)
-        # Per run (every cpu-clock tick on every CPU, also other processes'
-        # ticks that the program filters out early) and per written sample.
+        # Per run (every cpu-clock tick of the recorded threads: trecord
+        # -- cmd watches them only) and per written sample.
         return {"ns_per_run": ns / cnt if cnt else None, "runs": cnt,
                 "ns_per_written": ns / written if written else None,
                 "written": written, "programs": len(perf_progs), "other_ns": other}
@@ -460,8 +460,8 @@ def render(res, tools, freqs, mid):
         L.append("")
         L.append("**BPF cost** of trecord at %d Hz (kernel.bpf_stats_enabled): run "
                  "time of its perf_event programs (entry and tail calls) per program "
-                 "run (every tick on every CPU, including other processes' ticks it "
-                 "filters out) and per sample written for the workload; BPF time of "
+                 "run (every tick of the recorded threads: `trecord -- cmd` opens its "
+                 "events on them only) and per sample written for the workload; BPF time of "
                  "its other programs (process tracepoints) in total." % mid)
         L.append("")
         L.append("| workload | ns/run | runs | ns/written sample | written | other BPF ms |")

@@ -258,7 +258,7 @@ def table_rows(res):
     L += ["", "**BPF unwind cost** at %d Hz (`--max-cpu 50`): BPF time per sent trace from "
           "SAMPLER_NS (the sampler's entry to the trace's send), and "
           "kernel.bpf_stats_enabled's run time per run of the perf_event programs (every "
-          "tick of every CPU, other processes' filtered ticks included). On the `deep` "
+          "tick of the recorded threads). On the `deep` "
           "recursion (one return address, 48-byte frames), slope: **%s ns per native "
           "frame**; intercept: **%s ns fixed per sample**. On `chain` (250 distinct "
           "functions, frames of 8-400 bytes): **%s ns per native frame** (its ns/trace less "
