@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
@@ -178,6 +179,35 @@ static int list_threads(uint32_t pid, uint32_t **tids, size_t *n)
 	return e;
 }
 
+/* Fds open now. */
+static size_t open_fds(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	size_t n = 0;
+
+	if (!dir)
+		return 0;
+	while (readdir(dir))
+		n++;
+	closedir(dir);
+	return n;
+}
+
+/* The soft fd limit raised, if need be and allowed, so that n events fit
+ * beside trecord's open files: each takes two fds, the event's and its
+ * BPF link's. (The command was forked before: it keeps its limit.) Past
+ * the hard limit EMFILE ends in per-CPU sampling. */
+static void room_for_fds(size_t n)
+{
+	size_t need = open_fds() + 2 * n + 64;
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) || r.rlim_cur == RLIM_INFINITY || need <= r.rlim_cur)
+		return;
+	r.rlim_cur = r.rlim_max == RLIM_INFINITY || r.rlim_max > need ? need : r.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &r);
+}
+
 int trec_bpf_attach_sampling_tasks(struct trec_bpf_loader *l, unsigned freq_hz,
 				   const struct trec_sample_target *t, char *err, size_t errlen)
 {
@@ -198,6 +228,8 @@ int trec_bpf_attach_sampling_tasks(struct trec_bpf_loader *l, unsigned freq_hz,
 		snprintf(err, errlen, "more than %d threads to watch", TASK_EVENTS_MAX);
 	else if (e)
 		snprintf(err, errlen, "out of memory");
+	if (!e)
+		room_for_fds(n + n_only);
 	sampling_attr(l, freq_hz, &attr);
 	/* One listing, as perf's: a thread started later by a watched one
 	 * inherits its event, and listing again would watch it twice. */

@@ -124,22 +124,25 @@ static int attach_sampling(struct trec_session *s, const struct trec_options *o,
 {
 	uint32_t child = (uint32_t)s->wl.pid;
 	struct trec_sample_target t = { .pids = o->pids, .num_pids = o->num_pids };
-	int err;
+	int err = -E2BIG;
 
-	if (o->all || o->cpus || o->uid != TREC_NO_UID || o->cgroup_id)
-		return trec_bpf_attach_sampling(&s->bpf, o->freq_hz, msg, len);
 	if (o->num_tids) { /* o->pids has their processes, to follow */
 		t = (struct trec_sample_target){ .tids = o->tids, .num_tids = o->num_tids };
 	} else if (s->have_child) { /* a command: not with -p */
 		t.pids = &child;
 		t.num_pids = 1;
 	}
-	err = trec_bpf_attach_sampling_tasks(&s->bpf, o->freq_hz, &t, msg, len);
-	if (err != -E2BIG && err != -EMFILE)
-		return err;
-	if (o->verbose)
-		fprintf(stderr, "trecord: %s: sampling on every CPU instead\n", msg);
-	return trec_bpf_attach_sampling(&s->bpf, o->freq_hz, msg, len);
+	if (!o->all && !o->cpus && o->uid == TREC_NO_UID && !o->cgroup_id) {
+		err = trec_bpf_attach_sampling_tasks(&s->bpf, o->freq_hz, &t, msg, len);
+		if ((err == -E2BIG || err == -EMFILE) && o->verbose)
+			fprintf(stderr, "trecord: %s: sampling on every CPU instead\n", msg);
+	}
+	if (err == -E2BIG || err == -EMFILE)
+		err = trec_bpf_attach_sampling(&s->bpf, o->freq_hz, msg, len);
+	if (!err && o->verbose)
+		fprintf(stderr, "trecord: %d sampling event(s), one per %s\n", s->bpf.num_perf_links,
+			s->bpf.per_task ? "thread" : "CPU");
+	return err;
 }
 
 static int follow(struct trec_session *s, uint32_t pid)

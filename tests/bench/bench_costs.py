@@ -15,6 +15,10 @@
             from SAMPLER_NS (bpf_ktime from the sampler's entry to the
             trace's send, per sent trace) and, for the whole programs,
             kernel.bpf_stats_enabled's run time per run
+  bystander the CPU time of a program that is not recorded (`chain`'s fixed
+            work) while trecord -p and perf record -g -p record a sleeping
+            process at BYSTANDER_FREQ, against it alone: per-thread events
+            leave it alone, per-CPU ones interrupt it (interleaved rounds)
   slowdown  each workload's own CPU time for fixed work at 4000 Hz, about
             250 frames deep: alone, under trecord and under perf record -g,
             SLOWDOWN_RUNS interleaved rounds; median ratio to the median
@@ -36,6 +40,10 @@ KERNEL_ADDR_MIN = 0xffff800000000000
 DEPTHS = (16, 250)
 FREQ = 4000
 SLOWDOWN_RUNS = 15
+BYSTANDER_FREQ = 20000
+BYSTANDER_RUNS = 5
+# Seconds a recorder gets to attach before the bystander starts.
+BYSTANDER_ATTACH_S = 2.0
 # The slowdown's workloads: (name, binary, arguments after -n UNITS).
 STACKS = (("deep", "deep", [str(DEPTHS[-1])]), ("chain", "chain", []))
 # Calibrated too, for the unwind table only.
@@ -206,6 +214,46 @@ def slowdown(b, units):
     return res
 
 
+def bystander(b, units):
+    """Every round runs the bystander alone and beside each recorder, in a
+    rotating order; each recorder records a sleeping process."""
+    sleeper = subprocess.Popen(["sleep", "100000"])
+    work = work_cmd(b, "chain", units["chain"], [])
+    path = os.path.join(b.out, "bystander")
+    recorders = {
+        "alone": None,
+        "trec": [b.a.trecord, "-q", "-f", "-F", str(BYSTANDER_FREQ), "-p", str(sleeper.pid),
+                 "-o", path + ".tr"],
+        "perf-g": ["perf", "record", "-q", "-e", "cpu-clock", "-g", "-F", str(BYSTANDER_FREQ),
+                   "-p", str(sleeper.pid), "--no-buildid-cache", "-o", path + ".data"],
+    }
+    keys = list(recorders)
+    cpu = {k: [] for k in keys}
+    try:
+        for r in range(BYSTANDER_RUNS):
+            for k in keys[r % len(keys):] + keys[:r % len(keys)]:
+                rec = None
+                if recorders[k]:
+                    rec = subprocess.Popen(recorders[k], stdout=subprocess.DEVNULL,
+                                           stderr=subprocess.DEVNULL)
+                    time.sleep(BYSTANDER_ATTACH_S)
+                _, _, err = wait_rusage(work)
+                cpu[k].append(int(err.rsplit("cpu_ns=", 1)[1].split()[0]) / 1e9)
+                if rec:
+                    rec.send_signal(2)
+                    rec.wait()
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    base = statistics.median(cpu["alone"])
+    res = {"runs": BYSTANDER_RUNS, "alone_s": base}
+    for k in keys:
+        ratios = [c / base for c in cpu[k]]
+        res[k] = statistics.median(ratios)
+        res[k + "_iqr"] = quartiles(ratios)
+    return res
+
+
 def run_all(b):
     """Fills b.res["costs"]; perf columns need perf, trec ones trecord."""
     if not b.have_trec:
@@ -215,7 +263,8 @@ def run_all(b):
         return
     units = {name: calibrate(b, binary, args, b.a.secs) for name, binary, args in STACKS + MIXED}
     b.res["costs"] = {"startup": startup(b), "unwind": unwind(b, units),
-                      "slowdown": slowdown(b, units), "units": units}
+                      "slowdown": slowdown(b, units), "bystander": bystander(b, units),
+                      "units": units}
 
 
 def fmt(v, spec):
@@ -290,6 +339,16 @@ def table_rows(res):
         L.append("| %s | %s |" % (n, " | ".join(
             "%.3fx (%.3f-%.3f)" % ((d[n][rec],) + d[n][rec + "_iqr"])
             for rec in ("alone", "trec", "perf-g"))))
+    y = c.get("bystander")
+    if y:
+        L += ["", "**Bystander** at %d Hz: the CPU time of `chain`'s fixed work (%.1f s "
+              "alone), not recorded, while each recorder records a sleeping process with "
+              "`-p`; / its median alone, %d interleaved rounds, median and interquartile "
+              "range. Per-thread events interrupt only the recorded threads." % (
+                  BYSTANDER_FREQ, y["alone_s"], y["runs"]), "",
+              "| alone | trec -p | perf -g -p |", "|---:|---:|---:|",
+              "| %s |" % " | ".join("%.3fx (%.3f-%.3f)" % ((y[k],) + y[k + "_iqr"])
+                                    for k in ("alone", "trec", "perf-g"))]
     return L
 
 

@@ -61,23 +61,39 @@ check "events: -t samples its thread" [ -n "$(awk -v t="$worker" '$1 == "S" && $
 check "events: ... and no other" [ -z "$(awk -v t="$worker" '$1 == "S" && $4 != t' "$T/tid.dump")" ]
 kill "$threaded"
 
-# More threads than per-thread events are kept for: per CPU instead, said
-# with -v, and the process is still recorded.
-python3 -c '
-import threading, time
+# many_threads N NAME: a process of N waiting threads and a spinning main
+# thread; its pid in $many once they all run.
+many_threads() {
+	python3 -c '
+import sys, threading, time
 ev = threading.Event()
-for _ in range(1100):
+for _ in range(int(sys.argv[1])):
     threading.Thread(target=ev.wait, daemon=True).start()
-open("'"$T"'/many.ready", "w").close()
+open(sys.argv[2], "w").close()
 end = time.time() + 30
 while time.time() < end:
     pass
-' & many=$!
-BG_PIDS+=("$many")
-for _ in $(seq 100); do [ -e "$T/many.ready" ] && break; sleep 0.1; done
+' "$1" "$T/$2.ready" &
+	many=$!
+	BG_PIDS+=("$many")
+	for _ in $(seq 100); do [ -e "$T/$2.ready" ] && break; sleep 0.1; done
+}
+
+# 900 threads, one event each, beside trecord's own files: past the usual
+# 1,024 fds, which trecord raises when the hard limit allows.
+many_threads 900 fds
+(ulimit -Sn 1024 && "$TRECORD" -v -p "$many" -d 1 -o "$T/fds.tr" 2>"$T/fds.log")
+check "events: -p of a 901-thread process under ulimit -n 1024 exits 0" [ "$?" = 0 ]
+check "events: ... one event per thread" grep -q "^trecord: 901 sampling event(s), one per thread$" "$T/fds.log"
+kill "$many"
+
+# More threads than per-thread events are kept for: per CPU instead, said
+# with -v, and the process is still recorded.
+many_threads 1100 many
 "$TRECORD" -v -p "$many" -d 1 -o "$T/many.tr" 2>"$T/many.log"
 check "events: -p of a 1,101-thread process exits 0" [ "$?" = 0 ]
 check "events: ... sampled per CPU, said with -v" \
 	grep -q "more than 1024 threads to watch: sampling on every CPU instead" "$T/many.log"
+check "events: ... one event per CPU" grep -q "sampling event(s), one per CPU$" "$T/many.log"
 dump "$T/many.tr" >"$T/many.dump"
 check "events: ... and recorded" [ -n "$(awk -v p="$many" '$1 == "S" && $3 == p' "$T/many.dump")" ]
