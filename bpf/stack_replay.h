@@ -40,6 +40,7 @@ static __always_inline void replay_begin(struct trec_per_cpu_record *rec)
 	if (!log)
 		return;
 	log->num_words = log->num_pages = log->num_files = log->num_cursors = 0;
+	log->maps_gen = trec_maps_gen;
 	st->replay_idx = idx;
 	st->replay_logging = 1;
 #else
@@ -113,9 +114,12 @@ static long replay_check_words(__u64 i, void *arg)
 }
 
 /* The trie still maps the old walk's pages as it did, and no interpreter
- * range appeared for its files. */
+ * range appeared for its files: so if trecord changed neither map since
+ * the old walk began (trec_maps_gen), else by asking them again. Checked,
+ * the old log holds as of this walk's beginning (log: this walk's). */
 static __always_inline bool replay_same_maps(struct trec_per_cpu_record *rec,
-					     struct trec_replay_log *old)
+					     struct trec_replay_log *old,
+					     const struct trec_replay_log *log)
 {
 	struct trec_pid_page_key key = {
 		.prefix_len = 96,
@@ -123,6 +127,8 @@ static __always_inline bool replay_same_maps(struct trec_per_cpu_record *rec,
 	};
 	struct trec_pid_page_value *v;
 
+	if (old->maps_gen == trec_maps_gen)
+		return true;
 	for (__u32 i = 0; i < TREC_REPLAY_PAGES; i++) {
 		if (i >= old->num_pages)
 			break;
@@ -138,6 +144,7 @@ static __always_inline bool replay_same_maps(struct trec_per_cpu_record *rec,
 		if (bpf_map_lookup_elem(&interpreter_offsets, &old->files[i]))
 			return false;
 	}
+	old->maps_gen = log->maps_gen;
 	return true;
 }
 
@@ -215,7 +222,7 @@ TREC_SUBPROG int replay_rest(struct trec_per_cpu_record *rec)
 		return false;
 	bpf_loop((c.end - c.first + TREC_REPLAY_CHECK_UNROLL - 1) / TREC_REPLAY_CHECK_UNROLL,
 		 replay_check_words, &c, 0);
-	if (!c.same || !replay_same_maps(rec, old))
+	if (!c.same || !replay_same_maps(rec, old, log))
 		return false;
 	st->native_frames += old->native_frames - old->cur[f].native_frames;
 	rec->trace.num_frames = old->num_frames;

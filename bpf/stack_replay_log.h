@@ -46,6 +46,7 @@ struct trec_replay_cursor {
 };
 
 struct trec_replay_log {
+	__u64 maps_gen; /* trec_maps_gen before the walk's first lookup */
 	__u32 pid, tid;
 	__u32 num_words, num_pages, num_files, num_cursors;
 	/* How the walk ended: frames before the abort frame, its error. */
@@ -60,6 +61,14 @@ struct trec_replay_log {
 	__u64 files[TREC_REPLAY_FILES];
 	struct trec_replay_word words[TREC_REPLAY_WORDS];
 };
+
+/*
+ * The generation of the maps a walk looks up and may change: the trie and
+ * interpreter_offsets. trecord adds 1 after each change it makes to them
+ * (trec_maps_changed, record/unwind/map_sinks.h). A log taken at the generation still current
+ * was taken over the same maps: no page or file of it is asked again.
+ */
+TREC_BSS(__u64, trec_maps_gen);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

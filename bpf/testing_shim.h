@@ -33,6 +33,7 @@
 
 /* .rodata knobs become globals the harness may set. */
 #define TREC_RODATA(type, name, value) type name = value
+#define TREC_BSS(type, name) type name
 
 /* Helpers the program calls; defined by the harness translation unit. */
 static void *bpf_map_lookup_elem(void *map, const void *key);

@@ -19,6 +19,12 @@
 #define TREC_RODATA(type, name, value) const volatile type name = value
 #endif
 
+/* State trecord changes while recording (.bss, written through the
+ * skeleton). Offline, a plain global. */
+#ifndef TREC_BSS
+#define TREC_BSS(type, name) volatile type name
+#endif
+
 /* Hides a value from the optimizer so a following mask is kept: clang
  * otherwise drops it after a bounds check on another register copy, and
  * the verifier then sees an unbounded index. */

@@ -193,6 +193,11 @@ void trec_bpf_destroy(struct trec_bpf_loader *l)
 	l->skel = NULL;
 }
 
+volatile __u64 *trec_bpf_maps_gen(struct trec_bpf_loader *l)
+{
+	return l->skel && l->skel->bss ? &l->skel->bss->trec_maps_gen : NULL;
+}
+
 void trec_bpf_get_fds(const struct trec_bpf_loader *l, struct trec_bpf_fds *fds)
 {
 #define FD(name) .name = bpf_map__fd(l->skel->maps.name)

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/types.h>
 #include <stdio.h>
 
 struct trec_bpf;        /* the skeleton */
@@ -95,6 +96,9 @@ struct trec_bpf_fds {
 	int ruby_procs;
 	int defer_files;
 };
+
+/* After trec_bpf_load: the trie's generation (bpf/stack_replay_log.h). */
+volatile __u64 *trec_bpf_maps_gen(struct trec_bpf_loader *l);
 
 /* After trec_bpf_load. */
 void trec_bpf_get_fds(const struct trec_bpf_loader *l, struct trec_bpf_fds *fds);

@@ -9,6 +9,7 @@
 #include "record/bpf_loader.h"
 #include "record/bpf_optional.h"
 #include "record/clock.h"
+#include "record/unwind/map_sinks.h"
 #include "trec.skel.h"
 #include "trec_types.h"
 
@@ -180,6 +181,7 @@ static void load_row(struct trec_bpf_loader *l, size_t i)
 		const struct pending_route *r = &o->routes[i][k];
 
 		bpf_map_update_elem(r->map_fd, &r->key, r->value, BPF_ANY);
+		trec_maps_changed(&l->skel->bss->trec_maps_gen);
 	}
 	o->num_routes[i] = 0;
 	pthread_mutex_unlock(&o->lock);
@@ -239,8 +241,11 @@ int trec_bpf_route_when_loaded(struct trec_bpf_loader *l, int slot, int map_fd, 
 
 	if (size > sizeof(o->routes[0][0].value))
 		return -EINVAL;
-	if (i < 0 || !o)
-		return bpf_map_update_elem(map_fd, &key, value, BPF_ANY) ? -errno : 0;
+	if (i < 0 || !o) {
+		e = bpf_map_update_elem(map_fd, &key, value, BPF_ANY) ? -errno : 0;
+		trec_maps_changed(&l->skel->bss->trec_maps_gen);
+		return e;
+	}
 	pthread_mutex_lock(&o->lock);
 	now = o->status[i] == 1;
 	if (o->status[i] < 0) {
@@ -257,8 +262,10 @@ int trec_bpf_route_when_loaded(struct trec_bpf_loader *l, int slot, int map_fd, 
 			start_load(l, i);
 	}
 	pthread_mutex_unlock(&o->lock);
-	if (now && bpf_map_update_elem(map_fd, &key, value, BPF_ANY))
-		return -errno;
+	if (now) {
+		e = bpf_map_update_elem(map_fd, &key, value, BPF_ANY) ? -errno : 0;
+		trec_maps_changed(&l->skel->bss->trec_maps_gen);
+	}
 	return e;
 }
 

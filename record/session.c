@@ -196,6 +196,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		.deltas = s->fd.stack_deltas,
 		.infos = s->fd.unwind_info_array,
 		.defer_files = s->fd.defer_files,
+		.maps_gen = trec_bpf_maps_gen(&s->bpf),
 	};
 	/* Without the mapping, deltas go through batch updates. */
 	if (!trec_delta_mem_init(&s->deltas_mem, s->fds.deltas, TREC_DELTAS_MAP_BYTES))

@@ -87,7 +87,10 @@ static int delete_page(void *ctx, const struct trec_delta_page_key *k)
 {
 	const struct trec_map_fds *fds = ctx;
 
-	return bpf_map_delete_elem(fds->pages, k) ? -errno : 0;
+	int e = bpf_map_delete_elem(fds->pages, k) ? -errno : 0;
+
+	trec_maps_changed(fds->maps_gen); /* the file's mappings go too */
+	return e;
 }
 
 const struct trec_delta_sink_ops trec_bpf_delta_sink = {
@@ -100,12 +103,18 @@ const struct trec_delta_sink_ops trec_bpf_delta_sink = {
 int trec_bpf_lpm_update(const struct trec_map_fds *fds, const struct trec_pid_page_key *k,
 			const struct trec_pid_page_value *v)
 {
-	return bpf_map_update_elem(fds->lpm, k, v, BPF_ANY) ? -errno : 0;
+	int e = bpf_map_update_elem(fds->lpm, k, v, BPF_ANY) ? -errno : 0;
+
+	trec_maps_changed(fds->maps_gen);
+	return e;
 }
 
 int trec_bpf_lpm_delete(const struct trec_map_fds *fds, const struct trec_pid_page_key *k)
 {
-	return bpf_map_delete_elem(fds->lpm, k) ? -errno : 0;
+	int e = bpf_map_delete_elem(fds->lpm, k) ? -errno : 0;
+
+	trec_maps_changed(fds->maps_gen);
+	return e;
 }
 
 void trec_bpf_report_reset(const struct trec_map_fds *fds, uint32_t pid)

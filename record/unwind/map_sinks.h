@@ -23,7 +23,17 @@ struct trec_map_fds {
 	/* stack_deltas in memory (BPF_F_MMAPABLE, chunks mapped on first
 	 * write), or NULL: deltas go through batch updates */
 	struct trec_delta_mem *deltas_mem;
+	/* trec_maps_gen in the BPF object's .bss, or NULL (no BPF) */
+	volatile __u64 *maps_gen;
 };
+
+/* After a change of the trie or of interpreter_offsets: a stack replay
+ * (bpf/stack_replay.h) then asks them again instead of trusting its log. */
+static inline void trec_maps_changed(volatile __u64 *maps_gen)
+{
+	if (maps_gen)
+		__atomic_add_fetch(maps_gen, 1, __ATOMIC_SEQ_CST);
+}
 
 /* ctx: struct trec_map_fds * */
 extern const struct trec_delta_sink_ops trec_bpf_delta_sink;

@@ -109,6 +109,14 @@ struct trec_trace *harness_delta_base(void);
  * first frame (the middle one of those), if there is such a walk. */
 bool harness_replay_word(uint64_t *addr);
 
+/* A pc in the last trie page the last replayable walk resolved that its
+ * first frames did not (a replay walks them again), and its pid, if
+ * there is such a walk. */
+bool harness_replay_last_page(uint32_t *pid, uint64_t *pc);
+/* What trecord does after changing the trie or interpreter_offsets
+ * (trec_maps_gen, bpf/stack_replay_log.h). */
+void harness_maps_changed(void);
+
 /* Runs the program for one sample of (pid, tid) with these registers.
  * 0 if a trace was sent (into e->trace), -1 if not. */
 int harness_unwind(struct harness_env *e, const struct harness_regs *r, uint32_t pid,

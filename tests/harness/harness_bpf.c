@@ -236,6 +236,32 @@ bool harness_replay_word(uint64_t *addr)
 	return true;
 }
 
+bool harness_replay_last_page(uint32_t *pid, uint64_t *pc)
+{
+	const struct trec_replay_log *log = &replay_log_slots[record.replay_log & 1];
+
+	if (!record.replay_valid || log->num_pages > TREC_REPLAY_PAGES)
+		return false;
+	/* Not a page of the first frames, which a replay walks again. */
+	for (uint32_t i = log->num_pages; i-- > 0;) {
+		bool early = false;
+
+		for (uint32_t j = 0; j <= TREC_REPLAY_CURSORS && j < log->num_pages; j++)
+			early |= log->pages[j].page == log->pages[i].page;
+		if (!early) {
+			*pid = log->pid;
+			*pc = log->pages[i].page << 12;
+			return true;
+		}
+	}
+	return false;
+}
+
+void harness_maps_changed(void)
+{
+	trec_maps_gen++;
+}
+
 int harness_unwind(struct harness_env *e, const struct harness_regs *r, uint32_t pid,
 		   uint32_t tid)
 {

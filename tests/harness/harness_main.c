@@ -228,6 +228,7 @@ static int run_case(struct harness *h, const char *path)
 	}
 	h->replayed += rr.replayed;
 	h->refused += rr.refused;
+	h->map_refused += rr.map_refused;
 	h->deltas += rr.delta;
 	h->lost_bases += rr.lost_base;
 
@@ -469,8 +470,8 @@ int main(int argc, char **argv)
 	       h.passed, h.cases, h.live_syncs, h.frames_compared, h.frames_unverified,
 	       h.max_deltas, h.max_infos);
 	printf("harness: stack replay: %zu cases replayed their second sample; %zu refused to with "
-	       "a stack word changed, giving a fresh walk's trace\n",
-	       h.replayed, h.refused);
+	       "a stack word changed, giving a fresh walk's trace; %zu with a trie page changed\n",
+	       h.replayed, h.refused, h.map_refused);
 	printf("harness: trace deltas: %zu replayed samples sent as deltas and rebuilt; %zu lost "
 	       "bases caught (leaf and DELTA_NO_BASE)\n",
 	       h.deltas, h.lost_bases);

@@ -9,8 +9,12 @@
  *     trace, so the cache is still checked on a whole walk;
  *  3. one of the words the last walk read past its first frame changed in
  *     the captured memory: the replay must be refused and the trace must
- *     be the one a fresh walk (nothing kept) gives over that memory.
+ *     be the one a fresh walk (nothing kept) gives over that memory;
+ *  4. the trie entry of the last page the walk resolved changed: while
+ *     trec_maps_gen says nothing changed the log is trusted (no lookup:
+ *     the replay's fast path), once it says so the replay is refused.
  */
+#include <endian.h>
 #include <stdlib.h>
 #include <string.h>
 #include "harness_replay.h"
@@ -77,6 +81,47 @@ out:
 	return ok;
 }
 
+static bool changed_page_refused(struct harness_env *e, const struct harness_case *c,
+				 struct harness_replay_result *r, const char **why)
+{
+	struct trec_pid_page_key k = { .prefix_len = 96 };
+	struct trec_pid_page_value *v, saved;
+	uint64_t replays, pc;
+	uint32_t pid;
+	bool ok = false;
+
+	if (harness_unwind(e, &c->regs, c->pid, c->tid) != 0 || !harness_replay_last_page(&pid, &pc))
+		return true; /* nothing replayable past one page */
+	k.pid_be = htobe32(pid);
+	k.page_be = htobe64(pc);
+	v = harness_lpm_lookup(e, &k);
+	if (!v) {
+		*why = "the replay log holds a page the trie does not";
+		return false;
+	}
+	saved = *v;
+	v->bias_and_unwinder ^= 0x1000; /* the file mapped a page away */
+	replays = e->metrics[TREC_METRIC_STACK_REPLAYED];
+	if (harness_unwind(e, &c->regs, c->pid, c->tid) != 0 ||
+	    e->metrics[TREC_METRIC_STACK_REPLAYED] == replays) {
+		*why = "with the maps' generation unchanged, the replay asked the trie again";
+		goto out;
+	}
+	harness_maps_changed();
+	replays = e->metrics[TREC_METRIC_STACK_REPLAYED];
+	harness_unwind(e, &c->regs, c->pid, c->tid);
+	r->map_refused = e->metrics[TREC_METRIC_STACK_REPLAYED] == replays;
+	if (!r->map_refused) {
+		*why = "a trie page the last walk resolved changed, said so, and its frames were replayed";
+		goto out;
+	}
+	ok = true;
+out:
+	*v = saved;
+	harness_maps_changed();
+	return ok;
+}
+
 bool harness_replay_check(struct harness_env *e, const struct harness_case *c,
 			  struct harness_replay_result *r, const char **why)
 {
@@ -104,6 +149,9 @@ bool harness_replay_check(struct harness_env *e, const struct harness_case *c,
 		goto out;
 	}
 	if (!changed_word_refused(e, c, r, why))
+		goto out;
+	harness_forget_replay();
+	if (!changed_page_refused(e, c, r, why))
 		goto out;
 	/* Back to the case's own trace, for the verdict. */
 	harness_forget_caches();

@@ -137,3 +137,8 @@ rc=$?
 sed "s/^\(PASS\|FAIL\): harness /\1: harness offline /" "$d/offline.out"
 check "harness offline: exits 0 (no sanitizer report)" [ "$rc" = 0 ]
 [ "$rc" = 0 ] || tail -20 "$d/offline.err"
+# The replay's trust in the maps' generation (bpf/stack_replay_log.h) was
+# put to the test: a trie page changed under a replayable log.
+pages=$(cat "$d"/*.out | sed -n 's/.*; \([0-9]*\) with a trie page changed$/\1/p' |
+	awk '{ n += $1 } END { print n + 0 }')
+check "harness: a changed trie page refused a replay in some cases ($pages)" [ "$pages" -ge 1 ]
