@@ -493,6 +493,8 @@ static __always_inline void forget_pid(__u32 pid)
 	};
 
 	bpf_map_delete_elem(&pid_page_to_mapping_info, &marker);
+	/* A change of the trie, as trecord's are (stack_replay_log.h). */
+	__sync_fetch_and_add(&trec_maps_gen, 1);
 	bpf_map_delete_elem(&reported_pids, &pid);
 	bpf_map_delete_elem(&fork_parents, &pid);
 }
