@@ -66,8 +66,9 @@ struct trec_replay_log {
  * The generation of the maps a walk looks up and may change: the trie and
  * interpreter_offsets. trecord adds 1 after each change it makes to them
  * (trec_maps_changed, record/unwind/map_sinks.h), and forget_pid() when
- * an exec or exit drops a process's sync marker. A log taken at the generation still current
- * was taken over the same maps: no page or file of it is asked again.
+ * an exec or exit drops a process's sync marker. A log taken at the
+ * generation still current was taken over the same maps: no page or file
+ * of it is asked again.
  */
 TREC_BSS(__u64, trec_maps_gen);
 
