@@ -22,7 +22,8 @@ struct trec_bpf_optional;
 struct trec_bpf_loader {
 	struct trec_bpf *skel;
 	struct bpf_link **perf_links; /* the sampler's events (their links own the fds) */
-	int num_perf_links, cap_perf_links;
+	int num_perf_links;
+	size_t cap_perf_links;
 	bool per_task;       /* the events watch threads, not CPUs */
 	int num_cpus;        /* possible CPUs (per-CPU map values) */
 	struct trec_bpf_optional *optional; /* unwinders loaded on need (bpf_optional.h) */

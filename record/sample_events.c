@@ -21,6 +21,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "format/containers/vec.h"
 #include "record/bpf_loader.h"
 #include "trec.skel.h"
 
@@ -81,16 +82,9 @@ static int attach_event(struct trec_bpf_loader *l, struct perf_event_attr *attr,
 	struct bpf_link *link;
 	int fd, e;
 
-	if (l->num_perf_links == l->cap_perf_links) {
-		int cap = l->cap_perf_links ? 2 * l->cap_perf_links : 16;
-		struct bpf_link **n = realloc(l->perf_links, cap * sizeof(*n));
-
-		if (!n) {
-			snprintf(err, errlen, "out of memory");
-			return -ENOMEM;
-		}
-		l->perf_links = n;
-		l->cap_perf_links = cap;
+	if (TREC_GROW(l->perf_links, l->cap_perf_links, (size_t)l->num_perf_links + 1, 16)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
 	}
 	fd = syscall(__NR_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
@@ -143,9 +137,9 @@ int trec_bpf_attach_sampling(struct trec_bpf_loader *l, unsigned freq_hz,
 	return 0;
 }
 
-/* Appends pid's threads (/proc/PID/task) to *tids. 0 (a process gone has
- * none), or -E2BIG past TASK_EVENTS_MAX, or -ENOMEM. */
-static int list_threads(uint32_t pid, uint32_t **tids, size_t *n)
+/* Appends pid's threads (/proc/PID/task) to *tids (*cap allocated). 0 (a
+ * process gone has none), or -E2BIG past TASK_EVENTS_MAX, or -ENOMEM. */
+static int list_threads(uint32_t pid, uint32_t **tids, size_t *n, size_t *cap)
 {
 	char path[40];
 	struct dirent *d;
@@ -159,21 +153,15 @@ static int list_threads(uint32_t pid, uint32_t **tids, size_t *n)
 	while (!e && (d = readdir(dir))) {
 		char *end;
 		unsigned long tid = strtoul(d->d_name, &end, 10);
-		uint32_t *grown;
 
 		if (d->d_name[0] < '1' || d->d_name[0] > '9' || *end || tid > UINT32_MAX)
 			continue;
-		if (*n >= TASK_EVENTS_MAX) {
+		if (*n >= TASK_EVENTS_MAX)
 			e = -E2BIG;
-			break;
-		}
-		grown = realloc(*tids, (*n + 1) * sizeof(**tids));
-		if (!grown) {
+		else if (TREC_GROW(*tids, *cap, *n + 1, 64))
 			e = -ENOMEM;
-			break;
-		}
-		*tids = grown;
-		(*tids)[(*n)++] = (uint32_t)tid;
+		else
+			(*tids)[(*n)++] = (uint32_t)tid;
 	}
 	closedir(dir);
 	return e;
@@ -213,7 +201,7 @@ int trec_bpf_attach_sampling_tasks(struct trec_bpf_loader *l, unsigned freq_hz,
 {
 	struct perf_event_attr attr;
 	uint32_t *tids = NULL;
-	size_t n = 0, n_only = t->num_tids;
+	size_t n = 0, cap = 0, n_only = t->num_tids;
 	int e = trec_bpf_check_freq(freq_hz, err, errlen);
 
 	if (e)
@@ -221,7 +209,7 @@ int trec_bpf_attach_sampling_tasks(struct trec_bpf_loader *l, unsigned freq_hz,
 	if (n_only > TASK_EVENTS_MAX)
 		e = -E2BIG;
 	for (size_t i = 0; !e && i < t->num_pids; i++)
-		e = list_threads(t->pids[i], &tids, &n);
+		e = list_threads(t->pids[i], &tids, &n, &cap);
 	if (!e && n + n_only > TASK_EVENTS_MAX)
 		e = -E2BIG;
 	if (e == -E2BIG)
@@ -255,5 +243,6 @@ void trec_bpf_detach_sampling(struct trec_bpf_loader *l)
 		bpf_link__destroy(l->perf_links[i]);
 	free(l->perf_links);
 	l->perf_links = NULL;
-	l->num_perf_links = l->cap_perf_links = 0;
+	l->num_perf_links = 0;
+	l->cap_perf_links = 0;
 }
