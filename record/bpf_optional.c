@@ -153,6 +153,16 @@ static int slot_index(int slot)
 	return -1;
 }
 
+/* The route's map write; the stack replay then asks the maps again
+ * (trec_maps_changed). 0 or a negative errno. */
+static int write_route(struct trec_bpf_loader *l, int map_fd, uint64_t key, const void *value)
+{
+	int e = bpf_map_update_elem(map_fd, &key, value, BPF_ANY) ? -errno : 0;
+
+	trec_maps_changed(trec_bpf_maps_gen(l));
+	return e;
+}
+
 /* Loads row i (without the lock: the verifier takes long), then, with
  * it, records the outcome and does the routes that waited for it. */
 static void load_row(struct trec_bpf_loader *l, size_t i)
@@ -180,8 +190,7 @@ static void load_row(struct trec_bpf_loader *l, size_t i)
 	for (size_t k = 0; !e && k < o->num_routes[i]; k++) {
 		const struct pending_route *r = &o->routes[i][k];
 
-		bpf_map_update_elem(r->map_fd, &r->key, r->value, BPF_ANY);
-		trec_maps_changed(&l->skel->bss->trec_maps_gen);
+		write_route(l, r->map_fd, r->key, r->value);
 	}
 	o->num_routes[i] = 0;
 	pthread_mutex_unlock(&o->lock);
@@ -241,11 +250,8 @@ int trec_bpf_route_when_loaded(struct trec_bpf_loader *l, int slot, int map_fd, 
 
 	if (size > sizeof(o->routes[0][0].value))
 		return -EINVAL;
-	if (i < 0 || !o) {
-		e = bpf_map_update_elem(map_fd, &key, value, BPF_ANY) ? -errno : 0;
-		trec_maps_changed(&l->skel->bss->trec_maps_gen);
-		return e;
-	}
+	if (i < 0 || !o)
+		return write_route(l, map_fd, key, value);
 	pthread_mutex_lock(&o->lock);
 	now = o->status[i] == 1;
 	if (o->status[i] < 0) {
@@ -262,10 +268,8 @@ int trec_bpf_route_when_loaded(struct trec_bpf_loader *l, int slot, int map_fd, 
 			start_load(l, i);
 	}
 	pthread_mutex_unlock(&o->lock);
-	if (now) {
-		e = bpf_map_update_elem(map_fd, &key, value, BPF_ANY) ? -errno : 0;
-		trec_maps_changed(&l->skel->bss->trec_maps_gen);
-	}
+	if (now)
+		e = write_route(l, map_fd, key, value);
 	return e;
 }
 
