@@ -180,6 +180,23 @@ def quartiles(v):
     return q[0], q[2]
 
 
+def rotated(keys, r):
+    """The keys in round r's order: each round starts one further on."""
+    k = r % len(keys)
+    return keys[k:] + keys[:k]
+
+
+def work_cpu_s(err):
+    """A workload's own CPU seconds, from the cpu_ns= it prints last."""
+    return int(err.rsplit("cpu_ns=", 1)[1].split()[0]) / 1e9
+
+
+def ratio_stats(values, base):
+    """The median of values / base, and the interquartile range of those ratios."""
+    ratios = [c / base for c in values]
+    return statistics.median(ratios), quartiles(ratios)
+
+
 def slowdown(b, units):
     """Every round runs every (workload, recorder) pair, in a rotating order."""
     configs = {}
@@ -196,18 +213,16 @@ def slowdown(b, units):
     cpu = {k: [] for k in keys}
     load = [os.getloadavg()[0]]
     for r in range(SLOWDOWN_RUNS):
-        for k in keys[r % len(keys):] + keys[:r % len(keys)]:
+        for k in rotated(keys, r):
             _, _, err = wait_rusage(configs[k])
-            cpu[k].append(int(err.rsplit("cpu_ns=", 1)[1].split()[0]) / 1e9)
+            cpu[k].append(work_cpu_s(err))
     load.append(os.getloadavg()[0])
     res = {"runs": SLOWDOWN_RUNS, "load": load}
     for name, _, _ in STACKS:
         base = statistics.median(cpu[(name, "alone")])
         row = {"alone_s": base}
         for rec in ("alone", "trec", "perf-g"):
-            ratios = [c / base for c in cpu[(name, rec)]]
-            row[rec] = statistics.median(ratios)
-            row[rec + "_iqr"] = quartiles(ratios)
+            row[rec], row[rec + "_iqr"] = ratio_stats(cpu[(name, rec)], base)
         row["throttled"] = info_metrics(b.a.treport, os.path.join(
             b.out, "slow-%s.tr" % name)).get("THROTTLED", 0)
         res[name] = row
@@ -231,14 +246,14 @@ def bystander(b, units):
     cpu = {k: [] for k in keys}
     try:
         for r in range(BYSTANDER_RUNS):
-            for k in keys[r % len(keys):] + keys[:r % len(keys)]:
+            for k in rotated(keys, r):
                 rec = None
                 if recorders[k]:
                     rec = subprocess.Popen(recorders[k], stdout=subprocess.DEVNULL,
                                            stderr=subprocess.DEVNULL)
                     time.sleep(BYSTANDER_ATTACH_S)
                 _, _, err = wait_rusage(work)
-                cpu[k].append(int(err.rsplit("cpu_ns=", 1)[1].split()[0]) / 1e9)
+                cpu[k].append(work_cpu_s(err))
                 if rec:
                     rec.send_signal(2)
                     rec.wait()
@@ -248,9 +263,7 @@ def bystander(b, units):
     base = statistics.median(cpu["alone"])
     res = {"runs": BYSTANDER_RUNS, "alone_s": base}
     for k in keys:
-        ratios = [c / base for c in cpu[k]]
-        res[k] = statistics.median(ratios)
-        res[k + "_iqr"] = quartiles(ratios)
+        res[k], res[k + "_iqr"] = ratio_stats(cpu[k], base)
     return res
 
 
