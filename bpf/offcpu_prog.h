@@ -20,8 +20,8 @@
  * (cpu_budget.h): past it, the leaf and the wait's duration only. The
  * switch-in half is small and is not charged.
  *
- * Included by bpf/trec.bpf.c after collect_trace_in(), push_kernel_frames()
- * and send_throttled(); the loader attaches it only with --off-cpu.
+ * Included by bpf/trec.bpf.c after collect_trace_in(), push_kernel_frames(),
+ * send_throttled() and send_self(); the loader attaches it only with --off-cpu.
  */
 #ifndef TREC_OFFCPU_PROG_H
 #define TREC_OFFCPU_PROG_H
@@ -68,6 +68,8 @@ static __always_inline int offcpu_switch_out(void *ctx, struct task_struct *prev
 	t->ktime_ns = bpf_ktime_get_ns();
 	t->flags = TREC_TRACE_F_OFFCPU | TREC_TRACE_F_KERNEL_MODE;
 	bpf_probe_read_kernel_str(t->comm, sizeof(t->comm), prev->comm);
+	if (is_self(t->pid))
+		return send_self(rec);
 	/* The same per-CPU budget as samples (cpu_budget.h). Past it a wait
 	 * keeps its duration and user leaf but not its kernel stack: that
 	 * walk is most of what a cut wait would still cost. */

@@ -397,6 +397,27 @@ static __always_inline int send_throttled(struct trec_per_cpu_record *rec)
 	return 0;
 }
 
+/*
+ * trecord's own threads (-a, -u, -G): a sample or wait keeps its time and
+ * one SELF frame, and is not walked. Walked, they cost a quarter of
+ * trecord's CPU at -a -F 20000: each sample written made more samples of
+ * trecord to walk and write. A trecord recording another (-p) walks it
+ * as any process.
+ */
+TREC_RODATA(__u32, self_tgid, 0);
+
+static __always_inline bool is_self(__u32 tgid)
+{
+	return self_tgid && tgid == self_tgid; /* 0: the idle task's */
+}
+
+static __always_inline int send_self(struct trec_per_cpu_record *rec)
+{
+	set_error(&rec->state, TREC_ERR_SELF, TREC_METRIC_SELF_SAMPLES);
+	finish_trace(rec);
+	return 0;
+}
+
 SEC("perf_event")
 int trec_sample(struct bpf_perf_event_data *ctx)
 {
@@ -425,8 +446,11 @@ int trec_sample(struct bpf_perf_event_data *ctx)
 	t->ktime_ns = bpf_ktime_get_ns();
 	bpf_get_current_comm(t->comm, sizeof(t->comm));
 
-	if (!trec_ctx_user_mode(ctx)) {
+	if (!trec_ctx_user_mode(ctx))
 		t->flags |= TREC_TRACE_F_KERNEL_MODE;
+	if (is_self(t->pid))
+		return send_self(rec);
+	if (t->flags & TREC_TRACE_F_KERNEL_MODE) {
 		t->kernel_stack_id = bpf_get_stackid(ctx, &kernel_stackmap, 0);
 		if (t->kernel_stack_id < 0) {
 			increment_metric(TREC_METRIC_KERNEL_STACK_FAILED);

@@ -20,6 +20,7 @@
 	X(NO_PID_INFO, 5, "pid not yet known to trecord")                      \
 	X(THROTTLED, 6, "CPU budget spent: only the leaf frame (--max-cpu)")   \
 	X(DELTA_NO_BASE, 7, "trace delta whose previous trace was lost: only the leaf frame") \
+	X(SELF, 8, "trecord's own thread: its time counts, its stack is not walked") \
 	X(PYTHON_BAD_TSD, 2000, "python: thread state not readable")            \
 	X(PYTHON_BAD_FRAME, 2001, "python: frame not readable")                 \
 	X(PYTHON_BAD_CODE, 2002, "python: code object not readable")            \
@@ -140,7 +141,8 @@ enum trec_error {
 	X(DEFERRED_NO_PID, "of DEFERRED_SENT: samples of a process not synced yet, deferred from the leaf") \
 	X(FOLLOW_FAILED, "forked children not followed: followed_pids full or out of memory") \
 	X(STACK_REPLAYED, "traces whose outer frames were proven unchanged and reused (stack replay)") \
-	X(TRACES_SENT_DELTA, "of TRACES_SENT: sent as a delta, the frames before the replay point only")
+	X(TRACES_SENT_DELTA, "of TRACES_SENT: sent as a delta, the frames before the replay point only") \
+	X(SELF_SAMPLES, "samples and waits of trecord's own threads, kept unwalked (SELF frame)")
 
 enum trec_metric {
 #define TREC_X(name, desc) TREC_METRIC_##name,

@@ -99,6 +99,7 @@ int trec_bpf_load(struct trec_bpf_loader *l, const struct trec_bpf_opts *o,
 	}
 	l->skel = s;
 	s->rodata->follow_all = o->follow_all;
+	s->rodata->self_tgid = (__u32)getpid();
 	s->rodata->filter_uid = o->uid;
 	s->rodata->filter_cgroup = o->cgroup_id;
 	for (uint32_t i = 0; i < o->num_tids && i < TREC_MAX_FILTER_TIDS; i++)
