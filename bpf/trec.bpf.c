@@ -399,7 +399,7 @@ static __always_inline int send_throttled(struct trec_per_cpu_record *rec)
 
 /*
  * trecord's own threads (-a, -u, -G): a sample or wait keeps its time and
- * one SELF frame, and is not walked. Walked, they cost a quarter of
+ * one SELF frame, and is not walked. Walked, they cost a fifth of
  * trecord's CPU at -a -F 20000: each sample written made more samples of
  * trecord to walk and write. A trecord recording another (-p) walks it
  * as any process.
