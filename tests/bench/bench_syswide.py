@@ -13,6 +13,13 @@
          the same load, interleaved, median of RATE_RUNS: where the
          per-sample cost overtakes the fixed one
 
+  per sample  the recorder's user + sys CPU per sample written, without
+         the tax of its own interrupts: one `busy` pinned to CPU 0 and
+         recorded there alone (`-C 0`, 20 kHz) by a recorder pinned to
+         CPU 1, for PS_SHORT and PS_LONG seconds; the difference of the two
+         runs' CPU over the difference of their samples (start-up and the
+         end's symbol embedding cancel out), median of PS_RUNS
+
 Ratios are trecord / perf in the same run; nothing here is a threshold.
 """
 
@@ -47,10 +54,31 @@ def _run(cmd, workloads, secs):
     return ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0, err
 
 
+def _run_pinned(cmd, workloads, secs):
+    """(CPU seconds of cmd and its children, stderr): cmd on CPU 1 recording
+    a busy loop on CPU 0 (the -C 0 in cmd)."""
+    load = subprocess.Popen([os.path.join(workloads, "busy"), str(secs + 3)],
+                            stdout=subprocess.DEVNULL,
+                            preexec_fn=lambda: os.sched_setaffinity(0, {0}))
+    try:
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=lambda: os.sched_setaffinity(0, {1}))
+        err = p.stderr.read()
+        p.stderr.close()
+        _, status, ru = os.wait4(p.pid, 0)
+    finally:
+        load.kill()
+        load.wait()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError("%s failed:\n%s" % (" ".join(cmd), err[-2000:]))
+    return ru.ru_utime + ru.ru_stime, err
+
+
 def _trec_info(treport, path):
     out = subprocess.run([treport, "--info", path], capture_output=True, text=True).stdout
     got = {}
-    for name in ("SAMPLES_WRITTEN", "QUEUE_DROPPED_TRACES", "TRACES_LOST_RINGBUF", "THROTTLED"):
+    for name in ("SAMPLES_WRITTEN", "QUEUE_DROPPED_TRACES", "TRACES_LOST_RINGBUF", "THROTTLED",
+                 "SELF_SAMPLES"):
         m = re.search(r"^\s*%s\s+(\d+)" % name, out, re.M)
         got[name] = int(m.group(1)) if m else None
     return got, out
@@ -117,7 +145,42 @@ def rates(a, out, secs, runs):
     return got
 
 
+def per_sample_cmds(trecord, out, secs):
+    return {
+        "trec": [trecord, "-q", "-f", "-a", "-C", "0", "-F", str(PS_FREQ), "-d", str(secs),
+                 "-o", os.path.join(out, "sysps.tr")],
+        "perf-g": ["perf", "record", "-q", "-g", "-C", "0", "-e", "cpu-clock", "-F",
+                   str(PS_FREQ), "--no-buildid-cache", "-o", os.path.join(out, "sysps.data"),
+                   "--", "sleep", str(secs)],
+    }
+
+
+def _samples(a, tool, path):
+    if tool == "trec":
+        return _trec_info(a.treport, path)[0]["SAMPLES_WRITTEN"] or 0
+    return _perf_counts(path)["samples"]
+
+
+def per_sample(a, out, runs):
+    """{tool: median ns of CPU per sample written}, or None on one CPU."""
+    if len(os.sched_getaffinity(0)) < 2:
+        return None
+    got = {"trec": [], "perf-g": []}
+    for r in range(runs):
+        for t in (("trec", "perf-g") if r % 2 == 0 else ("perf-g", "trec")):
+            cpu_n = []
+            for secs in (PS_SHORT, PS_LONG):
+                cmd = per_sample_cmds(a.trecord, out, secs)[t]
+                cpu_s, _ = _run_pinned(cmd, a.workloads, secs)
+                cpu_n.append((cpu_s, _samples(a, t, cmd[cmd.index("-o") + 1])))
+            (c0, n0), (c1, n1) = cpu_n
+            if n1 > n0:
+                got[t].append((c1 - c0) * 1e9 / (n1 - n0))
+    return {t: statistics.median(v) for t, v in got.items() if v}
+
+
 CPU_SECS, CPU_RUNS, LOSS_SECS = 10, 3, 25
+PS_FREQ, PS_SHORT, PS_LONG, PS_RUNS = 20000, 3, 12, 3
 RATES, RATE_SECS, RATE_RUNS = (99, 999, 4000, 20000), 10, 2
 
 
@@ -127,7 +190,8 @@ def run_all(b):
         load = _load()
         b.res["syswide"] = {"cpu": cpu(b.a, b.out, CPU_SECS, CPU_RUNS),
                             "loss": loss(b.a, b.out, LOSS_SECS),
-                            "rates": rates(b.a, b.out, RATE_SECS, RATE_RUNS)}
+                            "rates": rates(b.a, b.out, RATE_SECS, RATE_RUNS),
+                            "per_sample": per_sample(b.a, b.out, PS_RUNS)}
         b.res["syswide"]["load"] = (load, _load())
 
 
@@ -156,7 +220,10 @@ def table_rows(res):
                 c["perf-g"][0], c["perf-g"][1], p["cpu_s"], p["rss"], p["samples"], p["lost"]),
             "| trec / perf-g | %.2fx | %.2fx | %.2fx | %.2fx | | | |" % (
                 c["trec"][0] / c["perf-g"][0], c["trec"][1] / c["perf-g"][1],
-                t["cpu_s"] / p["cpu_s"], t["rss"] / p["rss"])] + rate_rows(s.get("rates"))
+                t["cpu_s"] / p["cpu_s"], t["rss"] / p["rss"]),
+            "", "Of trec's %s samples at 20 kHz, %s were of its own threads (kept as "
+            "`[error: SELF]`, not walked)." % (t["SAMPLES_WRITTEN"], t["SELF_SAMPLES"])
+            ] + rate_rows(s.get("rates")) + per_sample_rows(s.get("per_sample"))
 
 
 def rate_rows(rt):
@@ -170,6 +237,18 @@ def rate_rows(rt):
         rows.append("| %s | %.2f | %.2f | %.2fx |" % (freq, v["trec"], v["perf-g"],
                                                     v["trec"] / v["perf-g"]))
     return rows
+
+
+def per_sample_rows(ps):
+    if not ps or "trec" not in ps or "perf-g" not in ps:
+        return []
+    return ["", "Per sample, without the recorder's own interrupts (one `busy` on CPU 0 "
+            "recorded with `-C 0` at %d Hz by a recorder pinned to CPU 1; CPU of a %d s run "
+            "less a %d s one, over their samples' difference; median of %d):" % (
+                PS_FREQ, PS_LONG, PS_SHORT, PS_RUNS), "",
+            "| | ns of CPU per sample |", "|---|---:|",
+            "| trec | %.0f |" % ps["trec"], "| perf -g | %.0f |" % ps["perf-g"],
+            "| trec / perf -g | %.2fx |" % (ps["trec"] / ps["perf-g"])]
 
 
 def main():
