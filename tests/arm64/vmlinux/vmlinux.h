@@ -54,6 +54,8 @@ typedef struct {
 
 struct mm_struct {
 	mm_context_t context;
+	unsigned long start_brk;
+	unsigned long start_stack;
 };
 
 struct super_block {
