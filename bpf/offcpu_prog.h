@@ -21,7 +21,7 @@
  * switch-in half is small and is not charged.
  *
  * Included by bpf/trec.bpf.c after collect_trace_in(), push_kernel_frames(),
- * send_throttled() and send_self(); the loader attaches it only with --off-cpu.
+ * send_throttled(), read_comm() and send_self(); the loader attaches it only with --off-cpu.
  */
 #ifndef TREC_OFFCPU_PROG_H
 #define TREC_OFFCPU_PROG_H
@@ -67,7 +67,7 @@ static __always_inline int offcpu_switch_out(void *ctx, struct task_struct *prev
 	t->cpu = bpf_get_smp_processor_id();
 	t->ktime_ns = bpf_ktime_get_ns();
 	t->flags = TREC_TRACE_F_OFFCPU | TREC_TRACE_F_KERNEL_MODE;
-	bpf_probe_read_kernel_str(t->comm, sizeof(t->comm), prev->comm);
+	read_comm(t->comm, prev);
 	if (is_self(t->pid))
 		return send_self(rec);
 	/* The same per-CPU budget as samples (cpu_budget.h). Past it a wait
