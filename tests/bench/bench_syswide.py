@@ -36,12 +36,22 @@ def _busy(workloads, secs):
             for _ in range(2)]
 
 
-def _run(cmd, workloads, secs):
+def _pin(cpu):
+    return lambda: os.sched_setaffinity(0, {cpu})
+
+
+def _run(cmd, workloads, secs, pinned=False):
     """(CPU seconds of cmd and its children, peak RSS MiB, stderr) with both
-    CPUs busy."""
-    load = _busy(workloads, secs)
+    CPUs busy; pinned: cmd on CPU 1 beside one busy loop on CPU 0 (which
+    cmd records with -C 0)."""
+    if pinned:
+        load = [subprocess.Popen([os.path.join(workloads, "busy"), str(secs + 3)],
+                                 stdout=subprocess.DEVNULL, preexec_fn=_pin(0))]
+    else:
+        load = _busy(workloads, secs)
     try:
-        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=_pin(1) if pinned else None)
         err = p.stderr.read()
         p.stderr.close()
         _, status, ru = os.wait4(p.pid, 0)
@@ -52,26 +62,6 @@ def _run(cmd, workloads, secs):
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError("%s failed:\n%s" % (" ".join(cmd), err[-2000:]))
     return ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0, err
-
-
-def _run_pinned(cmd, workloads, secs):
-    """(CPU seconds of cmd and its children, stderr): cmd on CPU 1 recording
-    a busy loop on CPU 0 (the -C 0 in cmd)."""
-    load = subprocess.Popen([os.path.join(workloads, "busy"), str(secs + 3)],
-                            stdout=subprocess.DEVNULL,
-                            preexec_fn=lambda: os.sched_setaffinity(0, {0}))
-    try:
-        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                             preexec_fn=lambda: os.sched_setaffinity(0, {1}))
-        err = p.stderr.read()
-        p.stderr.close()
-        _, status, ru = os.wait4(p.pid, 0)
-    finally:
-        load.kill()
-        load.wait()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError("%s failed:\n%s" % (" ".join(cmd), err[-2000:]))
-    return ru.ru_utime + ru.ru_stime, err
 
 
 def _trec_info(treport, path):
@@ -93,15 +83,18 @@ def _perf_counts(path):
     return {"samples": num("SAMPLE"), "lost": num("LOST_SAMPLES") + num("LOST")}
 
 
-def cmds(trecord, out, freq, secs):
+def cmds(trecord, out, freq, secs, cpu=None):
+    """-a on every CPU, or on cpu alone (-C)."""
+    on = ["-C", str(cpu)] if cpu is not None else []
+    name = os.path.join(out, "sysw%d%s" % (freq, "" if cpu is None else "c%d" % cpu))
     return {
-        "trec": [trecord, "-q", "-f", "-a", "-F", str(freq), "-d", str(secs),
-                 "-o", os.path.join(out, "sysw%d.tr" % freq)],
-        "trec-noarc": [trecord, "-q", "-f", "-a", "-F", str(freq), "-d", str(secs),
-                       "--no-archive", "-o", os.path.join(out, "sysw%dn.tr" % freq)],
-        "perf-g": ["perf", "record", "-q", "-g", "-a", "-e", "cpu-clock", "-F", str(freq),
-                   "--no-buildid-cache", "-o", os.path.join(out, "sysw%d.data" % freq),
-                   "--", "sleep", str(secs)],
+        "trec": [trecord, "-q", "-f", "-a"] + on + ["-F", str(freq), "-d", str(secs),
+                                                    "-o", name + ".tr"],
+        "trec-noarc": [trecord, "-q", "-f", "-a"] + on + ["-F", str(freq), "-d", str(secs),
+                                                          "--no-archive", "-o", name + "n.tr"],
+        "perf-g": ["perf", "record", "-q", "-g", "-a"] + on + [
+            "-e", "cpu-clock", "-F", str(freq), "--no-buildid-cache", "-o", name + ".data",
+            "--", "sleep", str(secs)],
     }
 
 
@@ -145,16 +138,6 @@ def rates(a, out, secs, runs):
     return got
 
 
-def per_sample_cmds(trecord, out, secs):
-    return {
-        "trec": [trecord, "-q", "-f", "-a", "-C", "0", "-F", str(PS_FREQ), "-d", str(secs),
-                 "-o", os.path.join(out, "sysps.tr")],
-        "perf-g": ["perf", "record", "-q", "-g", "-C", "0", "-e", "cpu-clock", "-F",
-                   str(PS_FREQ), "--no-buildid-cache", "-o", os.path.join(out, "sysps.data"),
-                   "--", "sleep", str(secs)],
-    }
-
-
 def _samples(a, tool, path):
     if tool == "trec":
         return _trec_info(a.treport, path)[0]["SAMPLES_WRITTEN"] or 0
@@ -170,8 +153,8 @@ def per_sample(a, out, runs):
         for t in (("trec", "perf-g") if r % 2 == 0 else ("perf-g", "trec")):
             cpu_n = []
             for secs in (PS_SHORT, PS_LONG):
-                cmd = per_sample_cmds(a.trecord, out, secs)[t]
-                cpu_s, _ = _run_pinned(cmd, a.workloads, secs)
+                cmd = cmds(a.trecord, out, PS_FREQ, secs, cpu=0)[t]
+                cpu_s = _run(cmd, a.workloads, secs, pinned=True)[0]
                 cpu_n.append((cpu_s, _samples(a, t, cmd[cmd.index("-o") + 1])))
             (c0, n0), (c1, n1) = cpu_n
             if n1 > n0:
