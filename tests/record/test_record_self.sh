@@ -4,8 +4,8 @@
 # walked as before, and a trecord recorded by another (-p) is walked too.
 . "$(dirname "$0")/lib.sh"
 
-# trec_errors.h: SELF is error 8; a dump line's last field is the stack,
-# kind/flags/file/addr per frame, leaf first (error frame: 0/1/0/code).
+# trec_errors.h: SELF is error 8; a dump's frames are kind/flags/file/addr,
+# leaf first (an error frame: 0/1/0/code).
 SELF_FRAME=0/1/0/8
 
 "$WORKLOADS/busy" 12 >/dev/null & busy=$!
