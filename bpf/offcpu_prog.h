@@ -21,8 +21,8 @@
  * switch-in half is small and is not charged.
  *
  * Included by bpf/trec.bpf.c after collect_trace_in(), push_kernel_frames(),
- * send_throttled(), read_comm() and send_self(); the loader attaches it
- * only with --off-cpu.
+ * send_throttled() and sample_task.h; the loader attaches it only with
+ * --off-cpu.
  */
 #ifndef TREC_OFFCPU_PROG_H
 #define TREC_OFFCPU_PROG_H
