@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
-#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -29,44 +27,13 @@
 #include "record/unwind/delta_cache.h"
 #include "record/archive/symbol_cache.h"
 #include "record/unwind/map_sinks.h"
+#include "record/session_internal.h"
 #include "record/workload.h"
 
-/* What one recording holds; its threads get the parts they use. */
-struct trec_session {
-	const struct trec_options *opt;
-	struct trec_bpf_loader bpf;
-	struct trec_bpf_fds fd;
-	struct trec_map_fds fds;      /* the trie and delta maps (map_sinks.h) */
-	struct trec_delta_mem deltas_mem; /* fds.deltas_mem's chunks */
-	struct trec_output out;
-	struct trec_flight *flight;   /* --overwrite, --switch-output, or NULL */
-	struct trec_msg_queue queue;  /* ring -> writer */
-	struct trec_consumer consumer;
-	struct trec_syncer syncer;
-	struct trec_interps interps;  /* Python and the other interpreters */
-	struct trecord_counters cnt;
-	struct trec_touched *touched; /* files samples hit (archive_touched.c) */
-	struct trec_jit_capture *jit; /* perf maps, jitdump (record/jit/capture.h) */
-	struct trec_kallsyms ksyms;   /* read by the writer when it needs it */
-
-	char delta_cache_dir[4096];   /* "" without the cache */
-	uint64_t start_ns, stop_ns; /* sampling */
-	struct trec_workload wl;
-	bool have_child, child_done;
-	int child_status;
-};
-
-/* A SIGKILL loses at most what the last interval gathered: 0.1 s at the
- * start (short runs are killed early too), doubling up to 1 s. */
-#define FLUSH_FIRST_NS 100000000ULL
-#define FLUSH_INTERVAL_NS 1000000000ULL
-#define METRICS_INTERVAL_NS 10000000000ULL
 #define QUEUE_MAX_MSGS (1 << 16)
 #define QUEUE_MAX_BYTES (64u << 20)
-#define CHILD_TERM_GRACE_NS 2000000000ULL
 #define INITIAL_SYNC_WAIT_NS 2000000000ULL
 #define LOADER_STOP_WAIT_MS 1000
-#define LOOP_TICK_MS 100
 
 static void die_msg(const char *msg)
 {
@@ -83,7 +50,7 @@ static int write_jitsyms(void *ctx, const struct trec_jitsyms *j)
 	return w ? trec_output_unlock(&s->out, trec_write_jitsyms(w, j)) : -EIO;
 }
 
-static void write_metrics(struct trec_session *s, uint64_t *bpf)
+void trec_session_write_metrics(struct trec_session *s, uint64_t *bpf)
 {
 	uint64_t local[TREC_METRIC_COUNT];
 
@@ -337,108 +304,6 @@ fail:
 	return err ? err : -EINVAL;
 }
 
-/* ---- the recording loop ----------------------------------------------------- */
-
-static bool any_alive(const struct trec_options *o)
-{
-	for (size_t i = 0; i < o->num_pids; i++)
-		if (!kill((pid_t)o->pids[i], 0) || errno != ESRCH)
-			return true;
-	return false;
-}
-
-static void reap_child(struct trec_session *s, int flags)
-{
-	pid_t r;
-	int st;
-
-	if (!s->have_child || s->child_done)
-		return;
-	do
-		r = waitpid(s->wl.pid, &st, flags);
-	while (r < 0 && errno == EINTR);
-	if (r == s->wl.pid) {
-		s->child_done = true;
-		s->child_status = st;
-	} else if (r < 0 && errno == ECHILD) {
-		/* Reaped by someone else: its status is unknown, but it is gone. */
-		s->child_done = true;
-		s->child_status = -1;
-	}
-}
-
-/* Runs until the command exits, a stop signal, --duration, or a write
- * error. */
-/* Samples until something ends the recording; says what (SUMMARY flags). */
-static enum trec_stop_cause record_loop(struct trec_session *s)
-{
-	const struct trec_options *o = s->opt;
-	uint64_t deadline = o->duration_s > 0 ? s->start_ns + (uint64_t)(o->duration_s * 1e9) : 0;
-	uint64_t flush_every = FLUSH_FIRST_NS;
-	uint64_t next_flush = s->start_ns + flush_every;
-	uint64_t next_metrics = s->start_ns + METRICS_INTERVAL_NS;
-
-	for (;;) {
-		uint64_t now;
-		unsigned wait_ms = LOOP_TICK_MS;
-
-		/* --duration ends on time, not on the next tick. */
-		now = trec_now_ns();
-		if (deadline && deadline < now + wait_ms * 1000000ULL)
-			wait_ms = deadline > now ? (unsigned)((deadline - now) / 1000000) + 1 : 0;
-		if (trec_stop_signals_wait(wait_ms))
-			return TREC_STOP_SIGNAL;
-		reap_child(s, WNOHANG);
-		if (s->child_done)
-			return TREC_STOP_COMMAND;
-		now = trec_now_ns();
-		if (deadline && now >= deadline)
-			return TREC_STOP_DURATION;
-		if (o->num_pids && !any_alive(o))
-			return TREC_STOP_PIDS;
-		if (trec_output_error(&s->out))
-			return TREC_STOP_ERROR;
-		if (s->flight && trec_flight_tick(s->flight, now, trec_switch_requests()))
-			return TREC_STOP_ERROR;
-		if (now >= next_flush) {
-			trec_output_flush_tick(&s->out, now);
-			flush_every = flush_every * 2 < FLUSH_INTERVAL_NS ? flush_every * 2
-									 : FLUSH_INTERVAL_NS;
-			next_flush = now + flush_every;
-		}
-		if (now >= next_metrics) {
-			write_metrics(s, NULL);
-			/* Per-process state comes and goes with the processes and
-			 * leaves the heaps fragmented: give the free pages back,
-			 * so a long recording's RSS is what it uses. */
-			malloc_trim(0);
-			next_metrics = now + METRICS_INTERVAL_NS;
-		}
-	}
-}
-
-/* The command outlived the recording (signal to trecord, --duration,
- * write error): end it like perf does, SIGTERM then SIGKILL. */
-static void end_child(struct trec_session *s)
-{
-	uint64_t until;
-
-	reap_child(s, WNOHANG);
-	if (!s->have_child || s->child_done)
-		return;
-	kill(s->wl.pid, SIGTERM);
-	until = trec_now_ns() + CHILD_TERM_GRACE_NS;
-	/* SIGCHLD ends the wait at once; a second stop signal ends the grace. */
-	while (!s->child_done && trec_now_ns() < until && !trec_stop_hurry()) {
-		trec_stop_signals_wait(10);
-		reap_child(s, WNOHANG);
-	}
-	if (!s->child_done) {
-		kill(s->wl.pid, SIGKILL);
-		reap_child(s, 0);
-	}
-}
-
 /* The writer forwards pid events to the sync thread: it stops first. */
 static void stop_threads(struct trec_session *s)
 {
@@ -506,21 +371,6 @@ static void print_summary(struct trec_session *s, const uint64_t *bpf,
 		(unsigned long long)s->out.bytes);
 }
 
-/* perf record's exit status: a command killed by a signal, else the stop
- * signal, kills trecord the same way; else the command's exit code. */
-static int exit_status(const struct trec_session *s, int *die_sig)
-{
-	bool known = s->child_done && s->child_status != -1;
-
-	if (known && WIFSIGNALED(s->child_status))
-		*die_sig = WTERMSIG(s->child_status);
-	else if (trec_stop_signal_first())
-		*die_sig = trec_stop_signal_first();
-	else if (known)
-		return trec_workload_exit_code(s->child_status);
-	return 0;
-}
-
 int trec_record(const struct trec_options *opt, int *die_sig)
 {
 	struct trec_session s = {
@@ -553,11 +403,11 @@ int trec_record(const struct trec_options *opt, int *die_sig)
 		}
 	}
 	if (!rc)
-		why = record_loop(&s);
+		why = trec_session_loop(&s);
 
 	trec_bpf_detach_sampling(&s.bpf);
 	s.stop_ns = trec_now_ns();
-	end_child(&s);
+	trec_session_end_child(&s);
 	/* After the command's exit event; then the ring drains completely. */
 	trec_bpf_detach_tracking(&s.bpf);
 	stop_threads(&s);
@@ -567,7 +417,7 @@ int trec_record(const struct trec_options *opt, int *die_sig)
 		trec_jit_finish(s.jit, trec_now_ns());
 	if (opt->off_cpu)
 		trecord_count(&s.cnt, TRECORD_METRIC_OFFCPU_UNFINISHED, trec_bpf_offcpu_pending(&s.bpf));
-	write_metrics(&s, bpf);
+	trec_session_write_metrics(&s, bpf);
 	trec_stop_signals_wait(0);
 	if (trec_stop_hurry() && opt->archive_level != TREC_ARCHIVE_NONE && !opt->quiet)
 		fprintf(stderr, "trecord: second signal: not embedding symbols, finishing %s\n",
@@ -598,7 +448,7 @@ int trec_record(const struct trec_options *opt, int *die_sig)
 		print_summary(&s, bpf, &at);
 	}
 	if (!rc)
-		rc = exit_status(&s, die_sig);
+		rc = trec_session_exit_status(&s, die_sig);
 	if (!loader_done) {
 		/* The recording is complete. Not exit(): its handlers (the ASan
 		 * build's leak check, stdio) would run beside the loading thread;
@@ -618,6 +468,6 @@ abort:
 	teardown(&s);
 	trec_output_discard(&s.out);
 	if (s.have_child)
-		reap_child(&s, 0);
+		trec_session_reap_child(&s, 0);
 	return 1;
 }
