@@ -109,7 +109,7 @@ static long replay_check_words(__u64 i, void *arg)
 			return c->same = false, 1;
 		TREC_BARRIER_VAR(w);
 		w &= TREC_REPLAY_WORDS - 1;
-		if (read_stack_window(c->st, &v, c->old->words[w].addr) ||
+		if (read_stack_window_outlined(c->st, &v, c->old->words[w].addr) ||
 		    v != c->old->words[w].val)
 			return c->same = false, 1;
 	}
