@@ -26,38 +26,11 @@ static __always_inline int read_user_u64(__u64 *dst, __u64 addr)
 }
 
 /*
- * read_stack_window()'s miss: the window moves to addr, up to its page's
- * end, which is readable when addr is (a read into the next page could
- * fault past the top of the stack); *dst is its first u64. A window that
- * cannot be read leaves none and reads the 8 bytes alone. A subprogram
- * (TREC_SUBPROG): verified once, not at every inlined read (the replay
- * check's 32 unrolled reads were half of the native program's
- * verification); a miss comes once a page.
- */
-TREC_SUBPROG int trec_stack_window_fill(struct trec_unwind_state *st, __u64 addr, __u64 *dst)
-{
-	__u32 len;
-
-	if (!st || !dst)
-		return -1;
-	len = TREC_PAGE_SIZE - (addr & (TREC_PAGE_SIZE - 1));
-	if (len > TREC_STACK_WINDOW)
-		len = TREC_STACK_WINDOW;
-	if (len < 8 || bpf_probe_read_user(st->win, len, (const void *)(unsigned long)addr)) {
-		st->win_base = 0;
-		return read_user_u64(dst, addr);
-	}
-	st->win_base = addr;
-	st->win_len = len;
-	*dst = st->win[0];
-	return 0;
-}
-
-/*
  * A u64 of the stack being walked, through the window of up to
  * TREC_STACK_WINDOW bytes read at once: a probe read costs about as much
  * for a window as for 8 bytes, and the next frames' slots are usually in
- * it.
+ * it. A window ends at its page's end, which is readable when addr is (a
+ * read into the next page could fault past the top of the stack).
  */
 static __always_inline int read_stack_window(struct trec_unwind_state *st, __u64 *dst, __u64 addr)
 {
@@ -77,18 +50,6 @@ static __always_inline int read_stack_window(struct trec_unwind_state *st, __u64
 		st->win_len = len;
 		off = 0;
 	}
-	*dst = st->win[(off >> 3) & (TREC_STACK_WINDOW / 8 - 1)];
-	return 0;
-}
-
-/* The same, its miss out of line (the replay check's 32 unrolled reads). */
-static __always_inline int read_stack_window_outlined(struct trec_unwind_state *st, __u64 *dst,
-						      __u64 addr)
-{
-	__u64 off = addr - st->win_base;
-
-	if (!st->win_base || off > (__u64)st->win_len - 8 || (off & 7))
-		return trec_stack_window_fill(st, addr, dst);
 	*dst = st->win[(off >> 3) & (TREC_STACK_WINDOW / 8 - 1)];
 	return 0;
 }

@@ -88,31 +88,49 @@ static __always_inline bool replay_at_cursor(struct trec_per_cpu_record *rec)
 struct replay_check {
 	struct trec_unwind_state *st;
 	struct trec_replay_log *old;
-	__u32 first, end;
-	bool same;
+	__u32 next, end; /* the next word of the old log to check, and its end */
+	bool same; /* set once every word is checked and found the same */
 };
 
-/* bpf_loop's callback: words first + 4i.. of the old log, read again
- * (not logged: the check's reads are no part of this walk) and compared.
- * 1 ends the loop. */
+/* bpf_loop's callback: the old log's words from c->next, read again (not
+ * logged: the check's reads are no part of this walk) and compared. Its
+ * first word goes through the stack window, which moves to it if need be;
+ * the others are compared in the window as it is, up to the first outside
+ * it, where the next call starts. Only that one read may fill the window:
+ * with a fill in each of the 32 unrolled reads, this callback was half of
+ * the native program's verification. 1 ends the loop. */
 static long replay_check_words(__u64 i, void *arg)
 {
 	struct replay_check *c = arg;
-	__u64 v;
+	struct trec_unwind_state *st = c->st;
+	__u32 w = c->next;
+	__u64 v, off;
 
-	for (int k = 0; k < TREC_REPLAY_CHECK_UNROLL; k++) {
-		__u64 w = c->first + i * TREC_REPLAY_CHECK_UNROLL + k;
-
+	if (w >= c->end)
+		return c->same = true, 1;
+	if (w >= TREC_REPLAY_WORDS)
+		return 1;
+	TREC_BARRIER_VAR(w);
+	w &= TREC_REPLAY_WORDS - 1;
+	if (read_stack_window(st, &v, c->old->words[w].addr) || v != c->old->words[w].val)
+		return 1;
+	for (int k = 1; k < TREC_REPLAY_CHECK_UNROLL; k++) {
+		w++;
 		if (w >= c->end)
-			return 1;
+			return c->same = true, 1;
 		if (w >= TREC_REPLAY_WORDS)
-			return c->same = false, 1;
+			return 1;
 		TREC_BARRIER_VAR(w);
 		w &= TREC_REPLAY_WORDS - 1;
-		if (read_stack_window_outlined(c->st, &v, c->old->words[w].addr) ||
-		    v != c->old->words[w].val)
-			return c->same = false, 1;
+		off = c->old->words[w].addr - st->win_base;
+		if (!st->win_base || off > (__u64)st->win_len - 8 || (off & 7)) {
+			c->next = w;
+			return 0;
+		}
+		if (st->win[(off >> 3) & (TREC_STACK_WINDOW / 8 - 1)] != c->old->words[w].val)
+			return 1;
 	}
+	c->next = w + 1;
 	return 0;
 }
 
@@ -207,7 +225,7 @@ TREC_SUBPROG int replay_rest(struct trec_per_cpu_record *rec)
 	struct trec_unwind_state *st;
 	struct trec_replay_log *old, *log;
 	__u32 f;
-	struct replay_check c = { .same = true };
+	struct replay_check c = { .same = false };
 
 	if (!rec)
 		return false;
@@ -219,12 +237,12 @@ TREC_SUBPROG int replay_rest(struct trec_per_cpu_record *rec)
 	c.old = old;
 	if (!old || !log || f < 1 || f > TREC_REPLAY_CURSORS || old->num_words > TREC_REPLAY_WORDS)
 		return false;
-	c.first = old->cur[f].words;
+	c.next = old->cur[f].words;
 	c.end = old->num_words;
-	if (c.first > c.end)
+	if (c.next > c.end)
 		return false;
-	bpf_loop((c.end - c.first + TREC_REPLAY_CHECK_UNROLL - 1) / TREC_REPLAY_CHECK_UNROLL,
-		 replay_check_words, &c, 0);
+	/* Each call checks one word or more. */
+	bpf_loop(c.end - c.next + 1, replay_check_words, &c, 0);
 	if (!c.same || !replay_same_maps(rec, old, log))
 		return false;
 	st->native_frames += old->native_frames - old->cur[f].native_frames;
