@@ -103,31 +103,34 @@ static long replay_check_words(__u64 i, void *arg)
 {
 	struct replay_check *c = arg;
 	struct trec_unwind_state *st = c->st;
-	__u32 w = c->next;
-	__u64 v, off;
+	const struct trec_replay_log *old = c->old;
+	__u64 w = c->next, end = c->end, v, off, base, last;
 
-	if (w >= c->end)
+	if (w >= end)
 		return c->same = true, 1;
 	if (w >= TREC_REPLAY_WORDS)
 		return 1;
 	TREC_BARRIER_VAR(w);
 	w &= TREC_REPLAY_WORDS - 1;
-	if (read_stack_window(st, &v, c->old->words[w].addr) || v != c->old->words[w].val)
+	if (read_stack_window(st, &v, old->words[w].addr) || v != old->words[w].val)
 		return 1;
+	/* The window as it is now: its base and last offset. */
+	base = st->win_base;
+	last = (__u64)st->win_len - 8;
 	for (int k = 1; k < TREC_REPLAY_CHECK_UNROLL; k++) {
 		w++;
-		if (w >= c->end)
+		if (w >= end)
 			return c->same = true, 1;
 		if (w >= TREC_REPLAY_WORDS)
 			return 1;
 		TREC_BARRIER_VAR(w);
 		w &= TREC_REPLAY_WORDS - 1;
-		off = c->old->words[w].addr - st->win_base;
-		if (!st->win_base || off > (__u64)st->win_len - 8 || (off & 7)) {
+		off = old->words[w].addr - base;
+		if (!base || off > last || (off & 7)) {
 			c->next = w;
 			return 0;
 		}
-		if (st->win[(off >> 3) & (TREC_STACK_WINDOW / 8 - 1)] != c->old->words[w].val)
+		if (st->win[(off >> 3) & (TREC_STACK_WINDOW / 8 - 1)] != old->words[w].val)
 			return 1;
 	}
 	c->next = w + 1;
