@@ -105,9 +105,11 @@ void harness_ring_full_next(void);
 void harness_lose_next(void);
 struct trec_trace *harness_delta_base(void);
 
-/* The address of a stack word the last replayable walk read past its
- * first frame (the middle one of those), if there is such a walk. */
-bool harness_replay_word(uint64_t *addr);
+/* Addresses of stack words the last replayable walk read past its first
+ * frame whose change a replay must see (the first, the last, the middle,
+ * and each that leaves its predecessor's page): at most max, 0 if there
+ * is no such walk. */
+size_t harness_replay_words(uint64_t *addrs, size_t max);
 
 /* A pc in the last trie page the last replayable walk resolved that its
  * first frames did not (a replay walks them again), and its pid, if

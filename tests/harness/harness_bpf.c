@@ -224,16 +224,30 @@ void harness_forget_replay(void)
 	trec_trace_bases_free(&bases);
 }
 
-bool harness_replay_word(uint64_t *addr)
+size_t harness_replay_words(uint64_t *addrs, size_t max)
 {
 	const struct trec_replay_log *log = &replay_log_slots[record.replay_log & 1];
-	uint32_t first = log->cur[1].words;
+	uint32_t first = log->cur[1].words, n = log->num_words, mid;
+	size_t k = 0;
 
-	if (!record.replay_valid || log->num_cursors < 1 || first >= log->num_words ||
-	    log->num_words > TREC_REPLAY_WORDS)
-		return false;
-	*addr = log->words[first + (log->num_words - first) / 2].addr;
-	return true;
+	if (!record.replay_valid || log->num_cursors < 1 || first >= n || n > TREC_REPLAY_WORDS ||
+	    !max)
+		return 0;
+	/* The replay check reads the first word of a call through the stack
+	 * window, the others in the window as it is: the first, the last, the
+	 * middle, and each that leaves its predecessor's page (where a call
+	 * ends and the next begins: stack_replay.h). */
+	mid = first + (n - first) / 2;
+	addrs[k++] = log->words[first].addr;
+	if (n - 1 > first && k < max)
+		addrs[k++] = log->words[n - 1].addr;
+	if (mid > first && mid < n - 1 && k < max)
+		addrs[k++] = log->words[mid].addr;
+	for (uint32_t w = first + 1; w < n - 1 && k < max; w++)
+		if (log->words[w].addr >> 12 != log->words[w - 1].addr >> 12 ||
+		    log->words[w].addr < log->words[w - 1].addr)
+			addrs[k++] = log->words[w].addr;
+	return k;
 }
 
 bool harness_replay_last_page(uint32_t *pid, uint64_t *pc)

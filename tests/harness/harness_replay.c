@@ -37,23 +37,21 @@ static uint8_t *mem_at(const struct harness_env *e, uint64_t addr)
 	return NULL;
 }
 
-static bool changed_word_refused(struct harness_env *e, const struct harness_case *c,
-				 struct harness_replay_result *r, const char **why)
+/* One word changed under a replayable log: refused, and the trace is a
+ * fresh walk's over the changed memory. */
+static bool word_refused(struct harness_env *e, const struct harness_case *c, uint64_t addr,
+			 struct trec_trace *got, const char **why)
 {
-	struct trec_trace *got = malloc(sizeof(*got));
-	uint64_t addr, v, flipped, replays;
-	uint8_t *p;
+	uint8_t *p = mem_at(e, addr);
+	uint64_t v, flipped, replays;
 	bool ok = false;
 
-	if (!got) {
-		*why = "out of memory";
+	if (!p)
+		return true; /* not captured: the walk could not have read it */
+	/* A replayable log of the case's memory again, then the word. */
+	if (harness_unwind(e, &c->regs, c->pid, c->tid) != 0) {
+		*why = "no trace before a stack word changed";
 		return false;
-	}
-	/* A replayable log again (step 2 dropped it), then one of its words. */
-	if (harness_unwind(e, &c->regs, c->pid, c->tid) != 0 || !harness_replay_word(&addr) ||
-	    !(p = mem_at(e, addr))) {
-		free(got);
-		return true; /* nothing replayable: nothing to refuse */
 	}
 	memcpy(&v, p, 8);
 	flipped = v ^ 0x1010;
@@ -63,8 +61,7 @@ static bool changed_word_refused(struct harness_env *e, const struct harness_cas
 		*why = "no trace with a changed stack word";
 		goto out;
 	}
-	r->refused = e->metrics[TREC_METRIC_STACK_REPLAYED] == replays;
-	if (!r->refused) {
+	if (e->metrics[TREC_METRIC_STACK_REPLAYED] != replays) {
 		*why = "a stack word the last walk read changed, and its frames were replayed";
 		goto out;
 	}
@@ -77,8 +74,32 @@ static bool changed_word_refused(struct harness_env *e, const struct harness_cas
 	ok = true;
 out:
 	memcpy(p, &v, 8);
-	free(got);
 	return ok;
+}
+
+#define CHANGED_WORDS_MAX 24
+
+static bool changed_word_refused(struct harness_env *e, const struct harness_case *c,
+				 struct harness_replay_result *r, const char **why)
+{
+	struct trec_trace *got = malloc(sizeof(*got));
+	uint64_t addrs[CHANGED_WORDS_MAX];
+	size_t n;
+	bool ok = true;
+
+	if (!got) {
+		*why = "out of memory";
+		return false;
+	}
+	/* A replayable log again (step 2 dropped it), and the words to change. */
+	n = harness_unwind(e, &c->regs, c->pid, c->tid) == 0
+		    ? harness_replay_words(addrs, CHANGED_WORDS_MAX)
+		    : 0;
+	for (size_t i = 0; i < n && ok; i++)
+		ok = word_refused(e, c, addrs[i], got, why);
+	r->refused = n && ok;
+	free(got);
+	return ok; /* nothing replayable: nothing to refuse */
 }
 
 static bool changed_page_refused(struct harness_env *e, const struct harness_case *c,
