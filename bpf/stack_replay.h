@@ -19,6 +19,45 @@
 
 #include "native_unwind.h"
 
+/*
+ * Quiet mode. Logging costs a walk 6-9% of its BPF time (libc's qsort
+ * under `busy`, whose stack changes from one sample to the next), wasted
+ * where replays never succeed. After TREC_REPLAY_QUIET_AFTER failed tries
+ * in a row on a CPU (a try: a logged walk whose predecessor on the CPU
+ * was a complete log of the same thread), its walks go in cycles of four:
+ * the first is logged whole, the second logs its cursors (frames 1-4) and
+ * tries a replay there, the other two are not logged. One replay that
+ * succeeds ends the quiet mode. A replay is still proven the same way.
+ */
+#define TREC_REPLAY_QUIET_AFTER 8
+
+/* Whether this walk logs; updates the quiet mode with the last try's
+ * outcome. chance: a try if it logs. */
+static __always_inline bool replay_quiet_begin(struct trec_per_cpu_record *rec, bool chance)
+{
+	struct trec_unwind_state *st = &rec->state;
+	__u8 phase;
+
+	if (rec->replay_try && !rec->replay_hit && rec->replay_misses < 255)
+		rec->replay_misses++;
+	rec->replay_try = 0;
+	rec->replay_hit = 0;
+	if (rec->replay_misses < TREC_REPLAY_QUIET_AFTER) {
+		rec->replay_try = chance;
+		return true;
+	}
+	phase = rec->replay_phase;
+	rec->replay_phase = (phase + 1) & 3;
+	if (phase == 0)
+		return true;
+	increment_metric(TREC_METRIC_REPLAY_QUIET);
+	if (phase > 1)
+		return false;
+	st->replay_cursors_only = 1;
+	rec->replay_try = chance;
+	return true;
+}
+
 /* Starts logging the user walk of a trace (collect_trace_in). */
 static __always_inline void replay_begin(struct trec_per_cpu_record *rec)
 {
@@ -26,8 +65,9 @@ static __always_inline void replay_begin(struct trec_per_cpu_record *rec)
 
 	st->replay_logging = 0;
 #if defined(__TARGET_ARCH_x86) || (!defined(__TARGET_ARCH_arm64) && defined(__x86_64__))
-	struct trec_replay_log *log;
+	struct trec_replay_log *log, *old;
 	__u32 idx = rec->replay_log ^ 1;
+	bool chance;
 
 	/* Kernel frames inline: their scratch overwrote the frames' tail, and
 	 * user frames do not start at 0. Neither replayed nor logged. */
@@ -36,6 +76,10 @@ static __always_inline void replay_begin(struct trec_per_cpu_record *rec)
 		st->replay_from = 0;
 		return;
 	}
+	old = st->replay_from ? replay_log(rec->replay_log) : NULL;
+	chance = old && old->pid == rec->trace.pid && old->tid == rec->trace.tid;
+	if (!replay_quiet_begin(rec, chance))
+		return;
 	log = replay_log(idx);
 	if (!log)
 		return;
@@ -56,6 +100,10 @@ static __always_inline bool replay_at_cursor(struct trec_per_cpu_record *rec)
 	struct trec_replay_log *log, *old;
 	__u32 f = rec->trace.num_frames;
 
+	/* Quiet: past the cursors, a walk that did not replay logs no more
+	 * (its log is not kept). */
+	if (f > TREC_REPLAY_CURSORS && st->replay_cursors_only)
+		replay_stop_logging(st);
 	if (!st->replay_logging || f < 1 || f > TREC_REPLAY_CURSORS || !st->return_address)
 		return false;
 	log = replay_log(st->replay_idx);
@@ -256,6 +304,9 @@ TREC_SUBPROG int replay_rest(struct trec_per_cpu_record *rec)
 	if (old->stopped)
 		increment_metric(TREC_METRIC_NATIVE_STOPPED);
 	increment_metric(TREC_METRIC_STACK_REPLAYED);
+	rec->replay_hit = 1;
+	rec->replay_misses = 0;
+	st->replay_cursors_only = 0; /* its log is whole again: adopted below */
 	st->replay_at = f; /* frames f.. are the last trace's (trace_delta.h) */
 	replay_adopt_log(rec, old, log, f);
 	return true;

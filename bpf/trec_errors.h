@@ -142,7 +142,8 @@ enum trec_error {
 	X(FOLLOW_FAILED, "forked children not followed: followed_pids full or out of memory") \
 	X(STACK_REPLAYED, "traces whose outer frames were proven unchanged and reused (stack replay)") \
 	X(TRACES_SENT_DELTA, "of TRACES_SENT: sent as a delta, the frames before the replay point only") \
-	X(SELF_SAMPLES, "samples and waits of trecord's own threads, kept unwalked (SELF frame)")
+	X(SELF_SAMPLES, "samples and waits of trecord's own threads, kept unwalked (SELF frame)") \
+	X(REPLAY_QUIET, "native walks logged for a replay not at all or to frame 4: their CPU's last replay tries failed")
 
 enum trec_metric {
 #define TREC_X(name, desc) TREC_METRIC_##name,

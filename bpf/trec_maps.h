@@ -34,6 +34,10 @@ struct trec_per_cpu_record {
 	/* Stack replay (bpf/stack_replay.h): the last trace is a complete
 	 * logged walk, its log in replay_logs[replay_log]; kept across traces. */
 	__u32 replay_valid, replay_log;
+	/* Its quiet mode: replay tries that failed in a row (saturating), the
+	 * last trace was a try, it was replayed, the sample's place in the
+	 * quiet cycle. */
+	__u8 replay_misses, replay_try, replay_hit, replay_phase;
 	/* Trace deltas (bpf/trace_delta.h): the seq of the last trace sent
 	 * from this record; whether the last trace was sent from it. Kept
 	 * across traces. */

@@ -58,6 +58,8 @@ struct trec_unwind_state {
 	 * went to the ring buffer from the record; the frame a replay kept
 	 * the previous trace's frames from (0: none). */
 	__u8 delta_base;
+	/* Quiet replay (stack_replay.h): this walk logs its cursors only. */
+	__u8 replay_cursors_only;
 	__u16 replay_at;
 	/* Set by a failing step: the error for the abort frame and the metric
 	 * to bump when the trace is sent. -1 = none. */

@@ -217,6 +217,7 @@ void harness_forget_replay(void)
 {
 	memset(replay_log_slots, 0, sizeof(replay_log_slots));
 	record.replay_valid = 0;
+	record.replay_misses = record.replay_try = record.replay_hit = record.replay_phase = 0;
 	/* A new recording: trecord has no base yet, and the sends' count
 	 * starts again (the periodic whole traces fall at the same samples). */
 	record.last_sent = 0;

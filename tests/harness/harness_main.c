@@ -229,6 +229,7 @@ static int run_case(struct harness *h, const char *path)
 	h->replayed += rr.replayed;
 	h->refused += rr.refused;
 	h->map_refused += rr.map_refused;
+	h->quiet += rr.quiet;
 	h->deltas += rr.delta;
 	h->lost_bases += rr.lost_base;
 
@@ -472,6 +473,7 @@ int main(int argc, char **argv)
 	printf("harness: stack replay: %zu cases replayed their second sample; %zu refused to with "
 	       "a stack word changed, giving a fresh walk's trace; %zu with a trie page changed\n",
 	       h.replayed, h.refused, h.map_refused);
+	printf("harness: stack replay: %zu cases went quiet and came back\n", h.quiet);
 	printf("harness: trace deltas: %zu replayed samples sent as deltas and rebuilt; %zu lost "
 	       "bases caught (leaf and DELTA_NO_BASE)\n",
 	       h.deltas, h.lost_bases);

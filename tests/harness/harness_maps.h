@@ -31,7 +31,7 @@ struct harness {
 	size_t php_cases, php_passed, php_frames;
 	size_t pl_cases, pl_passed, pl_frames;
 	uint32_t max_deltas, max_infos; /* store usage, over all cases */
-	size_t replayed, refused, map_refused; /* harness_replay.c's checks */
+	size_t replayed, refused, map_refused, quiet; /* harness_replay.c's checks */
 	size_t deltas, lost_bases; /* harness_delta.c's */
 };
 

@@ -48,7 +48,9 @@ static bool word_refused(struct harness_env *e, const struct harness_case *c, ui
 
 	if (!p)
 		return true; /* not captured: the walk could not have read it */
-	/* A replayable log of the case's memory again, then the word. */
+	/* A replayable log of the case's memory again (in a new recording:
+	 * the refusals before would add up to quiet mode), then the word. */
+	harness_forget_replay();
 	if (harness_unwind(e, &c->regs, c->pid, c->tid) != 0) {
 		*why = "no trace before a stack word changed";
 		return false;
@@ -143,6 +145,81 @@ out:
 	return ok;
 }
 
+/* Quiet mode (bpf/stack_replay.h): a stack word that changes at every
+ * sample makes every replay try fail; past TREC_REPLAY_QUIET_AFTER of
+ * them the walks log little, and once the word stands still a replay
+ * comes back within a cycle and ends quiet mode. */
+#define QUIET_SAMPLES 24
+
+/* The outermost word of a replayable walk of the case (its change moves
+ * the least), or 0. */
+static uint64_t quiet_word(struct harness_env *e, const struct harness_case *c)
+{
+	uint64_t a[2];
+	size_t n;
+
+	harness_forget_replay();
+	if (harness_unwind(e, &c->regs, c->pid, c->tid) != 0)
+		return 0;
+	n = harness_replay_words(a, 2);
+	return n ? a[n - 1] : 0;
+}
+
+static bool quiet_mode_ends(struct harness_env *e, const struct harness_case *c, uint64_t addr,
+			    struct harness_replay_result *r, const char **why)
+{
+	uint8_t *p = mem_at(e, addr);
+	uint64_t v, w, quiet, replays;
+	bool ok = false;
+	int i;
+
+	if (!p)
+		return true;
+	memcpy(&v, p, 8);
+	harness_forget_replay();
+	quiet = e->metrics[TREC_METRIC_REPLAY_QUIET];
+	replays = e->metrics[TREC_METRIC_STACK_REPLAYED];
+	for (i = 0; i < QUIET_SAMPLES; i++) {
+		w = v ^ (i & 1 ? 0x1010 : 0);
+		memcpy(p, &w, 8);
+		harness_unwind(e, &c->regs, c->pid, c->tid);
+	}
+	memcpy(p, &v, 8);
+	if (e->metrics[TREC_METRIC_STACK_REPLAYED] != replays) {
+		*why = "quiet mode: a replay with the word changing at every sample";
+		goto out;
+	}
+	r->quiet = e->metrics[TREC_METRIC_REPLAY_QUIET] > quiet;
+	if (!r->quiet) {
+		ok = true; /* the walks were no tries (their logs stopped): nothing to quiet */
+		goto out;
+	}
+	/* The word stands still: a replay within a cycle of four (and one
+	 * more for the whole log it needs), then every sample replays and
+	 * nothing is quiet any more. */
+	replays = e->metrics[TREC_METRIC_STACK_REPLAYED];
+	for (i = 0; i < 6 && e->metrics[TREC_METRIC_STACK_REPLAYED] == replays; i++)
+		harness_unwind(e, &c->regs, c->pid, c->tid);
+	if (e->metrics[TREC_METRIC_STACK_REPLAYED] == replays) {
+		*why = "quiet mode: no replay within 6 samples of an unchanging stack";
+		goto out;
+	}
+	quiet = e->metrics[TREC_METRIC_REPLAY_QUIET];
+	replays = e->metrics[TREC_METRIC_STACK_REPLAYED];
+	for (i = 0; i < 4; i++)
+		harness_unwind(e, &c->regs, c->pid, c->tid);
+	if (e->metrics[TREC_METRIC_REPLAY_QUIET] != quiet ||
+	    e->metrics[TREC_METRIC_STACK_REPLAYED] != replays + 4) {
+		*why = "quiet mode did not end with a replay: walks still quiet, or not replayed";
+		goto out;
+	}
+	ok = true;
+out:
+	memcpy(p, &v, 8);
+	harness_forget_replay();
+	return ok;
+}
+
 bool harness_replay_check(struct harness_env *e, const struct harness_case *c,
 			  struct harness_replay_result *r, const char **why)
 {
@@ -170,6 +247,8 @@ bool harness_replay_check(struct harness_env *e, const struct harness_case *c,
 		goto out;
 	}
 	if (!changed_word_refused(e, c, r, why))
+		goto out;
+	if (r->refused && !quiet_mode_ends(e, c, quiet_word(e, c), r, why))
 		goto out;
 	harness_forget_replay();
 	if (!changed_page_refused(e, c, r, why))

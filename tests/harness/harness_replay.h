@@ -11,6 +11,7 @@ struct harness_replay_result {
 	bool replayed; /* the same sample again reused the first walk's frames */
 	bool refused;  /* with any of its logged words changed, the replay was refused */
 	bool map_refused; /* with a logged trie page changed (and said), too */
+	bool quiet;       /* failed tries made its walks quiet, and a replay ended it */
 	bool delta;    /* the replayed sample came as a delta, rebuilt (harness_delta.c) */
 	bool lost_base; /* a delta whose base was lost was caught */
 };

@@ -142,3 +142,8 @@ check "harness offline: exits 0 (no sanitizer report)" [ "$rc" = 0 ]
 pages=$(cat "$d"/*.out | sed -n 's/.*; \([0-9]*\) with a trie page changed$/\1/p' |
 	awk '{ n += $1 } END { print n + 0 }')
 check "harness: a changed trie page refused a replay in some cases ($pages)" [ "$pages" -ge 1 ]
+# Quiet mode (bpf/stack_replay.h): failed tries in a row made walks log
+# little, and an unchanging stack brought the replay back.
+quiet=$(cat "$d"/*.out | sed -n 's/.*stack replay: \([0-9]*\) cases went quiet and came back$/\1/p' |
+	awk '{ n += $1 } END { print n + 0 }')
+check "harness: replay tries that fail went quiet, and came back, in some cases ($quiet)" [ "$quiet" -ge 1 ]
