@@ -7,10 +7,14 @@
  *     harness_delta.c's refused sends and lost bases);
  *  2. again with the replay log dropped (delta_rule_cache warm): the same
  *     trace, so the cache is still checked on a whole walk;
- *  3. one of the words the last walk read past its first frame changed in
- *     the captured memory: the replay must be refused and the trace must
- *     be the one a fresh walk (nothing kept) gives over that memory;
- *  4. the trie entry of the last page the walk resolved changed: while
+ *  3. one at a time, words the last walk read past its first frame
+ *     changed in the captured memory (harness_replay_words: the first,
+ *     the last, the middle, each leaving its predecessor's page): the
+ *     replay must be refused and the trace must be the one a fresh walk
+ *     (nothing kept) gives over that memory;
+ *  4. quiet mode: a word that changes at every sample makes the walks
+ *     quiet, and once it stands still a replay comes back and ends it;
+ *  5. the trie entry of the last page the walk resolved changed: while
  *     trec_maps_gen says nothing changed the log is trusted (no lookup:
  *     the replay's fast path), once it says so the replay is refused.
  */
