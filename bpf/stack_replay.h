@@ -140,6 +140,15 @@ struct replay_check {
 	bool same; /* set once every word is checked and found the same */
 };
 
+/* Whether the check ends at word w: every word checked (c->same), or an
+ * index past the log (a difference). */
+static __always_inline bool replay_check_ends(struct replay_check *c, __u64 w, __u64 end)
+{
+	if (w >= end)
+		return c->same = true;
+	return w >= TREC_REPLAY_WORDS;
+}
+
 /* bpf_loop's callback: the old log's words from c->next, read again (not
  * logged: the check's reads are no part of this walk) and compared. Its
  * first word goes through the stack window, which moves to it if need be;
@@ -154,9 +163,7 @@ static long replay_check_words(__u64 i, void *arg)
 	const struct trec_replay_log *old = c->old;
 	__u64 w = c->next, end = c->end, v, off, base, last;
 
-	if (w >= end)
-		return c->same = true, 1;
-	if (w >= TREC_REPLAY_WORDS)
+	if (replay_check_ends(c, w, end))
 		return 1;
 	TREC_BARRIER_VAR(w);
 	w &= TREC_REPLAY_WORDS - 1;
@@ -167,9 +174,7 @@ static long replay_check_words(__u64 i, void *arg)
 	last = (__u64)st->win_len - 8;
 	for (int k = 1; k < TREC_REPLAY_CHECK_UNROLL; k++) {
 		w++;
-		if (w >= end)
-			return c->same = true, 1;
-		if (w >= TREC_REPLAY_WORDS)
+		if (replay_check_ends(c, w, end))
 			return 1;
 		TREC_BARRIER_VAR(w);
 		w &= TREC_REPLAY_WORDS - 1;
