@@ -115,13 +115,15 @@ int gopcln_func_record(const struct gopclntab *g, size_t i, struct gopcln_funcre
 	if (!gopcln_read(g, r->rec, entry_len, &v) ||
 	    (g->layout == 116 ? v : g->text_start + v) != r->entry)
 		return -EBADMSG; /* the record must be the one of this entry */
-	uint64_t f = r->rec + entry_len, name, pcfile, pcln, npcdata, cu, nfuncdata;
-	if (!gopcln_read(g, f, 4, &name) || !gopcln_read(g, f + 16, 4, &pcfile) ||
+	uint64_t f = r->rec + entry_len, name, pcsp, pcfile, pcln, npcdata, cu, nfuncdata;
+	if (!gopcln_read(g, f, 4, &name) || !gopcln_read(g, f + 12, 4, &pcsp) ||
+	    !gopcln_read(g, f + 16, 4, &pcfile) ||
 	    !gopcln_read(g, f + 20, 4, &pcln) || !gopcln_read(g, f + 24, 4, &npcdata) ||
 	    !gopcln_read(g, f + 28, 4, &cu) || !gopcln_read(g, r->rec + r->fixed_len - 1, 1, &nfuncdata) ||
 	    npcdata > GOPCLN_MAX_PCDATA)
 		return -EBADMSG;
 	r->nameoff = (uint32_t)name;
+	r->pcsp = (uint32_t)pcsp;
 	r->pcfile = (uint32_t)pcfile;
 	r->pcln = (uint32_t)pcln;
 	r->npcdata = (uint32_t)npcdata;
@@ -290,6 +292,7 @@ void gopclntab_free(struct gopclntab *g)
 	free(g->files.v);
 	free(g->lines.v);
 	free(g->inl.v);
+	free(g->sp.v);
 	free(g);
 }
 

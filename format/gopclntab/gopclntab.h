@@ -102,6 +102,14 @@ struct gopcln_visitor {
  */
 int gopclntab_walk_func(struct gopclntab *g, size_t i, const struct gopcln_visitor *v);
 
+/*
+ * Whether function i never moves sp: its pc-to-sp-delta table (pcsp) is 0
+ * from entry to end, as in NOSPLIT $0 assembly (memclr, the syscall
+ * wrappers). There the return address is at sp at every pc. 0, or
+ * -EBADMSG (no or damaged table) or -ENOMEM.
+ */
+int gopclntab_func_frameless(struct gopclntab *g, size_t i, bool *frameless);
+
 /* One source-level frame. Strings point into the table. */
 struct gopcln_frame {
 	const char *function; /* NULL if unknown */

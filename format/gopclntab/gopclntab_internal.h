@@ -35,7 +35,7 @@ struct gopcln_runs {
 struct gopcln_funcrec {
 	uint64_t entry, end;
 	uint64_t rec;           /* table offset of the record */
-	uint32_t nameoff, pcfile, pcln, npcdata, cu_offset;
+	uint32_t nameoff, pcsp, pcfile, pcln, npcdata, cu_offset;
 	uint8_t nfuncdata;
 	uint64_t fixed_len;     /* bytes before the pcdata offsets */
 };
@@ -52,7 +52,7 @@ struct gopclntab {
 	struct gopcln_region regions[GOPCLN_MAX_REGIONS];
 	size_t nregions;
 	uint64_t budget;    /* pc-value steps left for whole-table walks */
-	struct gopcln_runs files, lines, inl; /* scratch of the walk */
+	struct gopcln_runs files, lines, inl, sp; /* scratch of the walk */
 };
 
 /* gopclntab.c */

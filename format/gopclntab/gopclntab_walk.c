@@ -306,3 +306,23 @@ int gopclntab_lookup(struct gopclntab *g, uint64_t pc, struct gopcln_frame *fram
 	}
 	return (int)n;
 }
+
+int gopclntab_func_frameless(struct gopclntab *g, size_t i, bool *frameless)
+{
+	struct gopcln_funcrec r;
+	int err = gopcln_func_record(g, i, &r);
+	if (err)
+		return err;
+	if (!r.pcsp)
+		return -EBADMSG;
+	if ((err = decode(g, &r, r.pcsp, &g->sp, false)))
+		return err;
+	/* runs from the entry on, each at delta 0; the table may end before
+	 * the next function's entry (the linker's int3 padding) */
+	uint64_t pc = r.entry;
+	size_t k = 0;
+	for (; k < g->sp.n && g->sp.v[k].lo == pc && !g->sp.v[k].val; k++)
+		pc = g->sp.v[k].hi;
+	*frameless = k && k == g->sp.n;
+	return 0;
+}

@@ -25,8 +25,10 @@
  *  - GO_SWITCH_FP: runtime.nanotime1, runtime.walltime(1) and time.now
  *    call the vdso on the g0 stack but keep their frame record on the
  *    goroutine's: a frame-pointer step allowed to move to another stack.
- *  - frameless (CFA = sp + 8): runtime.mstart and the syscall wrappers,
- *    so that a thread waiting in futex keeps the frame that called it.
+ *  - frameless (CFA = sp + 8): every function whose pcsp table says it
+ *    never moves sp (NOSPLIT $0 assembly: runtime.mstart, the syscall
+ *    wrappers, memclr, memmove), so that a thread waiting in futex keeps
+ *    the frame that called it, and a leaf in memclr keeps mallocgc.
  * Every other function gets exact rules for its prologue and epilogues
  * (go_frames.c).
  */
@@ -38,7 +40,6 @@
 
 #define CMD(c) ((uint16_t)(TREC_UNWIND_COMMAND | (c)))
 
-/* command 0: frameless (CFA = sp + 8, rbp untouched) */
 static const struct {
 	const char *name;
 	uint16_t command;
@@ -55,36 +56,6 @@ static const struct {
 	{ "runtime.walltime", CMD(TREC_CMD_GO_SWITCH_FP) },
 	{ "runtime.walltime1", CMD(TREC_CMD_GO_SWITCH_FP) },
 	{ "time.now", CMD(TREC_CMD_GO_SWITCH_FP) },
-	/* NOSPLIT $0 assembly that never moves sp (runtime/sys_linux_amd64.s,
-	 * asm_amd64.s): mstart only calls mstart0; the rest are syscalls and
-	 * procyield, where a thread waits or spins. */
-	{ "runtime.mstart", 0 },
-	{ "runtime.futex", 0 },
-	{ "runtime.read", 0 },
-	{ "runtime.write1", 0 },
-	{ "runtime.madvise", 0 },
-	{ "runtime.osyield", 0 },
-	{ "runtime.epollwait", 0 },
-	{ "runtime.epollctl", 0 },
-	{ "runtime.tgkill", 0 },
-	{ "runtime.getpid", 0 },
-	{ "runtime.gettid", 0 },
-	{ "runtime.rtsigprocmask", 0 },
-	{ "runtime.rt_sigaction", 0 },
-	{ "runtime.setitimer", 0 },
-	{ "runtime.mincore", 0 },
-	{ "runtime.sysMmap", 0 },
-	{ "runtime.sysMunmap", 0 },
-	{ "runtime.sched_getaffinity", 0 },
-	{ "runtime.raise", 0 },
-	{ "runtime.raiseproc", 0 },
-	{ "runtime.pipe2", 0 },
-	{ "runtime.open", 0 },
-	{ "runtime.closefd", 0 },
-	{ "runtime.procyield", 0 },
-	/* systemstack's helper (asm_amd64.s, NOSPLIT $0): a leaf there keeps
-	 * systemstack and its caller (rbp is still systemstack's caller's). */
-	{ "gosave_systemstack_switch", 0 },
 };
 
 /* Larger functions are a damaged table (or not worth the rules). */
@@ -107,31 +78,40 @@ static const uint8_t *code_at(Elf *elf, uint64_t lo, uint64_t hi)
 	return NULL;
 }
 
-/* Function i's rule from go_rules into roots, else its frame rules. */
-static int func_rows(Elf *elf, const struct gopcln_func *f, struct trec_rows *roots,
-		     struct trec_rows *frames)
+/* CFA = sp + 8, rbp untouched: the return address is at sp. */
+static int frameless_row(const struct gopcln_func *f, struct trec_rows *out)
 {
-	const uint8_t *code;
+	struct trec_row row = { .start = f->entry, .end = f->end };
+
+	row.info.cfa_reg = TREC_REG_SP;
+	row.info.cfa_param = 8;
+	row.info.fp_rule = TREC_FP_SAME;
+	return trec_rows_push(out, &row);
+}
+
+/* Function i's rule from go_rules into roots, else its frame rules. */
+static int func_rows(Elf *elf, struct gopclntab *g, size_t i, const struct gopcln_func *f,
+		     struct trec_rows *roots, struct trec_rows *frames)
+{
+	const uint8_t *code = code_at(elf, f->entry, f->end);
+	bool frameless = false;
 
 	for (size_t k = 0; k < sizeof(go_rules) / sizeof(go_rules[0]); k++) {
-		struct trec_row row = { .start = f->entry, .end = f->end };
+		struct trec_row row = { .start = f->entry, .end = f->end,
+					.command = go_rules[k].command };
 
-		if (strcmp(f->name, go_rules[k].name))
-			continue;
-		row.command = go_rules[k].command;
-		if (!row.command) {
-			/* unless another Go version gave it a frame */
-			code = code_at(elf, f->entry, f->end);
-			if (!code || trec_go_has_prologue(code, f->end - f->entry))
-				return 0;
-			row.info.cfa_reg = TREC_REG_SP;
-			row.info.cfa_param = 8;
-			row.info.fp_rule = TREC_FP_SAME;
-		}
-		return trec_rows_push(roots, &row);
+		if (!strcmp(f->name, go_rules[k].name))
+			return trec_rows_push(roots, &row);
 	}
-	code = code_at(elf, f->entry, f->end);
-	return code ? trec_go_frame_rows(code, f->entry, f->end, frames) : 0;
+	if (!code)
+		return 0;
+	/* a leaf there would otherwise be walked through its caller's record,
+	 * losing the caller; the prologue check guards against a pcsp table
+	 * that disagrees with the code */
+	if (!gopclntab_func_frameless(g, i, &frameless) && frameless &&
+	    !trec_go_has_prologue(code, f->end - f->entry))
+		return frameless_row(f, roots);
+	return trec_go_frame_rows(code, f->entry, f->end, frames);
 }
 
 int trec_go_root_rows(Elf *elf, struct trec_rows *out)
@@ -148,7 +128,7 @@ int trec_go_root_rows(Elf *elf, struct trec_rows *out)
 		if (gopclntab_func(g, i, &f) || !f.name || f.end <= f.entry ||
 		    f.end - f.entry > GO_FUNC_MAX_LEN)
 			continue;
-		err = func_rows(elf, &f, &roots, &frames);
+		err = func_rows(elf, g, i, &f, &roots, &frames);
 	}
 	gopclntab_free(g);
 	if (!err) {

@@ -43,6 +43,9 @@ static void exercise(struct gopclntab *g)
 		if (!gopclntab_func(g, i, &f) && f.name)
 			sum += strlen(f.name);
 		gopclntab_walk_func(g, i, &v);
+		bool fl;
+		if (!gopclntab_func_frameless(g, i, &fl))
+			sum += fl;
 	}
 	gopclntab_text_range(g, &lo, &hi);
 	for (int k = 0; k <= 64; k++) {

@@ -108,7 +108,11 @@ if [ -x "$W/goroots-stripped" ]; then
 	# stackguard1): its prologue's rules keep its caller.
 	TREC_CASE_STOP_IN=$roots bg gdb_capture "symbol-file $W/goroots" "" go-systemstack \
 		"'runtime.(*mheap).allocSpan'" 30 0 current "$W/goroots-stripped" 5
-	gocases="$gocases $d/go-roots.*.case $d/go-systemstack.*.case"
+	# NOSPLIT $0 assembly (pcsp 0 throughout): its entry and a few steps
+	# in keep mallocgc, the caller a frame-pointer step would skip.
+	TREC_CASE_STOP_IN=$roots bg gdb_capture "symbol-file $W/goroots" "" go-frameless \
+		runtime.memclrNoHeapPointers 40 4 current "$W/goroots-stripped" 5
+	gocases="$gocases $d/go-roots.*.case $d/go-systemstack.*.case $d/go-frameless.*.case"
 fi
 bg attach busy-attached 0.5 "$W/busy" 5
 bg attach threads-attached 0.5 "$W/threads" 5

@@ -124,4 +124,30 @@ static unsigned dwarf_frames(struct dwarf_oracle *o, uint64_t pc, char (*fn)[512
 	return 0;
 }
 
+/* Whether .debug_frame gives CFA = rsp + 8 at every pc of [lo, hi) it
+ * covers (and covers one): the linker writes it from the same pcsp table,
+ * through its own encoder. -1 if no pc is covered. */
+static int dwarf_cfa_is_sp8(Dwarf_CFI *cfi, uint64_t lo, uint64_t hi)
+{
+	int covered = 0;
+
+	for (uint64_t pc = lo; pc < hi; pc++) {
+		Dwarf_Frame *fr;
+		Dwarf_Op *ops;
+		size_t nops;
+
+		if (dwarf_cfi_addrframe(cfi, pc, &fr))
+			continue;
+		/* libdw hands a register + offset rule over as bregx */
+		int ok = !dwarf_frame_cfa(fr, &ops, &nops) && nops == 1 &&
+			 ((ops[0].atom == DW_OP_bregx && ops[0].number == 7 && ops[0].number2 == 8) ||
+			  (ops[0].atom == DW_OP_breg7 && ops[0].number == 8));
+		free(fr);
+		if (!ok)
+			return 0;
+		covered = 1;
+	}
+	return covered ? 1 : -1;
+}
+
 #endif /* TREC_GOPCLNTAB_DWARF_H */
