@@ -111,10 +111,12 @@ struct trec_trace *harness_delta_base(void);
  * is no such walk. */
 size_t harness_replay_words(uint64_t *addrs, size_t max);
 
-/* A pc in the last trie page the last replayable walk resolved that its
- * first frames did not (a replay walks them again), and its pid, if
- * there is such a walk. */
-bool harness_replay_last_page(uint32_t *pid, uint64_t *pc);
+/* The trie pages the last replayable walk resolved (pcs in them, in log
+ * order, up to max) and its pid; early[i]: a page of its first frames,
+ * which a replay walks again. 0 if there is no such walk. */
+size_t harness_replay_pages(uint32_t *pid, uint64_t *pcs, bool *early, size_t max);
+/* At least TREC_REPLAY_PAGES (checked where both are known). */
+#define HARNESS_REPLAY_PAGES 16
 /* What trecord does after changing the trie or interpreter_offsets
  * (trec_maps_gen, bpf/stack_replay_log.h). */
 void harness_maps_changed(void);

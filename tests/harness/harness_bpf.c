@@ -251,25 +251,23 @@ size_t harness_replay_words(uint64_t *addrs, size_t max)
 	return k;
 }
 
-bool harness_replay_last_page(uint32_t *pid, uint64_t *pc)
+_Static_assert(HARNESS_REPLAY_PAGES >= TREC_REPLAY_PAGES, "the harness lists every page");
+
+size_t harness_replay_pages(uint32_t *pid, uint64_t *pcs, bool *early, size_t max)
 {
 	const struct trec_replay_log *log = &replay_log_slots[record.replay_log & 1];
+	size_t n = 0;
 
 	if (!record.replay_valid || log->num_pages > TREC_REPLAY_PAGES)
-		return false;
-	/* Not a page of the first frames, which a replay walks again. */
-	for (uint32_t i = log->num_pages; i-- > 0;) {
-		bool early = false;
-
+		return 0;
+	*pid = log->pid;
+	for (uint32_t i = 0; i < log->num_pages && n < max; i++, n++) {
+		pcs[n] = log->pages[i].page << 12;
+		early[n] = false;
 		for (uint32_t j = 0; j <= TREC_REPLAY_CURSORS && j < log->num_pages; j++)
-			early |= log->pages[j].page == log->pages[i].page;
-		if (!early) {
-			*pid = log->pid;
-			*pc = log->pages[i].page << 12;
-			return true;
-		}
+			early[n] |= log->pages[j].page == log->pages[i].page;
 	}
-	return false;
+	return n;
 }
 
 void harness_maps_changed(void)

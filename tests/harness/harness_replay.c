@@ -19,6 +19,7 @@
  *     the replay's fast path), once it says so the replay is refused.
  */
 #include <endian.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "harness_replay.h"
@@ -108,30 +109,66 @@ static bool changed_word_refused(struct harness_env *e, const struct harness_cas
 	return ok; /* nothing replayable: nothing to refuse */
 }
 
+/* The trie entry of a page the log holds and a replay does not walk
+ * again: the last such page whose entry covers no early page (one entry
+ * may cover a block of pages: changed, it would change the first frames'
+ * walk too, and no replay would be tried). NULL if there is none. */
+static struct trec_pid_page_value *late_page_entry(struct harness_env *e, uint64_t *pc)
+{
+	uint64_t pcs[HARNESS_REPLAY_PAGES];
+	bool early[HARNESS_REPLAY_PAGES];
+	uint32_t pid;
+	size_t n = harness_replay_pages(&pid, pcs, early, HARNESS_REPLAY_PAGES);
+	struct trec_pid_page_key k = { .prefix_len = 96, .pid_be = htobe32(pid) };
+
+	for (size_t i = n; i-- > 0;) {
+		struct trec_pid_page_value *v;
+		bool shared = false;
+
+		if (early[i])
+			continue;
+		k.page_be = htobe64(pcs[i]);
+		if (!(v = harness_lpm_lookup(e, &k)))
+			continue;
+		for (size_t j = 0; j < n && !shared; j++) {
+			k.page_be = htobe64(pcs[j]);
+			shared = early[j] && harness_lpm_lookup(e, &k) == v;
+		}
+		if (!shared) {
+			*pc = pcs[i];
+			return v;
+		}
+	}
+	return NULL;
+}
+
 static bool changed_page_refused(struct harness_env *e, const struct harness_case *c,
 				 struct harness_replay_result *r, const char **why)
 {
-	struct trec_pid_page_key k = { .prefix_len = 96 };
 	struct trec_pid_page_value *v, saved;
-	uint64_t replays, pc;
-	uint32_t pid;
+	uint64_t replays, pc = 0;
 	bool ok = false;
 
-	if (harness_unwind(e, &c->regs, c->pid, c->tid) != 0 || !harness_replay_last_page(&pid, &pc))
-		return true; /* nothing replayable past one page */
-	k.pid_be = htobe32(pid);
-	k.page_be = htobe64(pc);
-	v = harness_lpm_lookup(e, &k);
-	if (!v) {
-		*why = "the replay log holds a page the trie does not";
-		return false;
-	}
+	if (harness_unwind(e, &c->regs, c->pid, c->tid) != 0 || !(v = late_page_entry(e, &pc)))
+		return true; /* nothing replayable past its first pages */
 	saved = *v;
 	v->bias_and_unwinder ^= 0x1000; /* the file mapped a page away */
 	replays = e->metrics[TREC_METRIC_STACK_REPLAYED];
-	if (harness_unwind(e, &c->regs, c->pid, c->tid) != 0 ||
-	    e->metrics[TREC_METRIC_STACK_REPLAYED] == replays) {
-		*why = "with the maps' generation unchanged, the replay asked the trie again";
+	if (harness_unwind(e, &c->regs, c->pid, c->tid) != 0) {
+		*why = "with a trie page changed (maps' generation unchanged), no trace";
+		goto out;
+	}
+	if (e->metrics[TREC_METRIC_STACK_REPLAYED] == replays) {
+		/* (a CI run once failed here on sleep-attached, not seen again
+		 * in 56 local captures: say which walk it was) */
+		static char buf[200];
+
+		snprintf(buf, sizeof(buf),
+			 "with the maps' generation unchanged, the replay asked the trie again "
+			 "(page %#llx; %u frames, first %#llx)",
+			 (unsigned long long)pc, e->trace.num_frames,
+			 (unsigned long long)(e->trace.num_frames ? e->trace.frames[0].addr_or_line : 0));
+		*why = buf;
 		goto out;
 	}
 	harness_maps_changed();

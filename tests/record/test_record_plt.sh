@@ -9,10 +9,11 @@ strip --strip-all -o "$T/pltloop.stripped" "$WORKLOADS/pltloop"
 for bin in "$WORKLOADS/pltloop" "$T/pltloop.stripped"; do
 	what=$(basename "$bin")
 	out=$T/$what.tr
-	# The timer lands in a stub in 0.06-1.3% of samples (CI saw 3 of
-	# 2,000 at 999 Hz, 5 of 7,986 at 4 kHz, none in strtol's): a run
-	# without both stubs sampled says nothing of their names and is
-	# recorded again, up to 3 times.
+	# The timer lands in a stub in 0.06-1.3% of samples on most hosts;
+	# on one, 0 of 40,000 at 20 kHz until pltloop flushed each stub's GOT
+	# slot before the call (the jmp then waits on memory): 59 and 15 of
+	# 8,000 at 4 kHz there. A run without both stubs sampled says nothing
+	# of their names and is recorded again, up to 3 times.
 	for try in 1 2 3; do
 		"$TRECORD" -F 3999 -o "$out" -- "$bin" 2 >"$T/stdout" 2>"$T/stderr"
 		rc=$?
