@@ -50,6 +50,14 @@ int64_t trec_dedup_add(struct trec_dedup *d, uint64_t hash, uint32_t off, uint32
 	return d->count++;
 }
 
+int64_t trec_dedup_add_unindexed(struct trec_dedup *d, uint32_t off, uint32_t len)
+{
+	if (d->count == UINT32_MAX - 1 || TREC_GROW(d->ents, d->cap, d->count + 1, 1024))
+		return -ENOMEM;
+	d->ents[d->count] = (struct trec_dedup_entry){ off, len };
+	return d->count++;
+}
+
 void trec_dedup_reset(struct trec_dedup *d)
 {
 	trec_itab_clear(&d->index);

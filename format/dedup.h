@@ -30,6 +30,9 @@ int64_t trec_dedup_find(const struct trec_dedup *d, const uint8_t *base,
 			const void *key, uint32_t len, uint64_t hash);
 /* Adds an entry (known absent); returns its index or -ENOMEM. */
 int64_t trec_dedup_add(struct trec_dedup *d, uint64_t hash, uint32_t off, uint32_t len);
+/* Adds an entry no find will look for (its bytes are not hashed): its
+ * index, or -ENOMEM. */
+int64_t trec_dedup_add_unindexed(struct trec_dedup *d, uint32_t off, uint32_t len);
 /* Forgets every entry (a new chunk begins); keeps the memory. */
 void trec_dedup_reset(struct trec_dedup *d);
 void trec_dedup_free(struct trec_dedup *d);

@@ -285,6 +285,12 @@ struct trec_writer *trec_writer_open_fd(int fd, const struct trec_header *h,
 
 int trec_write_meta(struct trec_writer *w, const struct trec_meta *m);
 int trec_write_sample(struct trec_writer *w, const struct trec_sample *s);
+/* As trec_write_sample, for a caller that keeps its own index of the
+ * chunk's stacks (trec_writer_last_stack) and knows s's stack is not in
+ * it: the stack is added without the writer's lookup of its bytes, and
+ * without an entry in the writer's index (a later trec_write_sample of
+ * the same stack adds it again: a second entry, as valid). */
+int trec_write_sample_unshared(struct trec_writer *w, const struct trec_sample *s);
 /* Where the last written sample's stack is: entry *idx of the stack table
  * of *chunk (a token naming one chunk of one writer, the one being built
  * until it ends). True if that sample added it (or failed): a stack

@@ -365,10 +365,11 @@ static uint64_t chunk_token(const struct trec_writer *w)
 	return (uint64_t)w->uid << 32 | w->seq;
 }
 
-int trec_write_sample(struct trec_writer *w, const struct trec_sample *s)
+/* indexed: look the stack up among the chunk's, and index it if new. */
+static int write_sample(struct trec_writer *w, const struct trec_sample *s, bool indexed)
 {
-	uint64_t hs, ht = 0;
-	int64_t si, ti;
+	uint64_t hs = 0, ht = 0;
+	int64_t si = -1, ti;
 	int err;
 
 	w->last_stack_new = true;
@@ -381,13 +382,16 @@ int trec_write_sample(struct trec_writer *w, const struct trec_sample *s)
 		err = trec_enc_thread(&w->thr, s);
 	if (err)
 		return err == -EINVAL ? err : (w->err = err);
-	hs = trec_hash(w->stk.data, w->stk.len);
+	if (indexed)
+		hs = trec_hash(w->stk.data, w->stk.len);
 
 	/* All three records must land in the same chunk: the tables are per chunk. */
 	for (;;) {
 		size_t need = framed_len(TREC_REC_SAMPLE, SAMPLE_PAYLOAD_MAX);
 
-		si = trec_dedup_find(&w->stacks, w->chunk.data, w->stk.data, (uint32_t)w->stk.len, hs);
+		if (indexed)
+			si = trec_dedup_find(&w->stacks, w->chunk.data, w->stk.data,
+					     (uint32_t)w->stk.len, hs);
 		ti = find_thread(w, s->tid, &ht);
 		if (si < 0)
 			need += framed_len(TREC_REC_STACK, w->stk.len);
@@ -400,13 +404,30 @@ int trec_write_sample(struct trec_writer *w, const struct trec_sample *s)
 			return err;
 	}
 	w->last_stack_new = si < 0;
-	si = table_index(w, &w->stacks, TREC_REC_STACK, &w->stk, hs, si);
+	if (indexed) {
+		si = table_index(w, &w->stacks, TREC_REC_STACK, &w->stk, hs, si);
+	} else {
+		uint32_t off = append_record(w, TREC_REC_STACK, &w->stk);
+
+		si = w->chunk.oom ? -ENOMEM
+				  : trec_dedup_add_unindexed(&w->stacks, off, (uint32_t)w->stk.len);
+	}
 	ti = si < 0 ? si : table_index(w, &w->threads, TREC_REC_THREAD, &w->thr, ht, ti);
 	if (ti < 0)
 		return w->err = (int)ti;
 	w->last_stack_chunk = chunk_token(w); /* before finish() may end the chunk */
 	w->last_stack_idx = (uint32_t)si;
 	return put_sample(w, s, (uint32_t)ti, (uint32_t)si);
+}
+
+int trec_write_sample(struct trec_writer *w, const struct trec_sample *s)
+{
+	return write_sample(w, s, true);
+}
+
+int trec_write_sample_unshared(struct trec_writer *w, const struct trec_sample *s)
+{
+	return write_sample(w, s, false);
 }
 
 bool trec_writer_last_stack(const struct trec_writer *w, uint64_t *chunk, uint32_t *idx)

@@ -114,11 +114,21 @@ static void follow_chunk(struct trec_stack_cache *sc, uint64_t chunk)
 	sc->chunk = chunk;
 }
 
+/* Room for one more entry, in this chunk or a fresh one. */
+static bool reserve(struct trec_stack_cache *sc)
+{
+	return sc->count + 1 < STACK_CACHE_MAX && ((sc->count + 2) * 2 <= sc->cap || !grow(sc));
+}
+
 int trec_stack_cache_write_new(struct trec_stack_cache *sc, struct trec_writer *w,
 			       struct trec_stack_key key, const struct trec_sample *s, bool keep,
 			       bool *stack_new)
 {
-	int err = trec_write_sample(w, s);
+	/* A stack this cache will hold is found here from now on, never by
+	 * the writer's own lookup of its bytes: spare that lookup (and its
+	 * index's cache miss). */
+	bool claim = keep && reserve(sc);
+	int err = claim ? trec_write_sample_unshared(w, s) : trec_write_sample(w, s);
 	uint64_t chunk;
 	uint32_t idx;
 

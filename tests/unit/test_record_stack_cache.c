@@ -4,8 +4,10 @@
  * stream of traces written through the cache,
  * as the writer thread does, must give the file trec_write_sample gives
  * for the same samples, byte for byte, across many chunk boundaries
- * (small chunks), while most samples take the cached paths. Then what
- * the key covers, another writer's chunks, and the writer's refusals.
+ * (small chunks), while most samples take the cached paths, also with a
+ * third of the stacks not kept; with a third of the samples not kept,
+ * every sample still reads back with its frames. Then what the key
+ * covers, another writer's chunks, and the writer's refusals.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -112,7 +114,20 @@ static uint8_t *file_bytes(int fd, size_t *len)
 /* The stream written plainly (cached = false) or through the cache. */
 static uint64_t last_chunk; /* of the last stream's last sample */
 
-static uint8_t *write_stream(bool cached, size_t *len, unsigned *hits)
+enum keep_mode {
+	KEEP_ALL,
+	/* a third of the stacks not kept, as an interpreter's or a JIT's is
+	 * not: the others must still give trec_write_sample's file */
+	KEEP_BY_STACK,
+	/* one sample in three not kept, whatever its stack (never so in
+	 * trecord, where keeping depends on the frames alone): a stack the
+	 * cache holds, added without the writer's index, is also written by
+	 * trec_write_sample in the same chunk, a second entry */
+	KEEP_BY_SAMPLE,
+};
+
+/* cached: through the cache, keeping stacks as mode says. */
+static uint8_t *write_stream(bool cached, enum keep_mode mode, size_t *len, unsigned *hits)
 {
 	static struct trec_rec_frame f[TREC_MAX_FRAMES];
 	struct trec_writer_opts o = { .chunk_bytes = CHUNK };
@@ -129,7 +144,9 @@ static uint8_t *write_stream(bool cached, size_t *len, unsigned *hits)
 	w = trec_writer_open_fd(dup(fd), &h, &o);
 	for (unsigned i = 0; w && i < NSAMPLES && !err; i++) {
 		uint64_t r = rnd(&seed);
-		const struct trec_trace *t = &pool[(r % NPOOL) * (r % NPOOL) / NPOOL];
+		unsigned p = (unsigned)((r % NPOOL) * (r % NPOOL) / NPOOL);
+		const struct trec_trace *t = &pool[p];
+		bool keep = mode == KEEP_ALL || (mode == KEEP_BY_STACK ? p % 3 : i % 3);
 		struct trec_stack_key key = trec_stack_key(t->frames, t->num_frames,
 							   t->kernel_stack_id);
 		struct trec_sample s;
@@ -144,7 +161,7 @@ static uint8_t *write_stream(bool cached, size_t *len, unsigned *hits)
 		if (err == 0)
 			(*hits)++;
 		else if (err == 1)
-			err = trec_stack_cache_write_new(&sc, w, key, &s, true, &is_new);
+			err = trec_stack_cache_write_new(&sc, w, key, &s, keep, &is_new);
 	}
 	if (w)
 		trec_writer_last_stack(w, &last_chunk, &(uint32_t){ 0 });
@@ -157,18 +174,87 @@ static uint8_t *write_stream(bool cached, size_t *len, unsigned *hits)
 
 static void test_same_file(void)
 {
-	size_t la = 0, lb = 0;
-	unsigned hits_a, hits_b;
-	uint8_t *a = write_stream(false, &la, &hits_a);
-	uint8_t *b = write_stream(true, &lb, &hits_b);
+	size_t la = 0, lb = 0, lc = 0;
+	unsigned hits_a, hits_b, hits_c;
+	uint8_t *a = write_stream(false, KEEP_ALL, &la, &hits_a);
+	uint8_t *b = write_stream(true, KEEP_ALL, &lb, &hits_b);
+	uint8_t *c = write_stream(true, KEEP_BY_STACK, &lc, &hits_c);
 
 	CHECK("both streams written", a && b);
 	CHECK("through the cache: the same file, byte for byte",
 	      a && b && la == lb && !memcmp(a, b, la));
+	CHECK("a third of the stacks not kept: the same file too",
+	      a && c && la == lc && !memcmp(a, c, la));
 	CHECK("many chunks", (uint32_t)last_chunk >= 10);
 	CHECK("most samples take the cached path", hits_b > NSAMPLES / 2);
 	printf("   %u of %u samples cached, %u chunks, %zu bytes\n", hits_b, NSAMPLES,
 	       (uint32_t)last_chunk + 1, lb);
+	free(a);
+	free(b);
+	free(c);
+}
+
+/* The samples of a file, each as its frames' bytes, in order; NULL if
+ * it does not read cleanly. */
+static char **read_samples(const uint8_t *buf, size_t len, size_t *n)
+{
+	char errbuf[200], **v = calloc(NSAMPLES, sizeof(*v));
+	int err = 0, rc;
+	struct trec_reader *r = trec_reader_open_mem(buf, len, NULL, &err, errbuf, sizeof(errbuf));
+	struct trec_record rec;
+
+	*n = 0;
+	while (r && v && (rc = trec_reader_next(r, &rec)) == 1) {
+		const struct trec_sample *s = &rec.u.sample;
+		size_t k = (s->num_kernel_frames + s->num_user_frames) * sizeof(struct trec_rec_frame);
+		char *b;
+
+		if (rec.type != TREC_REC_SAMPLE)
+			continue;
+		if (*n == NSAMPLES || !(b = malloc(k + 8)))
+			break;
+		memcpy(b, &s->num_user_frames, 4);
+		memcpy(b + 4, &s->num_kernel_frames, 4);
+		if (s->num_kernel_frames)
+			memcpy(b + 8, s->kernel_frames,
+			       s->num_kernel_frames * sizeof(*s->kernel_frames));
+		if (s->num_user_frames)
+			memcpy(b + 8 + s->num_kernel_frames * sizeof(*s->kernel_frames),
+			       s->user_frames, s->num_user_frames * sizeof(*s->user_frames));
+		v[(*n)++] = b;
+	}
+	if (r)
+		trec_reader_close(r);
+	return v;
+}
+
+static void test_mixed_keep(void)
+{
+	size_t la = 0, lb = 0, na = 0, nb = 0, same = 0;
+	unsigned hits_a, hits_b;
+	uint8_t *a = write_stream(false, KEEP_ALL, &la, &hits_a);
+	uint8_t *b = write_stream(true, KEEP_BY_SAMPLE, &lb, &hits_b);
+	char **sa = a ? read_samples(a, la, &na) : NULL, **sb = b ? read_samples(b, lb, &nb) : NULL;
+
+	for (size_t i = 0; sa && sb && i < na && i < nb; i++) {
+		uint32_t nu, nk;
+
+		memcpy(&nu, sa[i], 4);
+		memcpy(&nk, sa[i] + 4, 4);
+		same += !memcmp(sa[i], sb[i], 8 + (nu + nk) * sizeof(struct trec_rec_frame));
+	}
+	CHECK("a third of the samples not kept: every sample reads back with its frames",
+	      na == NSAMPLES && nb == NSAMPLES && same == NSAMPLES);
+	printf("   %zu of %zu samples the same, %u cached; %zu bytes against %zu\n", same, na,
+	       hits_b, lb, la);
+	for (size_t i = 0; i < NSAMPLES; i++) {
+		if (sa)
+			free(sa[i]);
+		if (sb)
+			free(sb[i]);
+	}
+	free(sa);
+	free(sb);
 	free(a);
 	free(b);
 }
@@ -273,6 +359,7 @@ int main(void)
 {
 	make_pool();
 	test_same_file();
+	test_mixed_keep();
 	test_key();
 	test_two_writers();
 	test_writer_refusals();
