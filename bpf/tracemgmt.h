@@ -42,6 +42,7 @@
 #endif
 
 #include "stack_replay_log.h" /* uses TREC_SUBPROG */
+#include "text_page_cache.h"
 
 /* The kernel allows 33 tail calls; stopping at 29 leaves room to send. */
 #define TREC_MAX_TAIL_CALLS 29
@@ -343,6 +344,39 @@ static __always_inline void tail_call(void *ctx, void *progs, struct trec_per_cp
 	}                                                                     \
 	static __always_inline int name##_body(void *ctx, void *progs)
 
+/* The trie's answer for pc of pid into the cursor's page memo (from
+ * text_page_cache.h when the maps are unchanged); 0, or -1 if no mapping
+ * of the pid contains pc. A subprogram: three callers, checked once. */
+TREC_SUBPROG int text_lookup(struct trec_unwind_state *st, __u32 pid, __u64 pc)
+{
+	struct trec_pid_page_key key = {
+		.prefix_len = 96,
+		.pid_be = __builtin_bswap32(pid),
+		.page_be = __builtin_bswap64(pc),
+	};
+	struct trec_text_cache_slot *c;
+	struct trec_pid_page_value *v;
+	__u64 gen = trec_maps_gen; /* before the lookup: text_page_cache.h */
+
+	if (!st)
+		return -1;
+	c = text_cache_get(pid, pc, gen);
+	if (c) {
+		st->memo_text_file_id = c->file_id;
+		st->memo_text_bias_and_unwinder = c->bias_and_unwinder;
+	} else {
+		v = bpf_map_lookup_elem(&pid_page_to_mapping_info, &key);
+		if (!v)
+			return -1;
+		st->memo_text_file_id = v->file_id;
+		st->memo_text_bias_and_unwinder = v->bias_and_unwinder;
+		text_cache_put(pid, pc, gen, v);
+	}
+	st->memo_text_page = (pc >> 12) + 1;
+	replay_note_page(st, pc, st->memo_text_file_id, st->memo_text_bias_and_unwinder);
+	return 0;
+}
+
 /*
  * Resolves pc through the LPM trie: file id, bias and ELF vaddr into the
  * cursor. Returns the unwinder for the mapping, or -1 if no mapping of the
@@ -350,24 +384,11 @@ static __always_inline void tail_call(void *ctx, void *progs, struct trec_per_cp
  */
 static __always_inline int resolve_text(struct trec_unwind_state *st, __u32 pid, __u64 pc)
 {
-	struct trec_pid_page_key key = {
-		.prefix_len = 96,
-		.pid_be = __builtin_bswap32(pid),
-		.page_be = __builtin_bswap64(pc),
-	};
-	struct trec_pid_page_value *v;
 	__u64 bias;
 
 	/* One pid per trace: the page alone keys the memo. */
-	if ((pc >> 12) + 1 != st->memo_text_page) {
-		v = bpf_map_lookup_elem(&pid_page_to_mapping_info, &key);
-		if (!v)
-			return -1;
-		st->memo_text_page = (pc >> 12) + 1;
-		st->memo_text_file_id = v->file_id;
-		st->memo_text_bias_and_unwinder = v->bias_and_unwinder;
-		replay_note_page(st, pc, v->file_id, v->bias_and_unwinder);
-	}
+	if ((pc >> 12) + 1 != st->memo_text_page && text_lookup(st, pid, pc))
+		return -1;
 	bias = st->memo_text_bias_and_unwinder & TREC_BIAS_MASK;
 	st->text_file_id = st->memo_text_file_id;
 	st->text_bias = bias;

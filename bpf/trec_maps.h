@@ -158,6 +158,14 @@ struct {
 	__type(value, struct trec_delta_cache_set);
 } delta_rule_cache SEC(".maps");
 
+/* Trie lookups already made on this CPU (text_page_cache.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TREC_TEXT_CACHE_SETS);
+	__type(key, __u32);
+	__type(value, struct trec_text_cache_slot);
+} text_page_cache SEC(".maps");
+
 /* file id -> interpreter loop range and unwinder program. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

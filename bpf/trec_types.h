@@ -348,6 +348,19 @@ struct trec_delta_cache_set {
 };
 #define TREC_MAX_DELTA_PAGES 65536
 
+/* Sets of the per-CPU cache of trie lookups (bpf/text_page_cache.h). */
+#define TREC_TEXT_CACHE_SETS 256
+
+/* (pid, page) -> the trie's value, while trec_maps_gen stays gen. */
+struct trec_text_cache_slot {
+	__u64 page; /* pc >> 12, + 1: 0 is empty */
+	__u64 gen;
+	__u64 file_id;
+	__u64 bias_and_unwinder;
+	__u32 pid;
+	__u32 pad;
+};
+
 /* ---- interpreters ------------------------------------------------------ */
 
 /* interpreter_offsets: file id -> where the interpreter loop lives. */

@@ -37,6 +37,8 @@ static struct trec_per_cpu_record record;
 static struct trec_delta_cache_set delta_cache[TREC_DELTA_CACHE_SETS];
 /* One CPU's stack replay logs (bpf/stack_replay.h), kept likewise. */
 static struct trec_replay_log replay_log_slots[2];
+/* One CPU's text_page_cache, kept likewise. */
+static struct trec_text_cache_slot text_cache[TREC_TEXT_CACHE_SETS];
 static jmp_buf tail_call_jmp;
 
 static void *bpf_map_lookup_elem(void *map, const void *key)
@@ -60,6 +62,8 @@ static void *bpf_map_lookup_elem(void *map, const void *key)
 		return idx < TREC_MAX_UNWIND_INFOS ? &env->sink->infos[idx] : NULL;
 	if (map == &delta_rule_cache)
 		return idx < TREC_DELTA_CACHE_SETS ? &delta_cache[idx] : NULL;
+	if (map == &text_page_cache)
+		return idx < TREC_TEXT_CACHE_SETS ? &text_cache[idx] : NULL;
 	if (map == &replay_logs)
 		return idx < 2 ? &replay_log_slots[idx] : NULL;
 	if (map == &interpreter_offsets) {
@@ -210,6 +214,7 @@ struct trec_trace *harness_delta_base(void)
 void harness_forget_caches(void)
 {
 	memset(delta_cache, 0, sizeof(delta_cache));
+	memset(text_cache, 0, sizeof(text_cache));
 	harness_forget_replay();
 }
 

@@ -16,7 +16,8 @@
  *     quiet, and once it stands still a replay comes back and ends it;
  *  5. the trie entry of the last page the walk resolved changed: while
  *     trec_maps_gen says nothing changed the log is trusted (no lookup:
- *     the replay's fast path), once it says so the replay is refused.
+ *     the replay's fast path), once it says so the replay is refused and
+ *     the walk is the one with nothing cached (text_page_cache.h).
  */
 #include <endian.h>
 #include <stdio.h>
@@ -146,8 +147,10 @@ static bool changed_page_refused(struct harness_env *e, const struct harness_cas
 				 struct harness_replay_result *r, const char **why)
 {
 	struct trec_pid_page_value *v, saved;
+	struct trec_trace *got = NULL;
 	uint64_t replays, pc = 0;
 	bool ok = false;
+	int rc;
 
 	if (harness_unwind(e, &c->regs, c->pid, c->tid) != 0 || !(v = late_page_entry(e, &pc)))
 		return true; /* nothing replayable past its first pages */
@@ -173,14 +176,29 @@ static bool changed_page_refused(struct harness_env *e, const struct harness_cas
 	}
 	harness_maps_changed();
 	replays = e->metrics[TREC_METRIC_STACK_REPLAYED];
-	harness_unwind(e, &c->regs, c->pid, c->tid);
+	rc = harness_unwind(e, &c->regs, c->pid, c->tid);
 	r->map_refused = e->metrics[TREC_METRIC_STACK_REPLAYED] == replays;
 	if (!r->map_refused) {
 		*why = "a trie page the last walk resolved changed, said so, and its frames were replayed";
 		goto out;
 	}
+	/* The trie answers cached across samples (bpf/text_page_cache.h)
+	 * went with the generation: the walk saw the changed page as one
+	 * with nothing cached does. */
+	if (!(got = malloc(sizeof(*got)))) {
+		*why = "out of memory";
+		goto out;
+	}
+	memcpy(got, &e->trace, sizeof(*got));
+	harness_forget_caches();
+	if (harness_unwind(e, &c->regs, c->pid, c->tid) != rc ||
+	    memcmp(got, &e->trace, sizeof(*got))) {
+		*why = "with the maps' generation changed, a cached trie answer outlived it";
+		goto out;
+	}
 	ok = true;
 out:
+	free(got);
 	*v = saved;
 	harness_maps_changed();
 	return ok;

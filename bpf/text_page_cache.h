@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A per-CPU, direct-mapped cache of the pid/page trie's answers that
+ * outlives the trace: (pid, page) -> file id, bias and unwinder. An LPM
+ * trie lookup walks its nodes (tens of ns, more with every process -a
+ * follows), and a trace meets each of its pages once, so the trace's
+ * one-page memo does not spare them; most pages recur from one sample to
+ * the next.
+ *
+ * Never stale: an entry holds trec_maps_gen as read before its trie
+ * lookup, and counts only while the generation is unchanged. trecord
+ * bumps it after each change of the trie (record/unwind/map_sinks.c), as
+ * forget_pid() does, so a lookup that raced a change is stored under a
+ * generation already past.
+ */
+#ifndef TREC_TEXT_PAGE_CACHE_H
+#define TREC_TEXT_PAGE_CACHE_H
+
+#include "trec_maps.h"
+
+static __always_inline struct trec_text_cache_slot *text_cache_slot(__u32 pid, __u64 page)
+{
+	__u32 i = (__u32)(page ^ (page >> 7) ^ pid ^ (pid >> 8)) & (TREC_TEXT_CACHE_SETS - 1);
+
+	return bpf_map_lookup_elem(&text_page_cache, &i);
+}
+
+/* The cached answer for pc of pid, if the maps are those it was read from. */
+static __always_inline struct trec_text_cache_slot *text_cache_get(__u32 pid, __u64 pc, __u64 gen)
+{
+	__u64 page = (pc >> 12) + 1;
+	struct trec_text_cache_slot *s = text_cache_slot(pid, page);
+
+	return s && s->page == page && s->pid == pid && s->gen == gen ? s : NULL;
+}
+
+static __always_inline void text_cache_put(__u32 pid, __u64 pc, __u64 gen,
+					   const struct trec_pid_page_value *v)
+{
+	__u64 page = (pc >> 12) + 1;
+	struct trec_text_cache_slot *s = text_cache_slot(pid, page);
+
+	if (!s)
+		return;
+	s->page = page;
+	s->gen = gen;
+	s->file_id = v->file_id;
+	s->bias_and_unwinder = v->bias_and_unwinder;
+	s->pid = pid;
+}
+
+#endif /* TREC_TEXT_PAGE_CACHE_H */
