@@ -157,7 +157,7 @@ unit_libs = $(if $(filter $(UNIT_BOTH),$(1)),$(B)/librecord.a $(B)/libreport.a,$
 
 # Each prints PASS:/FAIL: lines.
 .SECONDEXPANSION:
-$(B)/tests/%: tests/unit/%.c $$(call unit_libs,$$*) $(GEN_HDRS)
+$(B)/tests/%: tests/unit/%.c $$(call unit_libs,$$*) $(GEN_HDRS) $(ALL_HDRS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(call unit_libs,$*) $(LIBS_ALL)
 
