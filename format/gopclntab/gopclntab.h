@@ -109,6 +109,13 @@ int gopclntab_walk_func(struct gopclntab *g, size_t i, const struct gopcln_visit
  * -EBADMSG (no or damaged table) or -ENOMEM.
  */
 int gopclntab_func_frameless(struct gopclntab *g, size_t i, bool *frameless);
+/*
+ * Function i's pcsp table, in pc order: from lo to hi, sp is sp_delta
+ * bytes below its value at the entry (the return address at sp +
+ * sp_delta). 0, or as gopclntab_func_frameless.
+ */
+int gopclntab_walk_sp(struct gopclntab *g, size_t i,
+		      void (*run)(void *ctx, uint64_t lo, uint64_t hi, int32_t sp_delta), void *ctx);
 
 /* One source-level frame. Strings point into the table. */
 struct gopcln_frame {

@@ -326,3 +326,19 @@ int gopclntab_func_frameless(struct gopclntab *g, size_t i, bool *frameless)
 	*frameless = k && k == g->sp.n;
 	return 0;
 }
+
+int gopclntab_walk_sp(struct gopclntab *g, size_t i,
+		      void (*run)(void *ctx, uint64_t lo, uint64_t hi, int32_t sp_delta), void *ctx)
+{
+	struct gopcln_funcrec r;
+	int err = gopcln_func_record(g, i, &r);
+	if (err)
+		return err;
+	if (!r.pcsp)
+		return -EBADMSG;
+	if ((err = decode(g, &r, r.pcsp, &g->sp, false)))
+		return err;
+	for (size_t k = 0; k < g->sp.n; k++)
+		run(ctx, g->sp.v[k].lo, g->sp.v[k].hi, g->sp.v[k].val);
+	return 0;
+}

@@ -9,11 +9,13 @@
  * stack: FP_BELOW_SP. gc (Go 1.17-1.20, register ABI) emits, per function:
  *
  *   [LEAQ -n(SP), R12; CMPQ 16(R14), R12 | CMPQ 16(R14), SP; JBE more]
- *     (24(R14), stackguard1, in functions that run on the system stack)
+ *     (24(R14), stackguard1, in functions that run on the system stack;
+ *     frames over StackBig: MOVQ SP, R12; SUBQ $n, R12; JCS more;
+ *     CMPQ 16(R14), R12; JBE more)
  *   SUBQ $x, SP; MOVQ BP, x-8(SP); LEAQ x-8(SP), BP      body ...
  *   MOVQ x-8(SP), BP; ADDQ $x, SP; RET | JMP             (each epilogue)
  *     (x = 8, a frame of no locals: (SP) with no displacement, as in
- *     time.Now)
+ *     time.Now; x = 128: ADDQ $-128, SP and SUBQ $-128, SP)
  *   more: ...; CALL runtime.morestack_noctxt; ...; JMP entry   (at the end)
  *
  * Only functions whose prologue is exactly this get rules; the rest keep
@@ -79,27 +81,54 @@ static bool cmp_guard(struct insn *c, uint8_t rex)
 	return true;
 }
 
-/* The optional stack check; *more the JBE target (0 if none). */
-static bool stack_check(struct insn *c, uint64_t entry, const uint8_t *base, uint64_t *more)
+/* A conditional jump (rel8 short opcode, or 0x0f then long opcode);
+ * *to its target. */
+static bool jcc(struct insn *c, uint8_t short_op, uint8_t long_op, uint64_t entry,
+		const uint8_t *base, uint64_t *to)
 {
-	static const uint8_t lea8[] = { 0x4c, 0x8d, 0x64, 0x24 }, lea32[] = { 0x4c, 0x8d, 0xa4, 0x24 };
-	struct insn t = *c;
 	int64_t v;
 
-	*more = 0;
-	if (!cmp_guard(&t, 0x49) && !(op_imm(&t, lea8, lea32, 4, &v) && cmp_guard(&t, 0x4d)))
-		return true; /* none: a NOSPLIT function */
-	if (t.p < t.end && t.p[0] == 0x76) { /* JBE rel8 */
-		t.p++;
-		if (!imm(&t, 1, &v))
+	if (c->p < c->end && c->p[0] == short_op) {
+		c->p++;
+		if (!imm(c, 1, &v))
 			return false;
-	} else if (bytes(&t, (const uint8_t[]){ 0x0f, 0x86 }, 2)) {
-		if (!imm(&t, 4, &v))
+	} else if (bytes(c, (const uint8_t[]){ 0x0f, long_op }, 2)) {
+		if (!imm(c, 4, &v))
 			return false;
 	} else {
 		return false;
 	}
-	*more = entry + (uint64_t)(t.p - base) + (uint64_t)v;
+	*to = entry + (uint64_t)(c->p - base) + (uint64_t)v;
+	return true;
+}
+
+/* A frame over StackBig's check, which guards the subtraction against
+ * wrapping: MOVQ SP, R12; SUBQ $n, R12; JCS more; CMPQ guard, R12. */
+static bool big_check(struct insn *t, uint64_t entry, const uint8_t *base)
+{
+	static const uint8_t mov[] = { 0x49, 0x89, 0xe4 };
+	static const uint8_t sub8[] = { 0x49, 0x83, 0xec }, sub32[] = { 0x49, 0x81, 0xec };
+	uint64_t to;
+	int64_t v;
+
+	return bytes(t, mov, sizeof(mov)) && op_imm(t, sub8, sub32, 3, &v) &&
+	       jcc(t, 0x72, 0x82, entry, base, &to) && cmp_guard(t, 0x4d);
+}
+
+/* The optional stack check; *more the JBE target (0 if none). */
+static bool stack_check(struct insn *c, uint64_t entry, const uint8_t *base, uint64_t *more)
+{
+	static const uint8_t lea8[] = { 0x4c, 0x8d, 0x64, 0x24 }, lea32[] = { 0x4c, 0x8d, 0xa4, 0x24 };
+	struct insn t = *c, u = *c;
+	int64_t v;
+
+	*more = 0;
+	if (big_check(&u, entry, base))
+		t = u;
+	else if (!cmp_guard(&t, 0x49) && !(op_imm(&t, lea8, lea32, 4, &v) && cmp_guard(&t, 0x4d)))
+		return true; /* none: a NOSPLIT function */
+	if (!jcc(&t, 0x76, 0x86, entry, base, more)) /* JBE */
+		return false;
 	*c = t;
 	return true;
 }
@@ -119,6 +148,29 @@ static bool bp_sp(struct insn *c, uint8_t op, int64_t *d)
 	return modrm == 0x2c || imm(c, modrm == 0x6c ? 1 : 4, d);
 }
 
+/* SP moved by x bytes: down (SUBQ $x, SP) if down, else up (ADDQ $x,
+ * SP). A move of 128 has no 8-bit immediate, and gc's assembler writes
+ * it as the other instruction with -128 (ADDQ $-128, SP in the prologue
+ * of a 128-byte frame: runtime.mapassign, chansend). */
+static bool sp_move(struct insn *c, bool down, int64_t *x)
+{
+	static const uint8_t sub8[] = { 0x48, 0x83, 0xec }, sub32[] = { 0x48, 0x81, 0xec };
+	static const uint8_t add8[] = { 0x48, 0x83, 0xc4 }, add32[] = { 0x48, 0x81, 0xc4 };
+	struct insn t = *c;
+
+	if (op_imm(&t, down ? sub8 : add8, down ? sub32 : add32, 3, x)) {
+		*c = t;
+		return true;
+	}
+	if (bytes(&t, down ? add8 : sub8, 3) && t.p < t.end && t.p[0] == 0x80) {
+		t.p++;
+		*x = 128;
+		*c = t;
+		return true;
+	}
+	return false;
+}
+
 static int row(struct trec_rows *out, uint64_t lo, uint64_t hi, int32_t cfa)
 {
 	struct trec_row r = { .start = lo, .end = hi };
@@ -133,7 +185,6 @@ static int row(struct trec_rows *out, uint64_t lo, uint64_t hi, int32_t cfa)
 static int epilogues(struct insn c, uint64_t entry, const uint8_t *base, int64_t x,
 		     struct trec_rows *out)
 {
-	static const uint8_t add8[] = { 0x48, 0x83, 0xc4 }, add32[] = { 0x48, 0x81, 0xc4 };
 	int err = 0;
 
 	for (; c.p + 9 <= c.end && !err; c.p++) {
@@ -144,7 +195,7 @@ static int epilogues(struct insn c, uint64_t entry, const uint8_t *base, int64_t
 			continue;
 		const uint8_t *add = t.p;
 
-		if (!op_imm(&t, add8, add32, 3, &n) || n != x || t.p >= t.end)
+		if (!sp_move(&t, false, &n) || n != x || t.p >= t.end)
 			continue;
 		/* RET, JMP rel32 or JMP rel8 (a tail call) */
 		size_t len = t.p[0] == 0xc3 ? 1 : t.p[0] == 0xe9 ? 5 : t.p[0] == 0xeb ? 2 : 0;
@@ -162,7 +213,6 @@ static int epilogues(struct insn c, uint64_t entry, const uint8_t *base, int64_t
 
 bool trec_go_has_prologue(const uint8_t *code, uint64_t len)
 {
-	static const uint8_t sub8[] = { 0x48, 0x83, 0xec }, sub32[] = { 0x48, 0x81, 0xec };
 	struct insn c = { code, code + len };
 	uint64_t more;
 	int64_t x;
@@ -170,18 +220,17 @@ bool trec_go_has_prologue(const uint8_t *code, uint64_t len)
 	/* PUSHQ BP (Go 1.21+), a stack check, or SUBQ $x, SP */
 	if (len && code[0] == 0x55)
 		return true;
-	return !stack_check(&c, 0, code, &more) || more || op_imm(&c, sub8, sub32, 3, &x);
+	return !stack_check(&c, 0, code, &more) || more || sp_move(&c, true, &x);
 }
 
 int trec_go_frame_rows(const uint8_t *code, uint64_t entry, uint64_t end, struct trec_rows *out)
 {
-	static const uint8_t sub8[] = { 0x48, 0x83, 0xec }, sub32[] = { 0x48, 0x81, 0xec };
 	struct insn c = { code, code + (end - entry) };
 	uint64_t more, body;
 	int64_t x, d;
 	int err;
 
-	if (!stack_check(&c, entry, code, &more) || !op_imm(&c, sub8, sub32, 3, &x) || x < 8 ||
+	if (!stack_check(&c, entry, code, &more) || !sp_move(&c, true, &x) || x < 8 ||
 	    x > (1 << 24))
 		return 0;
 	uint64_t framed = entry + (uint64_t)(c.p - code);

@@ -89,12 +89,38 @@ static int frameless_row(const struct gopcln_func *f, struct trec_rows *out)
 	return trec_rows_push(out, &row);
 }
 
+/* Rows clipped to the pcs where Go's own pcsp table agrees with them. */
+struct sp_clip {
+	const struct trec_rows *rows;
+	struct trec_rows *out;
+	int err;
+};
+
+static void clip_run(void *ctx, uint64_t lo, uint64_t hi, int32_t sp_delta)
+{
+	struct sp_clip *k = ctx;
+
+	for (size_t i = 0; i < k->rows->n && !k->err; i++) {
+		struct trec_row r = k->rows->v[i];
+
+		if (r.info.cfa_param != (int64_t)sp_delta + 8)
+			continue;
+		r.start = r.start > lo ? r.start : lo;
+		r.end = r.end < hi ? r.end : hi;
+		if (r.start < r.end)
+			k->err = trec_rows_push(k->out, &r);
+	}
+}
+
 /* Function i's rule from go_rules into roots, else its frame rules. */
 static int func_rows(Elf *elf, struct gopclntab *g, size_t i, const struct gopcln_func *f,
 		     struct trec_rows *roots, struct trec_rows *frames)
 {
 	const uint8_t *code = code_at(elf, f->entry, f->end);
+	struct trec_rows mine = { 0 };
+	struct sp_clip clip = { &mine, frames, 0 };
 	bool frameless = false;
+	int err;
 
 	for (size_t k = 0; k < sizeof(go_rules) / sizeof(go_rules[0]); k++) {
 		struct trec_row row = { .start = f->entry, .end = f->end,
@@ -111,7 +137,15 @@ static int func_rows(Elf *elf, struct gopclntab *g, size_t i, const struct gopcl
 	if (!gopclntab_func_frameless(g, i, &frameless) && frameless &&
 	    !trec_go_has_prologue(code, f->end - f->entry))
 		return frameless_row(f, roots);
-	return trec_go_frame_rows(code, f->entry, f->end, frames);
+	/* The code's shapes, kept where pcsp agrees: the stack-growth block
+	 * is not always last (a wrapper's panic check follows it, in the
+	 * frame), and a table that cannot be read keeps them all. */
+	err = trec_go_frame_rows(code, f->entry, f->end, &mine);
+	if (!err && mine.n && gopclntab_walk_sp(g, i, clip_run, &clip))
+		for (size_t k = 0; k < mine.n && !err; k++)
+			err = trec_rows_push(frames, &mine.v[k]);
+	trec_rows_free(&mine);
+	return err ?: clip.err;
 }
 
 int trec_go_root_rows(Elf *elf, struct trec_rows *out)

@@ -92,6 +92,31 @@ int main(void)
 	CHECK("go frames: a 0x28-byte frame (8-bit displacements) and a tail-call epilogue",
 	      rows_match(mid, sizeof(mid), want));
 
+	/* A 128-byte frame: no imm8 for 128, so gc writes ADDQ $-128, SP
+	 * and SUBQ $-128, SP (runtime.mapassign, chansend). */
+	static const uint8_t f128[] = {
+		0x49, 0x3b, 0x66, 0x10,		/* 00 cmp */
+		0x76, 0x1d,			/* 04 jbe 0x23 */
+		0x48, 0x83, 0xc4, 0x80,		/* 06 add $-128,%rsp */
+		0x48, 0x89, 0x6c, 0x24, 0x78,	/* 0a mov %rbp,0x78(%rsp) */
+		0x48, 0x8d, 0x6c, 0x24, 0x78,	/* 0f lea 0x78(%rsp),%rbp */
+		0x90,				/* 14 body */
+		0x48, 0x8b, 0x6c, 0x24, 0x78,	/* 15 mov 0x78(%rsp),%rbp */
+		0x48, 0x83, 0xec, 0x80,		/* 1a sub $-128,%rsp */
+		0xc3,				/* 1e ret */
+		0x90, 0x90, 0x90, 0x90,		/* 1f */
+		0xe8, 0, 0, 0, 0,		/* 23 call morestack_noctxt */
+		0xeb, 0xd6,			/* 28 jmp entry */
+	};
+	fill(want, 0, sizeof(f128), -1);
+	fill(want, 0x00, 0x0a, 8);
+	fill(want, 0x0a, 0x14, 0x88);
+	fill(want, 0x1a, 0x1e, 0x88);
+	fill(want, 0x1e, 0x1f, 8);
+	fill(want, 0x23, 0x2a, 8);
+	CHECK("go frames: a 128-byte frame (ADDQ $-128 and SUBQ $-128)",
+	      rows_match(f128, sizeof(f128), want));
+
 	/* A store that does not match the frame size: not gc's, no rules. */
 	uint8_t odd[sizeof(small)];
 	memcpy(odd, small, sizeof(small));

@@ -14,6 +14,7 @@
 #include "format/archive/archive_reader.h"
 #include "gopclntab_testlib.h"
 #include "gopclntab_dwarf.h"
+#include "gopclntab_frames.h"
 #include "report/symbols/symsrc.h"
 #include "unit_check.h"
 
@@ -465,45 +466,6 @@ static void check_damaged(const char *path)
 	free(orig);
 }
 
-/* Frameless functions (pcsp 0 throughout) against .debug_frame. */
-static void check_frameless(struct gopclntab *g, const char *full)
-{
-	struct dwarf_oracle o;
-	Dwarf_CFI *cfi;
-	size_t yes = 0, agree = 0, compared = 0, memclr = 0;
-	char name[200];
-
-	if (dwarf_oracle_open(&o, full) || !(cfi = dwarf_getcfi(o.dw))) {
-		CHECK("gopclntab: frameless: the unstripped build's .debug_frame opens", 0);
-		dwarf_oracle_close(&o);
-		return;
-	}
-	for (size_t i = 0; i < gopclntab_num_funcs(g); i++) {
-		struct gopcln_func f;
-		bool fl = false;
-
-		if (gopclntab_func(g, i, &f) || gopclntab_func_frameless(g, i, &fl))
-			continue;
-		int want = dwarf_cfa_is_sp8(cfi, f.entry, f.end);
-
-		if (want < 0)
-			continue;
-		compared++;
-		yes += fl;
-		agree += fl == (want == 1);
-		if (fl && f.name && !strcmp(f.name, "runtime.memclrNoHeapPointers"))
-			memclr++;
-		if (fl != (want == 1) && compared - agree <= 3)
-			printf("  %s: pcsp says %sframeless, .debug_frame not\n", f.name ? f.name : "?",
-			       fl ? "" : "not ");
-	}
-	snprintf(name, sizeof(name),
-		 "gopclntab: %zu of %zu functions frameless by pcsp, as .debug_frame says (%zu agree)",
-		 yes, compared, agree);
-	CHECK(name, compared > 1000 && agree == compared && yes >= 50 && memclr == 1);
-	dwarf_oracle_close(&o);
-}
-
 int main(void)
 {
 	struct go_build b;
@@ -531,6 +493,7 @@ int main(void)
 		check_addr2line();
 		check_dwarf_inlines(b.full);
 		check_frameless(t.g, b.full);
+		check_frame_rows(t.g, b.full);
 		check_archive(b.stripped, "stripped", TREC_ARC_SRC_GOPCLNTAB);
 		check_archive(b.full, "unstripped",
 			      TREC_ARC_SRC_GOPCLNTAB | TREC_ARC_SRC_SYMTAB | TREC_ARC_SRC_DWARF);
