@@ -10,6 +10,8 @@
 #define TREC_GOPCLNTAB_FRAMES_H
 
 #include "gopclntab_dwarf.h"
+#include <stddef.h>
+#include "format/upper_bound.h"
 #include "record/unwind/ehframe.h"
 #include "record/unwind/go_frames.h"
 #include "unit_check.h"
@@ -88,16 +90,8 @@ static int dwarf_cfa_sp_offset(Dwarf_CFI *cfi, uint64_t pc)
 /* Whether a row of rows (sorted, disjoint) lies in [lo, hi). */
 static bool rows_touch(const struct trec_rows *rows, uint64_t lo, uint64_t hi)
 {
-	size_t a = 0, b = rows->n;
+	size_t a = TREC_UPPER_BOUND(rows->v, rows->n, end, lo); /* the first to end past lo */
 
-	while (a < b) {
-		size_t m = a + (b - a) / 2;
-
-		if (rows->v[m].end <= lo)
-			a = m + 1;
-		else
-			b = m;
-	}
 	return a < rows->n && rows->v[a].start < hi;
 }
 
