@@ -307,26 +307,6 @@ int gopclntab_lookup(struct gopclntab *g, uint64_t pc, struct gopcln_frame *fram
 	return (int)n;
 }
 
-int gopclntab_func_frameless(struct gopclntab *g, size_t i, bool *frameless)
-{
-	struct gopcln_funcrec r;
-	int err = gopcln_func_record(g, i, &r);
-	if (err)
-		return err;
-	if (!r.pcsp)
-		return -EBADMSG;
-	if ((err = decode(g, &r, r.pcsp, &g->sp, false)))
-		return err;
-	/* runs from the entry on, each at delta 0; the table may end before
-	 * the next function's entry (the linker's int3 padding) */
-	uint64_t pc = r.entry;
-	size_t k = 0;
-	for (; k < g->sp.n && g->sp.v[k].lo == pc && !g->sp.v[k].val; k++)
-		pc = g->sp.v[k].hi;
-	*frameless = k && k == g->sp.n;
-	return 0;
-}
-
 int gopclntab_walk_sp(struct gopclntab *g, size_t i,
 		      void (*run)(void *ctx, uint64_t lo, uint64_t hi, int32_t sp_delta), void *ctx)
 {
@@ -340,5 +320,34 @@ int gopclntab_walk_sp(struct gopclntab *g, size_t i,
 		return err;
 	for (size_t k = 0; k < g->sp.n; k++)
 		run(ctx, g->sp.v[k].lo, g->sp.v[k].hi, g->sp.v[k].val);
+	return 0;
+}
+
+/* decode() makes the runs contiguous from the entry on: their values
+ * alone say whether sp ever moves. */
+struct frameless_walk {
+	bool any, moved;
+};
+
+static void frameless_run(void *ctx, uint64_t lo, uint64_t hi, int32_t sp_delta)
+{
+	struct frameless_walk *w = ctx;
+
+	(void)lo;
+	(void)hi;
+	w->any = true;
+	w->moved |= sp_delta != 0;
+}
+
+int gopclntab_func_frameless(struct gopclntab *g, size_t i, bool *frameless)
+{
+	struct frameless_walk w = { false, false };
+	int err = gopclntab_walk_sp(g, i, frameless_run, &w);
+
+	if (err)
+		return err;
+	/* the table may end before the next function's entry (the linker's
+	 * int3 padding) */
+	*frameless = w.any && !w.moved;
 	return 0;
 }
