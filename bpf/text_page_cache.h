@@ -5,7 +5,8 @@
  * trie lookup walks its nodes (tens of ns, more with every process -a
  * follows), and a trace meets each of its pages once, so the trace's
  * one-page memo does not spare them; most pages recur from one sample to
- * the next.
+ * the next. The pid's "synced" marker {pid, 0}, asked at every sample,
+ * is kept under pc 0 (no text page holds it).
  *
  * Never stale: an entry holds trec_maps_gen as read before its trie
  * lookup, and counts only while the generation is unchanged. trecord

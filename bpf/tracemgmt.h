@@ -406,16 +406,32 @@ static __always_inline int pid_is_synced(__u32 pid)
 		.pid_be = __builtin_bswap32(pid),
 		.page_be = 0,
 	};
-	struct trec_pid_page_value *v = bpf_map_lookup_elem(&pid_page_to_mapping_info, &key);
+	struct trec_pid_page_value *v;
+	struct trec_text_cache_slot *c;
+	__u64 gen = trec_maps_gen, stack, brk; /* before the lookup: text_page_cache.h */
 
-	if (!v)
-		return 0;
+	/* pc 0 keys the marker's slot: no text page holds it. */
+	c = text_cache_get(pid, 0, gen);
+	if (c) {
+		stack = c->file_id;
+		brk = c->bias_and_unwinder;
+	} else {
+		v = bpf_map_lookup_elem(&pid_page_to_mapping_info, &key);
+		if (!v)
+			return 0;
+		stack = v->file_id;
+		brk = v->bias_and_unwinder;
+		text_cache_put(pid, 0, gen, v);
+	}
 #ifndef TREC_TESTING_OFFLINE
-	if (v->file_id | v->bias_and_unwinder) {
+	if (stack | brk) {
 		struct mm_struct *mm = bpf_get_current_task_btf()->mm;
 
-		return mm && mm->start_stack == v->file_id && mm->start_brk == v->bias_and_unwinder;
+		return mm && mm->start_stack == stack && mm->start_brk == brk;
 	}
+#else
+	(void)stack;
+	(void)brk;
 #endif
 	return 1;
 }
