@@ -50,4 +50,33 @@ static __always_inline void text_cache_put(__u32 pid, __u64 pc, __u64 gen,
 	s->pid = pid;
 }
 
+/* The trie's answer for pc of pid (pc 0: the pid's marker), from the
+ * cache while the maps are those it was read from; false if the trie
+ * has none. */
+static __always_inline bool trie_lookup_cached(__u32 pid, __u64 pc, __u64 *file_id,
+					       __u64 *bias_and_unwinder)
+{
+	struct trec_pid_page_key key = {
+		.prefix_len = 96,
+		.pid_be = __builtin_bswap32(pid),
+		.page_be = __builtin_bswap64(pc),
+	};
+	__u64 gen = trec_maps_gen; /* before the lookup: see above */
+	struct trec_text_cache_slot *c = text_cache_get(pid, pc, gen);
+	struct trec_pid_page_value *v;
+
+	if (c) {
+		*file_id = c->file_id;
+		*bias_and_unwinder = c->bias_and_unwinder;
+		return true;
+	}
+	v = bpf_map_lookup_elem(&pid_page_to_mapping_info, &key);
+	if (!v)
+		return false;
+	*file_id = v->file_id;
+	*bias_and_unwinder = v->bias_and_unwinder;
+	text_cache_put(pid, pc, gen, v);
+	return true;
+}
+
 #endif /* TREC_TEXT_PAGE_CACHE_H */

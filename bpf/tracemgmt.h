@@ -349,29 +349,9 @@ static __always_inline void tail_call(void *ctx, void *progs, struct trec_per_cp
  * of the pid contains pc. A subprogram: three callers, checked once. */
 TREC_SUBPROG int text_lookup(struct trec_unwind_state *st, __u32 pid, __u64 pc)
 {
-	struct trec_pid_page_key key = {
-		.prefix_len = 96,
-		.pid_be = __builtin_bswap32(pid),
-		.page_be = __builtin_bswap64(pc),
-	};
-	struct trec_text_cache_slot *c;
-	struct trec_pid_page_value *v;
-	__u64 gen = trec_maps_gen; /* before the lookup: text_page_cache.h */
-
-	if (!st)
+	if (!st || !trie_lookup_cached(pid, pc, &st->memo_text_file_id,
+				       &st->memo_text_bias_and_unwinder))
 		return -1;
-	c = text_cache_get(pid, pc, gen);
-	if (c) {
-		st->memo_text_file_id = c->file_id;
-		st->memo_text_bias_and_unwinder = c->bias_and_unwinder;
-	} else {
-		v = bpf_map_lookup_elem(&pid_page_to_mapping_info, &key);
-		if (!v)
-			return -1;
-		st->memo_text_file_id = v->file_id;
-		st->memo_text_bias_and_unwinder = v->bias_and_unwinder;
-		text_cache_put(pid, pc, gen, v);
-	}
 	st->memo_text_page = (pc >> 12) + 1;
 	replay_note_page(st, pc, st->memo_text_file_id, st->memo_text_bias_and_unwinder);
 	return 0;
@@ -401,28 +381,11 @@ static __always_inline int resolve_text(struct trec_unwind_state *st, __u32 pid,
  * its parent pid's image). */
 static __always_inline int pid_is_synced(__u32 pid)
 {
-	struct trec_pid_page_key key = {
-		.prefix_len = 96,
-		.pid_be = __builtin_bswap32(pid),
-		.page_be = 0,
-	};
-	struct trec_pid_page_value *v;
-	struct trec_text_cache_slot *c;
-	__u64 gen = trec_maps_gen, stack, brk; /* before the lookup: text_page_cache.h */
+	__u64 stack, brk;
 
-	/* pc 0 keys the marker's slot: no text page holds it. */
-	c = text_cache_get(pid, 0, gen);
-	if (c) {
-		stack = c->file_id;
-		brk = c->bias_and_unwinder;
-	} else {
-		v = bpf_map_lookup_elem(&pid_page_to_mapping_info, &key);
-		if (!v)
-			return 0;
-		stack = v->file_id;
-		brk = v->bias_and_unwinder;
-		text_cache_put(pid, 0, gen, v);
-	}
+	/* pc 0: the marker {pid, 0}, in a slot no text page keys */
+	if (!trie_lookup_cached(pid, 0, &stack, &brk))
+		return 0;
 #ifndef TREC_TESTING_OFFLINE
 	if (stack | brk) {
 		struct mm_struct *mm = bpf_get_current_task_btf()->mm;

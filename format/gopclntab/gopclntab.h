@@ -103,16 +103,11 @@ struct gopcln_visitor {
 int gopclntab_walk_func(struct gopclntab *g, size_t i, const struct gopcln_visitor *v);
 
 /*
- * Whether function i never moves sp: its pc-to-sp-delta table (pcsp) is 0
- * from entry to end, as in NOSPLIT $0 assembly (memclr, the syscall
- * wrappers). There the return address is at sp at every pc. 0, or
- * -EBADMSG (no or damaged table) or -ENOMEM.
- */
-int gopclntab_func_frameless(struct gopclntab *g, size_t i, bool *frameless);
-/*
  * Function i's pcsp table, in pc order: from lo to hi, sp is sp_delta
  * bytes below its value at the entry (the return address at sp +
- * sp_delta). 0, or as gopclntab_func_frameless.
+ * sp_delta). The runs are contiguous from the entry on; the table may end
+ * before the next function's entry (the linker's int3 padding). 0, or
+ * -EBADMSG (no or damaged table) or -ENOMEM.
  */
 int gopclntab_walk_sp(struct gopclntab *g, size_t i,
 		      void (*run)(void *ctx, uint64_t lo, uint64_t hi, int32_t sp_delta), void *ctx);

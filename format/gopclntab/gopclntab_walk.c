@@ -322,32 +322,3 @@ int gopclntab_walk_sp(struct gopclntab *g, size_t i,
 		run(ctx, g->sp.v[k].lo, g->sp.v[k].hi, g->sp.v[k].val);
 	return 0;
 }
-
-/* decode() makes the runs contiguous from the entry on: their values
- * alone say whether sp ever moves. */
-struct frameless_walk {
-	bool any, moved;
-};
-
-static void frameless_run(void *ctx, uint64_t lo, uint64_t hi, int32_t sp_delta)
-{
-	struct frameless_walk *w = ctx;
-
-	(void)lo;
-	(void)hi;
-	w->any = true;
-	w->moved |= sp_delta != 0;
-}
-
-int gopclntab_func_frameless(struct gopclntab *g, size_t i, bool *frameless)
-{
-	struct frameless_walk w = { false, false };
-	int err = gopclntab_walk_sp(g, i, frameless_run, &w);
-
-	if (err)
-		return err;
-	/* the table may end before the next function's entry (the linker's
-	 * int3 padding) */
-	*frameless = w.any && !w.moved;
-	return 0;
-}

@@ -89,26 +89,30 @@ static int frameless_row(const struct gopcln_func *f, struct trec_rows *out)
 	return trec_rows_push(out, &row);
 }
 
-/* Rows clipped to the pcs where Go's own pcsp table agrees with them. */
-struct sp_clip {
+/* One walk of a function's pcsp table: whether sp ever moves, and the
+ * code's rows clipped to the pcs where the table agrees with them. */
+struct sp_walk {
 	const struct trec_rows *rows;
 	struct trec_rows *out;
 	int err;
+	bool any, moved;
 };
 
-static void clip_run(void *ctx, uint64_t lo, uint64_t hi, int32_t sp_delta)
+static void sp_run(void *ctx, uint64_t lo, uint64_t hi, int32_t sp_delta)
 {
-	struct sp_clip *k = ctx;
+	struct sp_walk *w = ctx;
 
-	for (size_t i = 0; i < k->rows->n && !k->err; i++) {
-		struct trec_row r = k->rows->v[i];
+	w->any = true;
+	w->moved |= sp_delta != 0;
+	for (size_t i = 0; i < w->rows->n && !w->err; i++) {
+		struct trec_row r = w->rows->v[i];
 
 		if (r.info.cfa_param != (int64_t)sp_delta + 8)
 			continue;
 		r.start = r.start > lo ? r.start : lo;
 		r.end = r.end < hi ? r.end : hi;
 		if (r.start < r.end)
-			k->err = trec_rows_push(k->out, &r);
+			w->err = trec_rows_push(w->out, &r);
 	}
 }
 
@@ -118,8 +122,8 @@ static int func_rows(Elf *elf, struct gopclntab *g, size_t i, const struct gopcl
 {
 	const uint8_t *code = code_at(elf, f->entry, f->end);
 	struct trec_rows mine = { 0 };
-	struct sp_clip clip = { &mine, frames, 0 };
-	bool frameless = false;
+	struct sp_walk w = { &mine, frames, 0, false, false };
+	bool walked;
 	int err;
 
 	for (size_t k = 0; k < sizeof(go_rules) / sizeof(go_rules[0]); k++) {
@@ -131,21 +135,23 @@ static int func_rows(Elf *elf, struct gopclntab *g, size_t i, const struct gopcl
 	}
 	if (!code)
 		return 0;
-	/* a leaf there would otherwise be walked through its caller's record,
-	 * losing the caller; the prologue check guards against a pcsp table
-	 * that disagrees with the code */
-	if (!gopclntab_func_frameless(g, i, &frameless) && frameless &&
-	    !trec_go_has_prologue(code, f->end - f->entry))
-		return frameless_row(f, roots);
 	/* The code's shapes, kept where pcsp agrees: the stack-growth block
 	 * is not always last (a wrapper's panic check follows it, in the
 	 * frame), and a table that cannot be read keeps them all. */
 	err = trec_go_frame_rows(code, f->entry, f->end, &mine);
-	if (!err && mine.n && gopclntab_walk_sp(g, i, clip_run, &clip))
+	walked = !err && !gopclntab_walk_sp(g, i, sp_run, &w);
+	err = err ?: w.err;
+	if (!err && !walked)
 		for (size_t k = 0; k < mine.n && !err; k++)
 			err = trec_rows_push(frames, &mine.v[k]);
 	trec_rows_free(&mine);
-	return err ?: clip.err;
+	/* sp never moves (NOSPLIT $0 assembly): a leaf there would otherwise
+	 * be walked through its caller's record, losing the caller. The
+	 * prologue check guards against a table that disagrees with the
+	 * code (a function with rows has a prologue: none were clipped in). */
+	if (!err && walked && w.any && !w.moved && !trec_go_has_prologue(code, f->end - f->entry))
+		err = frameless_row(f, roots);
+	return err;
 }
 
 int trec_go_root_rows(Elf *elf, struct trec_rows *out)

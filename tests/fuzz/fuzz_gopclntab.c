@@ -33,6 +33,11 @@ static void on_inlined(void *ctx, unsigned depth, uint64_t lo, uint64_t hi, cons
 			    (call_file ? strlen(call_file) : 0);
 }
 
+static void on_sp(void *ctx, uint64_t lo, uint64_t hi, int32_t sp_delta)
+{
+	*(uint64_t *)ctx += hi - lo + (uint64_t)(uint32_t)sp_delta;
+}
+
 static void exercise(struct gopclntab *g)
 {
 	uint64_t sum = 0, lo, hi;
@@ -43,9 +48,7 @@ static void exercise(struct gopclntab *g)
 		if (!gopclntab_func(g, i, &f) && f.name)
 			sum += strlen(f.name);
 		gopclntab_walk_func(g, i, &v);
-		bool fl;
-		if (!gopclntab_func_frameless(g, i, &fl))
-			sum += fl;
+		gopclntab_walk_sp(g, i, on_sp, &sum);
 	}
 	gopclntab_text_range(g, &lo, &hi);
 	for (int k = 0; k <= 64; k++) {

@@ -124,6 +124,28 @@ static unsigned dwarf_frames(struct dwarf_oracle *o, uint64_t pc, char (*fn)[512
 	return 0;
 }
 
+/* .debug_frame's CFA at pc as an offset from rsp: -1 where no FDE
+ * covers pc, -2 for a CFA of another form. libdw hands a register +
+ * offset rule over as bregx. */
+static int dwarf_cfa_sp_offset(Dwarf_CFI *cfi, uint64_t pc)
+{
+	Dwarf_Frame *fr;
+	Dwarf_Op *ops;
+	size_t nops;
+	int off = -2;
+
+	if (dwarf_cfi_addrframe(cfi, pc, &fr))
+		return -1;
+	if (!dwarf_frame_cfa(fr, &ops, &nops) && nops == 1) {
+		if (ops[0].atom == DW_OP_bregx && ops[0].number == 7)
+			off = (int)ops[0].number2;
+		else if (ops[0].atom == DW_OP_breg7)
+			off = (int)ops[0].number;
+	}
+	free(fr);
+	return off;
+}
+
 /* Whether .debug_frame gives CFA = rsp + 8 at every pc of [lo, hi) it
  * covers (and covers one): the linker writes it from the same pcsp table,
  * through its own encoder. -1 if no pc is covered. */
@@ -132,18 +154,11 @@ static int dwarf_cfa_is_sp8(Dwarf_CFI *cfi, uint64_t lo, uint64_t hi)
 	int covered = 0;
 
 	for (uint64_t pc = lo; pc < hi; pc++) {
-		Dwarf_Frame *fr;
-		Dwarf_Op *ops;
-		size_t nops;
+		int off = dwarf_cfa_sp_offset(cfi, pc);
 
-		if (dwarf_cfi_addrframe(cfi, pc, &fr))
+		if (off == -1)
 			continue;
-		/* libdw hands a register + offset rule over as bregx */
-		int ok = !dwarf_frame_cfa(fr, &ops, &nops) && nops == 1 &&
-			 ((ops[0].atom == DW_OP_bregx && ops[0].number == 7 && ops[0].number2 == 8) ||
-			  (ops[0].atom == DW_OP_breg7 && ops[0].number == 8));
-		free(fr);
-		if (!ok)
+		if (off != 8)
 			return 0;
 		covered = 1;
 	}

@@ -16,6 +16,23 @@
 #include "record/unwind/go_frames.h"
 #include "unit_check.h"
 
+static void frameless_run(void *ctx, uint64_t lo, uint64_t hi, int32_t sp_delta)
+{
+	int *state = ctx; /* 0 no run, 1 all at 0, 2 sp moved */
+
+	(void)lo;
+	(void)hi;
+	*state = sp_delta || *state == 2 ? 2 : 1;
+}
+
+/* Whether function i's pcsp table is 0 throughout; -1 if unreadable. */
+static int pcsp_frameless(struct gopclntab *g, size_t i)
+{
+	int state = 0;
+
+	return gopclntab_walk_sp(g, i, frameless_run, &state) ? -1 : state == 1;
+}
+
 /* Frameless functions (pcsp 0 throughout) against .debug_frame. */
 static void check_frameless(struct gopclntab *g, const char *full)
 {
@@ -31,9 +48,9 @@ static void check_frameless(struct gopclntab *g, const char *full)
 	}
 	for (size_t i = 0; i < gopclntab_num_funcs(g); i++) {
 		struct gopcln_func f;
-		bool fl = false;
+		int fl;
 
-		if (gopclntab_func(g, i, &f) || gopclntab_func_frameless(g, i, &fl))
+		if (gopclntab_func(g, i, &f) || (fl = pcsp_frameless(g, i)) < 0)
 			continue;
 		int want = dwarf_cfa_is_sp8(cfi, f.entry, f.end);
 
@@ -68,23 +85,6 @@ static const uint8_t *go_code_at(Elf *elf, uint64_t lo, uint64_t hi)
 			return (const uint8_t *)d->d_buf + (lo - sh.sh_addr);
 	}
 	return NULL;
-}
-
-/* .debug_frame's CFA at pc as an offset from rsp, or -1. */
-static int dwarf_cfa_sp_offset(Dwarf_CFI *cfi, uint64_t pc)
-{
-	Dwarf_Frame *fr;
-	Dwarf_Op *ops;
-	size_t nops;
-	int off = -1;
-
-	if (dwarf_cfi_addrframe(cfi, pc, &fr))
-		return -1;
-	if (!dwarf_frame_cfa(fr, &ops, &nops) && nops == 1 && ops[0].atom == DW_OP_bregx &&
-	    ops[0].number == 7)
-		off = (int)ops[0].number2;
-	free(fr);
-	return off;
 }
 
 /* Whether a row of rows (sorted, disjoint) lies in [lo, hi). */
@@ -122,7 +122,7 @@ static void check_frame_rows(struct gopclntab *g, const char *full)
 		for (uint64_t pc = rows.v[k].start; pc < rows.v[k].end; pc++) {
 			int want = dwarf_cfa_sp_offset(cfi, pc);
 
-			if (want < 0)
+			if (want == -1)
 				continue; /* the padding after a function */
 			pcs++;
 			if (want != rows.v[k].info.cfa_param && wrong++ < 3)
