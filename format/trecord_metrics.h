@@ -9,8 +9,10 @@
 
 /* X(name, description); id = 1000 + position. Never reorder. */
 #define TRECORD_METRIC_LIST(X)                                                  \
-	X(QUEUE_DROPPED_TRACES, "traces dropped: writer queue full")            \
-	X(QUEUE_DROPPED_EVENTS, "pid events dropped: writer queue full")       \
+	/* Counted by trecords that had a ring thread and queue (to stop 36): \
+	 * the writer now reads the ring buffer itself. */                     \
+	X(QUEUE_DROPPED_TRACES, "traces dropped: writer queue full (older trecord)") \
+	X(QUEUE_DROPPED_EVENTS, "pid events dropped: writer queue full (older trecord)") \
 	X(BAD_MESSAGES, "malformed ring buffer messages")                       \
 	X(SAMPLES_WRITTEN, "sample records written")                            \
 	X(SAMPLES_UNKNOWN_PID, "samples of a pid not synced yet")              \

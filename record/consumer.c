@@ -12,7 +12,6 @@
 #include "record/consumer.h"
 #include "record/interp/interp.h"
 #include "record/io/metrics.h"
-#include "record/io/msg_queue.h"
 #include "record/io/output.h"
 #include "record/io/stack_cache.h"
 #include "record/jit/capture.h"
@@ -42,64 +41,6 @@ static void kstacks_clear(struct trec_consumer *c)
 	trec_u64map_free(&c->kstacks);
 }
 
-static void push_batch(struct trec_consumer *c)
-{
-	uint32_t lost = trec_msg_batch_push(&c->batch, c->x.queue);
-
-	if (lost)
-		trecord_count(c->x.cnt, TRECORD_METRIC_QUEUE_DROPPED_TRACES, lost);
-}
-
-static int on_ring_msg(void *ctx, void *data, size_t len)
-{
-	struct trec_consumer *c = ctx;
-	uint32_t type = 0;
-
-	if (len >= sizeof(type))
-		memcpy(&type, data, sizeof(type));
-	/* Traces go in batches (pushed at the end of each ring read), deltas
-	 * as they are: the writer makes them whole. */
-	if (type == TREC_MSG_TRACE || type == TREC_MSG_TRACE_DELTA) {
-		if (trec_msg_batch_add(&c->batch, data, len))
-			return 0;
-		push_batch(c);
-		if (trec_msg_batch_add(&c->batch, data, len))
-			return 0;
-	} else {
-		push_batch(c); /* in order */
-	}
-	/* Straight to the sync thread: through the writer's queue, a new
-	 * process would wait behind the samples queued before its event. */
-	if (type == TREC_MSG_PID_EVENT && len >= sizeof(struct trec_pid_event_msg)) {
-		/* Before the sync it asks for: see deferred_pids.h. */
-		trec_deferred_pids_event(c->deferred.pids, data);
-		c->x.on_pid_event(c->x.on_pid_event_arg, data);
-	}
-	if (type == TREC_MSG_DEFERRED)
-		len = trec_deferred_msg_used(data, len);
-	if (trec_msg_queue_push_prio(c->x.queue, data, len, type == TREC_MSG_PID_EVENT))
-		trecord_count(c->x.cnt, type == TREC_MSG_PID_EVENT ? TRECORD_METRIC_QUEUE_DROPPED_EVENTS
-								 : TRECORD_METRIC_QUEUE_DROPPED_TRACES, 1);
-	return 0;
-}
-
-static void *ring_main(void *arg)
-{
-	struct trec_consumer *c = arg;
-
-	/* BPF wakes us only when a lot is pending (or for pid events); the
-	 * timeout bounds the latency otherwise. */
-	while (!atomic_load(&c->stop_ring)) {
-		ring_buffer__poll(c->rb, 50);
-		ring_buffer__consume(c->rb);
-		push_batch(c);
-	}
-	ring_buffer__consume(c->rb);
-	push_batch(c);
-	trec_msg_queue_close(c->x.queue);
-	return NULL;
-}
-
 static void handle_trace_key(struct trec_consumer *c, const uint8_t *data, size_t len,
 			     const struct trec_stack_key *known_key);
 
@@ -120,18 +61,6 @@ int trec_consumer_init(struct trec_consumer *c, const struct trec_consumer_ctx *
 	c->last_seen_pid = UINT32_MAX; /* none */
 	trec_deferred_init(&c->deferred, &x->defer_fds, x->loads_finished, x->cnt, emit_resumed, c);
 	trec_ksyms_lazy_init(&c->ksyms, x->ksyms, x->quiet);
-	return 0;
-}
-
-int trec_consumer_start_ring(struct trec_consumer *c)
-{
-	c->rb = ring_buffer__new(c->x.ring_fd, on_ring_msg, c, NULL);
-	if (!c->rb)
-		return -errno;
-	if (pthread_create(&c->ring_thread, NULL, ring_main, c))
-		return -EAGAIN;
-	pthread_setname_np(c->ring_thread, "trecord-ring"); /* for top -H, perf */
-	c->ring_started = true;
 	return 0;
 }
 
@@ -495,74 +424,82 @@ static void handle_ring_trace(struct trec_consumer *c, const uint8_t *data, size
 	}
 }
 
-static void handle_msg(struct trec_consumer *c, const struct trec_msg *m)
+/* A message of the ring buffer, where it is (ring order). */
+static int on_ring_msg(void *ctx, void *data, size_t len)
 {
-	const uint8_t *data;
+	struct trec_consumer *c = ctx;
 	uint32_t type = 0;
-	size_t len;
 
-	memcpy(&type, m->data, m->len >= 4 ? 4 : 0);
-	if (m->len < 4)
+	if (len < sizeof(type)) {
 		trecord_count(c->x.cnt, TRECORD_METRIC_BAD_MESSAGES, 1);
-	else if (type == TREC_MSG_TRACE || type == TREC_MSG_TRACE_DELTA)
-		handle_ring_trace(c, m->data, m->len);
-	else if (type == TREC_MSG_PID_EVENT)
-		handle_pid_event(c, m->data, m->len);
-	else if (type == TREC_MSG_DEFERRED)
-		trec_deferred_add(&c->deferred, m->data, m->len);
-	else if (type == TREC_MSG_BATCH)
-		for (size_t off = 0; trec_msg_batch_next(m, &off, &data, &len);)
-			handle_ring_trace(c, data, len);
-	else
+		return 0;
+	}
+	memcpy(&type, data, sizeof(type));
+	if (type == TREC_MSG_TRACE || type == TREC_MSG_TRACE_DELTA) {
+		handle_ring_trace(c, data, len);
+	} else if (type == TREC_MSG_PID_EVENT) {
+		/* To the sync thread before the writing: deferred_pids.h
+		 * notes it before the sync it asks for. */
+		if (len >= sizeof(struct trec_pid_event_msg)) {
+			trec_deferred_pids_event(c->deferred.pids, data);
+			c->x.on_pid_event(c->x.on_pid_event_arg, data);
+		}
+		handle_pid_event(c, data, len);
+	} else if (type == TREC_MSG_DEFERRED) {
+		trec_deferred_add(&c->deferred, data, trec_deferred_msg_used(data, len));
+	} else {
 		trecord_count(c->x.cnt, TRECORD_METRIC_BAD_MESSAGES, 1);
+	}
+	return 0;
 }
 
-/* Messages taken per lock of the queue (and per clock read below). */
-#define WRITER_BATCH 64
-
+/*
+ * The writer reads the ring buffer itself and makes each message a record
+ * in place: no copy of it, no queue, no second thread whose caches the
+ * traces cross. The 16 MiB ring is the buffer a slow moment of the writer
+ * has (seconds of samples at -a -F 20000); past it BPF counts what it
+ * drops (TRACES_LOST_RINGBUF). A ring thread copying into a queue for the
+ * writer cost -a -F 20000 a sixth of trecord's CPU.
+ */
 static void *writer_main(void *arg)
 {
 	struct trec_consumer *c = arg;
-	struct trec_msg *m[WRITER_BATCH];
-	bool closed = false;
 
-	while (!closed) {
-		/* Deferred samples are retried every few ms while they wait. */
-		size_t n = trec_msg_queue_pop_many(c->x.queue, m, WRITER_BATCH,
-						   trec_deferred_pending(&c->deferred) ? 5 : 200, &closed);
-
+	/* BPF wakes us only when a lot is pending (or for pid events); the
+	 * timeout bounds the latency otherwise, and a poll that timed out
+	 * reads nothing: consume. Deferred samples are retried every few ms
+	 * while they wait. */
+	while (!atomic_load(&c->stop)) {
+		ring_buffer__poll(c->rb, trec_deferred_pending(&c->deferred) ? 5 : 50);
+		ring_buffer__consume(c->rb);
 		write_ksyms(c, false);
 		retire_pids(c);
-		for (size_t i = 0; i < n; i++) {
-			handle_msg(c, m[i]);
-			free(m[i]);
-		}
 		trec_deferred_poll(&c->deferred, trec_now_ns(), false);
 	}
+	ring_buffer__consume(c->rb);
 	finish_deferred(c);
 	write_ksyms(c, true);
 	return NULL;
 }
 
-int trec_consumer_start_writer(struct trec_consumer *c)
+int trec_consumer_start(struct trec_consumer *c)
 {
+	c->rb = ring_buffer__new(c->x.ring_fd, on_ring_msg, c, NULL);
+	if (!c->rb)
+		return -errno;
 	if (pthread_create(&c->writer_thread, NULL, writer_main, c))
 		return -EAGAIN;
-	pthread_setname_np(c->writer_thread, "trecord-writer");
-	c->writer_started = true;
+	pthread_setname_np(c->writer_thread, "trecord-writer"); /* for top -H, perf */
+	c->started = true;
 	return 0;
 }
 
 void trec_consumer_stop(struct trec_consumer *c)
 {
-	atomic_store(&c->stop_ring, true);
-	if (c->ring_started)
-		pthread_join(c->ring_thread, NULL);
-	else if (c->x.queue)
-		trec_msg_queue_close(c->x.queue);
-	if (c->writer_started)
+	atomic_store(&c->stop, true);
+	if (c->started)
 		pthread_join(c->writer_thread, NULL);
-	c->ring_started = c->writer_started = false;
+	c->started = false;
 }
 
 size_t trec_consumer_pids_seen(const struct trec_consumer *c)
@@ -573,7 +510,6 @@ size_t trec_consumer_pids_seen(const struct trec_consumer *c)
 void trec_consumer_free(struct trec_consumer *c)
 {
 	kstacks_clear(c);
-	trec_msg_batch_free(&c->batch);
 	trec_trace_bases_free(&c->bases);
 	trec_u64map_free(&c->seen_pids);
 	trec_stack_cache_free(&c->stacks);

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * From the BPF ring buffer to records: the ring thread copies messages into
- * the queue (never blocks: a full queue drops and counts), the writer
- * thread turns queued traces and pid events into SAMPLE, PID_EVENT and
- * KSYMS records.
+ * From the BPF ring buffer to records: the writer thread reads the ring
+ * and turns its traces and pid events into SAMPLE, PID_EVENT and KSYMS
+ * records.
  */
 #ifndef TREC_CONSUMER_H
 #define TREC_CONSUMER_H
@@ -14,14 +13,12 @@
 #include <stdint.h>
 #include "format/containers/u64map.h"
 #include "record/io/stack_cache.h"
-#include "record/io/msg_batch.h"
 #include "record/io/trace_delta.h"
 #include "record/kernel/ksyms_lazy.h"
 #include "record/procs/exit_fifo.h"
 #include "record/unwind/deferred/deferred_queue.h"
 
 struct ring_buffer;
-struct trec_msg_queue;
 struct trec_output;
 struct trec_pid_event_msg;
 struct trec_jit_capture;
@@ -33,14 +30,13 @@ struct trecord_counters;
 struct trec_consumer_ctx {
 	struct trec_output *out;
 	struct trecord_counters *cnt;
-	struct trec_msg_queue *queue;      /* ring -> writer */
 	struct trec_touched *touched;      /* files samples hit, or NULL */
 	struct trec_interps *interps;      /* interpreter backends, or NULL */
 	struct trec_jit_capture *jit;      /* perf maps, jitdump (record/jit/capture.h) */
 	struct trec_kallsyms *ksyms;       /* empty; read at the first kernel frame */
 	bool quiet;                        /* no warning when it cannot be read */
 	int ring_fd, stackmap_fd;
-	/* Ring thread: each pid event, before it is queued behind samples. */
+	/* Writer thread: each pid event, before it is written. */
 	void (*on_pid_event)(void *arg, const struct trec_pid_event_msg *m);
 	void *on_pid_event_arg;
 	/* The maps a deferred sample's resumed walk reads (deferred_walk.h). */
@@ -52,10 +48,9 @@ struct trec_consumer_ctx {
 struct trec_consumer {
 	struct trec_consumer_ctx x;
 	struct ring_buffer *rb;
-	pthread_t ring_thread, writer_thread;
-	bool ring_started, writer_started;
-	atomic_bool stop_ring;
-	struct trec_msg_batch batch;  /* ring thread: traces not yet queued */
+	pthread_t writer_thread;
+	bool started;
+	atomic_bool stop;
 	/* writer thread only */
 	struct trec_trace_bases bases; /* what trace deltas extend */
 	struct trec_trace rebuilt;     /* a delta without its base, made whole */
@@ -73,9 +68,9 @@ struct trec_consumer {
 
 /* Sets the context; nothing runs yet. 0 or -ENOMEM. */
 int trec_consumer_init(struct trec_consumer *c, const struct trec_consumer_ctx *x);
-int trec_consumer_start_ring(struct trec_consumer *c);
-int trec_consumer_start_writer(struct trec_consumer *c);
-/* Drains the ring buffer, then lets the writer finish the queue. */
+/* Starts the writer thread. 0 or a negative errno. */
+int trec_consumer_start(struct trec_consumer *c);
+/* Lets the writer drain the ring buffer and finish. */
 void trec_consumer_stop(struct trec_consumer *c);
 /* Processes that had samples. */
 size_t trec_consumer_pids_seen(const struct trec_consumer *c);

@@ -17,7 +17,6 @@
 #include "record/interp/interp.h"
 #include "record/io/meta.h"
 #include "record/io/metrics.h"
-#include "record/io/msg_queue.h"
 #include "record/io/output.h"
 #include "record/jit/capture.h"
 #include "record/kernel/kallsyms.h"
@@ -30,8 +29,6 @@
 #include "record/session_internal.h"
 #include "record/workload.h"
 
-#define QUEUE_MAX_MSGS (1 << 16)
-#define QUEUE_MAX_BYTES (64u << 20)
 #define INITIAL_SYNC_WAIT_NS 2000000000ULL
 #define LOADER_STOP_WAIT_MS 1000
 
@@ -198,11 +195,9 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		goto fail;
 	}
 
-	if (trec_msg_queue_init(&s->queue, QUEUE_MAX_MSGS, QUEUE_MAX_BYTES) ||
-	    trec_consumer_init(&s->consumer, &(struct trec_consumer_ctx){
+	if (trec_consumer_init(&s->consumer, &(struct trec_consumer_ctx){
 		    .out = &s->out,
 		    .cnt = &s->cnt,
-		    .queue = &s->queue,
 		    .touched = s->touched,
 		    .interps = &s->interps,
 		    .jit = s->jit,
@@ -246,7 +241,7 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 	}
 
 	trec_symbol_cache_use(!o->no_symbol_cache);
-	/* The sync thread first: the ring thread forwards pid events to it. */
+	/* The sync thread first: the writer thread forwards pid events to it. */
 	err = trec_syncer_start(&s->syncer, &(struct trec_syncer_ctx){
 		.verbose = o->verbose,
 		.out = &s->out,
@@ -267,11 +262,9 @@ static int setup(struct trec_session *s, const sigset_t *child_mask)
 		.deferred_pids = s->consumer.deferred.pids,
 	});
 	if (!err)
-		err = trec_consumer_start_ring(&s->consumer);
-	if (!err)
-		err = trec_consumer_start_writer(&s->consumer);
+		err = trec_consumer_start(&s->consumer);
 	if (err) {
-		snprintf(msg, sizeof(msg), "cannot start the reader threads: %s", strerror(-err));
+		snprintf(msg, sizeof(msg), "cannot start the writer thread: %s", strerror(-err));
 		goto fail;
 	}
 	/* Most programs map our libc, ld.so and vdso: load their deltas now,
@@ -307,8 +300,7 @@ fail:
 /* The writer forwards pid events to the sync thread: it stops first. */
 static void stop_threads(struct trec_session *s)
 {
-	if (s->queue.ring)
-		trec_consumer_stop(&s->consumer);
+	trec_consumer_stop(&s->consumer);
 	trec_syncer_stop(&s->syncer);
 }
 
@@ -338,8 +330,6 @@ static void teardown(struct trec_session *s)
 	s->fds.deltas_mem = NULL;
 	trec_delta_mem_free(&s->deltas_mem);
 	trec_bpf_destroy(&s->bpf);
-	if (s->queue.ring)
-		trec_msg_queue_destroy(&s->queue);
 	trec_workload_close(&s->wl);
 }
 
@@ -347,10 +337,8 @@ static void print_summary(struct trec_session *s, const uint64_t *bpf,
 			  const struct trec_archive_totals *at)
 {
 	uint64_t samples = atomic_load(&s->cnt.v[TRECORD_METRIC_SAMPLES_WRITTEN]);
-	uint64_t lost = bpf[TREC_METRIC_TRACES_LOST_RINGBUF] +
-			atomic_load(&s->cnt.v[TRECORD_METRIC_QUEUE_DROPPED_TRACES]);
-	uint64_t ev_lost = bpf[TREC_METRIC_PID_EVENTS_LOST] +
-			   atomic_load(&s->cnt.v[TRECORD_METRIC_QUEUE_DROPPED_EVENTS]);
+	uint64_t lost = bpf[TREC_METRIC_TRACES_LOST_RINGBUF];
+	uint64_t ev_lost = bpf[TREC_METRIC_PID_EVENTS_LOST];
 
 	fprintf(stderr, "[ trecord: %llu samples (%llu lost), %zu pids",
 		(unsigned long long)samples, (unsigned long long)lost,
@@ -426,8 +414,7 @@ int trec_record(const struct trec_options *opt, int *die_sig)
 		.start_ns = s.start_ns,
 		.end_ns = s.stop_ns,
 		.samples = atomic_load(&s.cnt.v[TRECORD_METRIC_SAMPLES_WRITTEN]),
-		.lost = bpf[TREC_METRIC_TRACES_LOST_RINGBUF] +
-			atomic_load(&s.cnt.v[TRECORD_METRIC_QUEUE_DROPPED_TRACES]),
+		.lost = bpf[TREC_METRIC_TRACES_LOST_RINGBUF],
 		.exit_status = s.child_done ? s.child_status : -1,
 		.flags = TREC_SUMMARY_FLAGS(why, why == TREC_STOP_SIGNAL ? trec_stop_signal_first() : 0),
 	};

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One recording, start to end: loads the BPF programs, opens the output,
- * starts the command, runs the three worker threads and finishes the file.
+ * starts the command, runs its worker threads and finishes the file.
  *
- *   ring thread   drains the BPF ring buffer into the queue (consumer.c)
- *   writer thread turns queued traces and pid events into records
- *                 (consumer.c); forwards exec/exit to the sync thread
+ *   writer thread reads the BPF ring buffer: traces and pid events
+ *                 become records (consumer.c); forwards pid events to
+ *                 the sync thread
  *   sync thread   syncs processes: reported pids, execs, exits (syncer.c)
  *   main thread   signals, the command, periodic flush and metrics
  */

@@ -14,7 +14,6 @@
 #include "record/consumer.h"
 #include "record/interp/interp.h"
 #include "record/io/metrics.h"
-#include "record/io/msg_queue.h"
 #include "record/io/output.h"
 #include "record/kernel/kallsyms.h"
 #include "record/syncer.h"
@@ -37,7 +36,6 @@ struct trec_session {
 	struct trec_delta_mem deltas_mem; /* fds.deltas_mem's chunks */
 	struct trec_output out;
 	struct trec_flight *flight;   /* --overwrite, --switch-output, or NULL */
-	struct trec_msg_queue queue;  /* ring -> writer */
 	struct trec_consumer consumer;
 	struct trec_syncer syncer;
 	struct trec_interps interps;  /* Python and the other interpreters */

@@ -117,7 +117,7 @@ static bool exec_follows(const struct trec_sync_req *reqs, size_t i, size_t n, u
 	return false;
 }
 
-/* Whether the forked child has exec'd since (the ring thread notes the
+/* Whether the forked child has exec'd since (the writer thread notes the
  * exec before it asks for the sync, deferred_pids.h): a copy of the
  * parent's entries now would describe the old image under the new one
  * until that sync. */
@@ -235,7 +235,7 @@ static void *sync_main(void *arg)
 		}
 		publish_stats(s);
 	}
-	/* The ring thread has forwarded its last pid events: apply them, so
+	/* The writer thread has forwarded its last pid events: apply them, so
 	 * the final metrics show what the trie really holds. */
 	drain_requests(s);
 	trec_pid_sync_reap(s->sync, true);

@@ -3,7 +3,7 @@
  * The sync thread: owns pid_sync (and so the LPM trie and the stack-delta
  * maps) and the delta loader. Work comes from three places: pids BPF
  * reported (pid_events, with a wake-up on report_events), fork/exec/exit
- * events forwarded by the ring thread, and requests of the main thread.
+ * events forwarded by the writer thread, and requests of the main thread.
  */
 #ifndef TREC_SYNCER_H
 #define TREC_SYNCER_H
@@ -81,7 +81,7 @@ struct trec_syncer {
 int trec_syncer_start(struct trec_syncer *y, const struct trec_syncer_ctx *x);
 int trec_syncer_request(struct trec_syncer *y, uint32_t kind, uint32_t pid);
 /* The sync requests a pid event implies (arg: the syncer; called from the
- * ring thread: the sooner a new process is synced, the fewer of its
+ * writer thread: the sooner a new process is synced, the fewer of its
  * samples lack a stack). */
 void trec_syncer_on_pid_event(void *arg, const struct trec_pid_event_msg *m);
 /* Applies the requests still queued and joins the thread. */

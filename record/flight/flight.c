@@ -243,8 +243,7 @@ static int switch_file(struct trec_flight *f, uint64_t now, const struct trec_su
 		memset(bpf, 0, sizeof(bpf));
 	if (!err)
 		err = trec_metrics_write_to(f->file.w, bpf, f->x.cnt, now);
-	lost = bpf[TREC_METRIC_TRACES_LOST_RINGBUF] +
-	       atomic_load(&f->x.cnt->v[TRECORD_METRIC_QUEUE_DROPPED_TRACES]);
+	lost = bpf[TREC_METRIC_TRACES_LOST_RINGBUF];
 	if (end) {
 		sum.exit_status = end->exit_status;
 		sum.flags = end->flags;

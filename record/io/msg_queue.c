@@ -25,56 +25,37 @@ int trec_msg_queue_init(struct trec_msg_queue *q, size_t max_msgs, size_t max_by
 
 int trec_msg_queue_push(struct trec_msg_queue *q, const void *data, size_t len)
 {
-	return trec_msg_queue_push_prio(q, data, len, true);
-}
-
-int trec_msg_queue_push_msg(struct trec_msg_queue *q, struct trec_msg *m, bool urgent)
-{
-	size_t cap = urgent ? q->cap : q->cap - q->cap / 8;
-	size_t max_bytes = urgent ? q->max_bytes : q->max_bytes - q->max_bytes / 8;
-	int err = 0;
-
-	pthread_mutex_lock(&q->lock);
-	if (q->closed) {
-		err = -EPIPE;
-	} else if (q->n >= cap || q->bytes + m->len > max_bytes) {
-		err = -ENOSPC;
-	} else {
-		q->ring[(q->head + q->n) % q->cap] = m;
-		q->n++;
-		q->bytes += m->len;
-		pthread_cond_signal(&q->nonempty);
-	}
-	pthread_mutex_unlock(&q->lock);
-	return err;
-}
-
-int trec_msg_queue_push_prio(struct trec_msg_queue *q, const void *data, size_t len,
-			     bool urgent)
-{
 	struct trec_msg *m = malloc(sizeof(*m) + len);
-	int err;
+	int err = 0;
 
 	if (!m)
 		return -ENOMEM;
 	m->len = len;
 	memcpy(m->data, data, len);
-	err = trec_msg_queue_push_msg(q, m, urgent);
+	pthread_mutex_lock(&q->lock);
+	if (q->closed) {
+		err = -EPIPE;
+	} else if (q->n >= q->cap || q->bytes + len > q->max_bytes) {
+		err = -ENOSPC;
+	} else {
+		q->ring[(q->head + q->n) % q->cap] = m;
+		q->n++;
+		q->bytes += len;
+		pthread_cond_signal(&q->nonempty);
+	}
+	pthread_mutex_unlock(&q->lock);
 	if (err)
 		free(m);
 	return err;
 }
 
-size_t trec_msg_queue_pop_many(struct trec_msg_queue *q, struct trec_msg **out, size_t max,
-			       int timeout_ms, bool *closed)
+struct trec_msg *trec_msg_queue_pop(struct trec_msg_queue *q, int timeout_ms, bool *closed)
 {
+	struct trec_msg *m = NULL;
 	struct timespec until;
-	size_t n = 0;
 
 	*closed = false;
 	pthread_mutex_lock(&q->lock);
-	/* The clock only when there is something to wait for: at -a rates
-	 * the writer finds the queue non-empty nearly every time. */
 	if (!q->n && !q->closed && timeout_ms > 0) {
 		clock_gettime(CLOCK_MONOTONIC, &until);
 		until.tv_sec += timeout_ms / 1000;
@@ -87,23 +68,16 @@ size_t trec_msg_queue_pop_many(struct trec_msg_queue *q, struct trec_msg **out, 
 			if (pthread_cond_timedwait(&q->nonempty, &q->lock, &until) == ETIMEDOUT)
 				break;
 	}
-	for (; n < max && q->n; n++) {
-		out[n] = q->ring[q->head];
+	if (q->n) {
+		m = q->ring[q->head];
 		q->head = (q->head + 1) % q->cap;
 		q->n--;
-		q->bytes -= out[n]->len;
-	}
-	if (!n && q->closed)
+		q->bytes -= m->len;
+	} else if (q->closed) {
 		*closed = true;
+	}
 	pthread_mutex_unlock(&q->lock);
-	return n;
-}
-
-struct trec_msg *trec_msg_queue_pop(struct trec_msg_queue *q, int timeout_ms, bool *closed)
-{
-	struct trec_msg *m = NULL;
-
-	return trec_msg_queue_pop_many(q, &m, 1, timeout_ms, closed) ? m : NULL;
+	return m;
 }
 
 void trec_msg_queue_close(struct trec_msg_queue *q)

@@ -190,8 +190,8 @@ def table_rows(res):
             "keeping both CPUs busy (load average %.1f at the start, %.1f at the end): the "
             "recorder's own CPU (user + sys, start-up and symbol embedding included) and "
             "peak RSS for `-a -F 999` over %d s, median of %d interleaved runs; and "
-            "`-a -F 20000` for %d s: samples written and lost (trec: writer-queue drops + "
-            "ring-buffer drops; perf: LOST records)." % (
+            "`-a -F 20000` for %d s: samples written and lost (trec: ring-buffer drops, and "
+            "an older trecord's writer-queue drops; perf: LOST records)." % (
                 load[0], load[1], CPU_SECS, CPU_RUNS, LOSS_SECS), "",
             "| | -F 999 CPU s | RSS MiB | -F 20000 CPU s | RSS MiB | samples | lost | throttled |",
             "|---|---:|---:|---:|---:|---:|---:|---:|",

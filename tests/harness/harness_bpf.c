@@ -160,7 +160,7 @@ static long bpf_tail_call(void *ctx, void *prog_array_map, __u32 index)
 }
 
 /* trecord's side of trace deltas (record/io/trace_delta.c): what the
- * ring thread keeps per CPU, and the next message's fate. */
+ * writer thread keeps per CPU, and the next message's fate. */
 static struct trec_trace_bases bases;
 static struct trec_trace rebuilt;
 static bool ring_full_next, lose_next;

@@ -75,8 +75,8 @@ for w in "deep 2 250" "chain 2" "threads 2"; do
 		check "$name-$r: BPF's samples are sent or counted lost ($bpf + $(m $r TRACES_LOST_RINGBUF) = $(m $r SAMPLES))" \
 			[ $((bpf + $(m $r TRACES_LOST_RINGBUF))) = "$(m $r SAMPLES)" ]
 		in_file=$(dump "$T/$name-$r.tr" | awk '$1 == "S"' | wc -l)
-		check "$name-$r: every trace sent is in the file ($bpf = $in_file = SAMPLES_WRITTEN $(m $r SAMPLES_WRITTEN), none dropped: $(m $r QUEUE_DROPPED_TRACES))" \
-			[ "$bpf" = "$in_file" -a "$in_file" = "$(m $r SAMPLES_WRITTEN)" -a "$(m $r QUEUE_DROPPED_TRACES)" = 0 ]
+		check "$name-$r: every trace sent is in the file ($bpf = $in_file = SAMPLES_WRITTEN $(m $r SAMPLES_WRITTEN))" \
+			[ "$bpf" = "$in_file" -a "$in_file" = "$(m $r SAMPLES_WRITTEN)" ]
 		folded_main "$name-$r" >"$T/$name-$r.main"
 	done
 	check "$name: the same main stacks with deltas on and off ($(wc -l <"$T/$name-on.main") and $(wc -l <"$T/$name-off.main"))" \

@@ -45,7 +45,7 @@ static enum trec_delta_result apply(struct trec_trace_bases *b, const struct tre
 	const struct trec_trace *whole = NULL;
 	enum trec_delta_result r = trec_trace_delta_apply(b, t, len, &scratch, &whole, &out_len, NULL);
 
-	/* What the caller reads: a copy, as the ring thread's batch takes. */
+	/* What the caller reads: a copy (a message's ring space is reused). */
 	memset(&out, 0xa5, sizeof(out));
 	if (r != TREC_DELTA_BAD)
 		memcpy(&out, whole, out_len);

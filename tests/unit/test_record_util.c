@@ -60,14 +60,6 @@ static void test_queue(void)
 	}
 	CHECK("queue: close drains what is left, then reports closed", left == 3 && closed);
 	trec_msg_queue_destroy(&q);
-	trec_msg_queue_init(&q, 8, 1 << 20);
-	int ordinary = 0, urgent = 0;
-	for (int i = 0; i < 10; i++)
-		ordinary += trec_msg_queue_push_prio(&q, &i, sizeof(i), false) == 0;
-	for (int i = 0; i < 10; i++)
-		urgent += trec_msg_queue_push_prio(&q, &i, sizeof(i), true) == 0;
-	CHECK("queue: ordinary messages leave 1/8 for urgent ones", ordinary == 7 && urgent == 1);
-	trec_msg_queue_destroy(&q);
 	trec_msg_queue_init(&q, 4, 10);
 	CHECK("queue: the byte bound drops too", trec_msg_queue_push(&q, "0123456789a", 11) == -ENOSPC);
 	trec_msg_queue_destroy(&q);

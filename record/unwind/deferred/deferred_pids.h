@@ -2,7 +2,7 @@
 /*
  * What happened to processes while their NO_PID deferrals wait
  * (bpf/deferred.h's defer_no_pid): when a pid's image last began (fork or
- * exec event, noted by the ring thread before the sync it asks for), and
+ * exec event, noted by the writer thread before the sync it asks for), and
  * when a sync that started last read a pid's maps or found it gone (noted
  * by the sync thread, after the sync's entries and marker are in). The
  * writer thread reads them: a copy older than its pid's image is another
