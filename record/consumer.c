@@ -456,10 +456,10 @@ static int on_ring_msg(void *ctx, void *data, size_t len)
 /*
  * The writer reads the ring buffer itself and makes each message a record
  * in place: no copy of it, no queue, no second thread whose caches the
- * traces cross. The 16 MiB ring is the buffer a slow moment of the writer
- * has (seconds of samples at -a -F 20000); past it BPF counts what it
- * drops (TRACES_LOST_RINGBUF). A ring thread copying into a queue for the
- * writer cost -a -F 20000 a sixth of trecord's CPU.
+ * traces cross. The ring (8-16 MiB, bpf_map_sizes.c) is the buffer a slow
+ * moment of the writer has (2-3 s of samples at -a -F 20000); past it
+ * BPF counts what it drops (TRACES_LOST_RINGBUF). A ring thread copying
+ * into a queue for the writer cost -a -F 20000 a sixth of trecord's CPU.
  */
 static void *writer_main(void *arg)
 {
