@@ -88,6 +88,9 @@ int trec_fp_gap_rows(Elf *elf, const struct trec_exec_ranges *exec, const struct
 		     struct trec_rows *out);
 /* Built by gc: a .gopclntab, .go.buildinfo or Go build-id section. */
 bool trec_elf_is_go(Elf *elf);
+/* The bytes of [lo, hi) in one executable section of elf (all of them in
+ * the file), or NULL. */
+const uint8_t *trec_elf_code_at(Elf *elf, uint64_t lo, uint64_t hi);
 /* The rules of Go's roots and stack switches, from .gopclntab, into out
  * (normalized); none if the file has no readable table (go_roots.c). */
 int trec_go_root_rows(Elf *elf, struct trec_rows *out);

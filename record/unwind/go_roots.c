@@ -61,8 +61,7 @@ static const struct {
 /* Larger functions are a damaged table (or not worth the rules). */
 #define GO_FUNC_MAX_LEN (1u << 20)
 
-/* The bytes of [lo, hi) in an executable section, or NULL. */
-static const uint8_t *code_at(Elf *elf, uint64_t lo, uint64_t hi)
+const uint8_t *trec_elf_code_at(Elf *elf, uint64_t lo, uint64_t hi)
 {
 	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
 		GElf_Shdr sh;
@@ -120,7 +119,7 @@ static void sp_run(void *ctx, uint64_t lo, uint64_t hi, int32_t sp_delta)
 static int func_rows(Elf *elf, struct gopclntab *g, size_t i, const struct gopcln_func *f,
 		     struct trec_rows *roots, struct trec_rows *frames)
 {
-	const uint8_t *code = code_at(elf, f->entry, f->end);
+	const uint8_t *code = trec_elf_code_at(elf, f->entry, f->end);
 	struct trec_rows mine = { 0 };
 	struct sp_walk w = { &mine, frames, 0, false, false };
 	bool walked;

@@ -72,21 +72,6 @@ static void check_frameless(struct gopclntab *g, const char *full)
 	dwarf_oracle_close(&o);
 }
 
-/* The bytes of [lo, hi) in an executable section of elf, or NULL. */
-static const uint8_t *go_code_at(Elf *elf, uint64_t lo, uint64_t hi)
-{
-	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
-		    (sh.sh_flags & SHF_EXECINSTR) && lo >= sh.sh_addr &&
-		    hi <= sh.sh_addr + sh.sh_size && (d = elf_getdata(scn, NULL)) && d->d_buf)
-			return (const uint8_t *)d->d_buf + (lo - sh.sh_addr);
-	}
-	return NULL;
-}
-
 /* Whether a row of rows (sorted, disjoint) lies in [lo, hi). */
 static bool rows_touch(const struct trec_rows *rows, uint64_t lo, uint64_t hi)
 {
@@ -134,7 +119,7 @@ static void check_frame_rows(struct gopclntab *g, const char *full)
 		struct gopcln_func f;
 		const uint8_t *code;
 
-		if (gopclntab_func(g, i, &f) || !(code = go_code_at(elf, f.entry, f.end)))
+		if (gopclntab_func(g, i, &f) || !(code = trec_elf_code_at(elf, f.entry, f.end)))
 			continue;
 		if (rows_touch(&rows, f.entry, f.end))
 			ruled++;
