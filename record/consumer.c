@@ -321,6 +321,10 @@ static void handle_pid_event(struct trec_consumer *c, const uint8_t *data, size_
 		trecord_count(c->x.cnt, TRECORD_METRIC_BAD_MESSAGES, 1);
 		return;
 	}
+	/* To the sync thread before the writing: deferred_pids.h notes the
+	 * event before the sync it asks for. */
+	trec_deferred_pids_event(c->deferred.pids, m);
+	c->x.on_pid_event(c->x.on_pid_event_arg, m);
 	memcpy(filename, m->filename, sizeof(filename));
 	filename[sizeof(filename) - 1] = 0;
 	ev.time_ns = m->ktime_ns;
@@ -438,12 +442,6 @@ static int on_ring_msg(void *ctx, void *data, size_t len)
 	if (type == TREC_MSG_TRACE || type == TREC_MSG_TRACE_DELTA) {
 		handle_ring_trace(c, data, len);
 	} else if (type == TREC_MSG_PID_EVENT) {
-		/* To the sync thread before the writing: deferred_pids.h
-		 * notes it before the sync it asks for. */
-		if (len >= sizeof(struct trec_pid_event_msg)) {
-			trec_deferred_pids_event(c->deferred.pids, data);
-			c->x.on_pid_event(c->x.on_pid_event_arg, data);
-		}
 		handle_pid_event(c, data, len);
 	} else if (type == TREC_MSG_DEFERRED) {
 		trec_deferred_add(&c->deferred, data, trec_deferred_msg_used(data, len));
