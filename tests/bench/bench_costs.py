@@ -20,12 +20,18 @@
             process at BYSTANDER_FREQ, against it alone: per-thread events
             leave it alone, per-CPU ones interrupt it (interleaved rounds)
   slowdown  each workload's own CPU time for fixed work at 4000 Hz, about
-            250 frames deep: alone, under trecord and under perf record -g,
-            SLOWDOWN_RUNS interleaved rounds; median ratio to the median
-            alone, and the interquartile range of the runs' ratios
+            250 frames deep: alone, under trecord, under trecord whose
+            budget cuts nearly every walk (--max-cpu 0.01: the timer and
+            trec's fixed cost, the floor any sampler pays) and under perf
+            record -g, SLOWDOWN_RUNS interleaved rounds; median ratio to the
+            median alone, the interquartile range of the runs' ratios, and
+            trec over perf -g paired within each round. With 2 CPUs or more
+            the workload runs on CPU 0 and the recorder on CPU 1 (the
+            scheduler's moves were most of the rounds' spread)
 """
 
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -197,18 +203,37 @@ def ratio_stats(values, base):
     return statistics.median(ratios), quartiles(ratios)
 
 
+# The slowdown's recorders, in its table's order.
+SLOWDOWN_RECORDERS = ("alone", "trec-leaf", "trec", "perf-g")
+# --max-cpu for trec-leaf: 1 us of walking per 10 ms window, about one
+# walk in 80 samples; the rest keep their leaf (THROTTLED).
+LEAF_MAX_CPU = "0.01"
+
+
+def pinned_cmds():
+    """(prefix for the workload, prefix for the recorder): CPU 0 and CPU 1
+    when there are two, else none."""
+    if len(os.sched_getaffinity(0)) < 2 or not shutil.which("taskset"):
+        return [], []
+    cpus = sorted(os.sched_getaffinity(0))
+    return ["taskset", "-c", str(cpus[0])], ["taskset", "-c", str(cpus[1])]
+
+
 def slowdown(b, units):
     """Every round runs every (workload, recorder) pair, in a rotating order."""
     configs = {}
+    on_work, on_rec = pinned_cmds()
     for name, binary, args in STACKS:
-        work = work_cmd(b, binary, units[name], args)
+        work = on_work + work_cmd(b, binary, units[name], args)
         path = os.path.join(b.out, "slow-" + name)
+        trec = [b.a.trecord, "-q", "-f", "-F", str(FREQ), "-o", path + ".tr"]
         configs[(name, "alone")] = work
-        configs[(name, "trec")] = [b.a.trecord, "-q", "-f", "-F", str(FREQ), "-o",
-                                   path + ".tr", "--"] + work
-        configs[(name, "perf-g")] = ["perf", "record", "-q", "-e", "cpu-clock", "-g", "-F",
-                                     str(FREQ), "--no-buildid-cache", "-o", path + ".data",
-                                     "--"] + work
+        configs[(name, "trec-leaf")] = on_rec + trec[:-2] + [
+            "--max-cpu", LEAF_MAX_CPU, "-o", path + "-leaf.tr", "--"] + work
+        configs[(name, "trec")] = on_rec + trec + ["--"] + work
+        configs[(name, "perf-g")] = on_rec + [
+            "perf", "record", "-q", "-e", "cpu-clock", "-g", "-F", str(FREQ),
+            "--no-buildid-cache", "-o", path + ".data", "--"] + work
     keys = list(configs)
     cpu = {k: [] for k in keys}
     load = [os.getloadavg()[0]]
@@ -217,12 +242,16 @@ def slowdown(b, units):
             _, _, err = wait_rusage(configs[k])
             cpu[k].append(work_cpu_s(err))
     load.append(os.getloadavg()[0])
-    res = {"runs": SLOWDOWN_RUNS, "load": load}
+    res = {"runs": SLOWDOWN_RUNS, "load": load, "pinned": bool(on_work)}
     for name, _, _ in STACKS:
         base = statistics.median(cpu[(name, "alone")])
         row = {"alone_s": base}
-        for rec in ("alone", "trec", "perf-g"):
+        for rec in SLOWDOWN_RECORDERS:
             row[rec], row[rec + "_iqr"] = ratio_stats(cpu[(name, rec)], base)
+        paired = [t / p for t, p in zip(cpu[(name, "trec")], cpu[(name, "perf-g")])]
+        row["paired"], row["paired_iqr"] = statistics.median(paired), quartiles(paired)
+        leaf = info_metrics(b.a.treport, os.path.join(b.out, "slow-%s-leaf.tr" % name))
+        row["leaf_throttled"] = "%d of %d" % (leaf.get("THROTTLED", 0), leaf.get("SAMPLES", 0))
         row["throttled"] = info_metrics(b.a.treport, os.path.join(
             b.out, "slow-%s.tr" % name)).get("THROTTLED", 0)
         res[name] = row
@@ -342,16 +371,23 @@ def table_rows(res):
             fmt(r["stats_ns_per_run"], ",.0f"), r["traces"], r["throttled"]))
     L += ["", "**Slowdown** at %d Hz, no frame pointers, about 250 frames deep: each "
           "workload's own CPU time for fixed work (about %.1f s alone) under the recorder / "
-          "its median alone; %d interleaved rounds (load average %.1f, then %.1f), median "
-          "and in brackets the interquartile range of the rounds' ratios. trec's default "
-          "budget (10%%) throttled %s samples." % (
+          "its median alone; %d interleaved rounds (load average %.1f, then %.1f)%s, median "
+          "and in brackets the interquartile range of the rounds' ratios. *trec, walk cut* "
+          "is trecord with `--max-cpu %s`, which throttles nearly every sample to its leaf "
+          "(%s of them): the timer interrupt and trec's fixed cost, the floor a sampler "
+          "pays; the default budget (10%%) throttled %s. The last column is trec's CPU time "
+          "over perf -g's in the same round." % (
               FREQ, d["deep"]["alone_s"], d["runs"], d["load"][0], d["load"][1],
+              ", the workload on one CPU and the recorder on another" if d.get("pinned")
+              else "", LEAF_MAX_CPU,
+              " and ".join(str(d[n].get("leaf_throttled", 0)) for n, _, _ in STACKS),
               " and ".join(str(d[n]["throttled"]) for n, _, _ in STACKS)), "",
-          "| workload | alone | trec | perf -g |", "|---|---:|---:|---:|"]
+          "| workload | alone | trec, walk cut | trec | perf -g | trec / perf -g |",
+          "|---|---:|---:|---:|---:|---:|"]
     for n, _, _ in STACKS:
-        L.append("| %s | %s |" % (n, " | ".join(
+        L.append("| %s | %s | %.3f (%.3f-%.3f) |" % (n, " | ".join(
             "%.3fx (%.3f-%.3f)" % ((d[n][rec],) + d[n][rec + "_iqr"])
-            for rec in ("alone", "trec", "perf-g"))))
+            for rec in SLOWDOWN_RECORDERS), d[n]["paired"], *d[n]["paired_iqr"]))
     y = c.get("bystander")
     if y:
         L += ["", "**Bystander** at %d Hz: the CPU time of `chain`'s fixed work (%.1f s "
