@@ -136,9 +136,43 @@ static __always_inline bool replay_at_cursor(struct trec_per_cpu_record *rec)
 struct replay_check {
 	struct trec_unwind_state *st;
 	struct trec_replay_log *old;
+	__u64 hi; /* the end of the old log's last word */
 	__u32 next, end; /* the next word of the old log to check, and its end */
 	bool same; /* set once every word is checked and found the same */
 };
+
+/*
+ * The check's read of the word at addr, through the stack window. The
+ * old walk read words up to hi, so the stack between was readable then,
+ * and one probe read may cross its pages where the walk's stop at each
+ * page's end (not knowing where the stack ends, a read past its top
+ * faults): `chain`'s 250 frames span 14 pages, whose reads were most of
+ * its check. A read that fails now (a walk that changed stacks, a stack
+ * that shrank) falls back to the walk's.
+ */
+static __always_inline int replay_read_window(struct trec_unwind_state *st, __u64 *dst,
+					      __u64 addr, __u64 hi)
+{
+	__u64 off = addr - st->win_base, len = hi - addr;
+
+	if (st->win_base && off <= (__u64)st->win_len - 8 && !(off & 7)) {
+		*dst = st->win[(off >> 3) & (TREC_STACK_WINDOW / 8 - 1)];
+		return 0;
+	}
+	if (hi > addr && len > TREC_PAGE_SIZE - (addr & (TREC_PAGE_SIZE - 1))) {
+		if (len > TREC_STACK_WINDOW)
+			len = TREC_STACK_WINDOW;
+		TREC_BARRIER_VAR(len);
+		if (len >= 8 && len <= TREC_STACK_WINDOW &&
+		    !bpf_probe_read_user(st->win, len, (const void *)(unsigned long)addr)) {
+			st->win_base = addr;
+			st->win_len = len;
+			*dst = st->win[0];
+			return 0;
+		}
+	}
+	return read_stack_window(st, dst, addr);
+}
 
 /* Whether the check ends at word w: every word checked (c->same), or an
  * index past the log (a difference). */
@@ -167,7 +201,7 @@ static long replay_check_words(__u64 i, void *arg)
 		return 1;
 	TREC_BARRIER_VAR(w);
 	w &= TREC_REPLAY_WORDS - 1;
-	if (read_stack_window(st, &v, old->words[w].addr) || v != old->words[w].val)
+	if (replay_read_window(st, &v, old->words[w].addr, c->hi) || v != old->words[w].val)
 		return 1;
 	/* The window as it is now: its base and last offset. */
 	base = st->win_base;
@@ -297,6 +331,7 @@ TREC_SUBPROG int replay_rest(struct trec_per_cpu_record *rec)
 	c.end = old->num_words;
 	if (c.next > c.end)
 		return false;
+	c.hi = c.end ? old->words[(c.end - 1) & (TREC_REPLAY_WORDS - 1)].addr + 8 : 0;
 	/* Each call checks one word or more. */
 	bpf_loop(c.end - c.next + 1, replay_check_words, &c, 0);
 	if (!c.same || !replay_same_maps(rec, old, log))

@@ -9,11 +9,13 @@
 
 #include "trec_types.h"
 
-/* Bytes of the stack read at once by the native unwinder, at most (a power
- * of two); a read stops at the end of its page, which is at least this
- * long on every architecture (bpf/native_unwind.h's read_stack_u64). */
+/* Bytes of the stack read at once, at most (a power of two). The walk's
+ * reads stop at the end of their page (bpf/native_unwind.h's
+ * read_stack_window: at least 4096 bytes on every architecture); the
+ * replay's check reads across pages the last walk read
+ * (bpf/stack_replay.h's replay_read_window). */
 #define TREC_PAGE_SIZE 4096
-#define TREC_STACK_WINDOW 4096
+#define TREC_STACK_WINDOW 16384
 
 struct trec_unwind_state {
 	__u64 pc, sp, fp; /* rip, rsp, rbp on x86-64; pc, sp, x29 on arm64 */
