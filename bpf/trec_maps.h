@@ -77,16 +77,19 @@ struct {
 } pid_page_to_mapping_info SEC(".maps");
 
 /* pids (pid_tgid) that userspace should sync; drained by trecord (only
- * when report_pid has set the latch). Each drain walks every bucket.
- * Preallocated (about 2 ms of start-up): allocated on use, the SAN build
- * failed test_record_shortlived 2 times in 27 (below), not seen since. At
- * 4096 entries the drain was fast enough to sync a pid between its exit
- * event and the kernel dropping its mappings, and the pid stayed in the
- * trie to the end (test_record_shortlived, 6 of about 30 runs): kept at
- * 65536 until pid_sync handles that. */
+ * when report_pid has set the latch). Each drain walks every bucket: at
+ * 65536 that walk was 6% of trecord's CPU beside a shell starting 80
+ * processes a second. 4096 pids reported between two drains (50 ms at
+ * most) would be 80,000 new threads a second; a report that finds the
+ * map full is counted (PID_REPORT_FAILED) and sent again after
+ * reported_pids' interval. Preallocated:
+ * allocated on use, the SAN build failed test_record_shortlived 2 times
+ * in 27. A faster drain can sync a pid between its exit event and the
+ * kernel dropping its mappings: the end of the recording removes such
+ * pids (pid_state.c's remove_gone). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, 4096);
 	__type(key, __u64);
 	__type(value, __u32);
 } pid_events SEC(".maps");

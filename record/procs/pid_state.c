@@ -166,6 +166,27 @@ void trec_pid_sync_hold_exited(struct trec_pid_sync *s, bool hold)
 	s->exit_grace_ns = hold ? TREC_EXIT_HOLD_NS : TREC_EXIT_GRACE_NS;
 }
 
+/* The end of a recording: every tracked pid that no longer exists goes,
+ * whatever its last sync (one that raced its exit, reading the maps of
+ * the process tearing down, kept it past its reap until a sweep). */
+static void remove_gone(struct trec_pid_sync *s)
+{
+	uint32_t gone[256];
+	size_t n;
+
+	do {
+		uint64_t pid;
+		void *v;
+
+		n = 0;
+		for (size_t i = 0; n < 256 && trec_u64map_next(&s->pids, &i, &pid, &v);)
+			if (kill((pid_t)pid, 0) && errno == ESRCH)
+				gone[n++] = (uint32_t)pid;
+		for (size_t i = 0; i < n; i++)
+			trec_pid_sync_remove(s, gone[i]);
+	} while (n == 256);
+}
+
 void trec_pid_sync_reap(struct trec_pid_sync *s, bool all)
 {
 	uint64_t now = s->ops->now_ns(s->ctx);
@@ -183,6 +204,8 @@ void trec_pid_sync_reap(struct trec_pid_sync *s, bool all)
 		if (ps && (all || ps->synced_ns <= e.time_ns))
 			trec_pid_sync_remove(s, e.pid);
 	}
+	if (all)
+		remove_gone(s);
 }
 
 /*

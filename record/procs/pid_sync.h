@@ -86,9 +86,9 @@ void trec_pid_sync_remove(struct trec_pid_sync *s, uint32_t pid);
  * samples the kernel takes while it tears the process down. */
 #define TREC_EXIT_GRACE_NS (250ULL * 1000000ULL)
 void trec_pid_sync_exited(struct trec_pid_sync *s, uint32_t pid);
-/* Removes the exited pids whose grace period is over (all: every one, at
- * the end of a recording), unless a sync since their exit found a process
- * under the same pid. */
+/* Removes the exited pids whose grace period is over, unless a sync since
+ * their exit found a process under the same pid; all: at the end of a
+ * recording, every exited pid and every pid that no longer exists. */
 void trec_pid_sync_reap(struct trec_pid_sync *s, bool all);
 /* While samples of exited processes may still be walked in userspace
  * (deferred unwinding), their entries stay this long instead. */

@@ -290,6 +290,32 @@ int main(void)
 	CHECK("pid_sync: sweep: ... and is removed after it, leaving ours",
 	      !trec_pid_sync_known(s, kid) && live_count(&f) == n0);
 
+	/* A sync that raced the exit (the maps of the process tearing down)
+	 * keeps the pid past its reap; the end of the recording removes it
+	 * once it is gone, and leaves a live pid alone. */
+	CHECK("pid_sync: pipe", pipe(pipefd) == 0);
+	kid = fork();
+	if (kid == 0) {
+		close(pipefd[1]);
+		if (read(pipefd[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(pipefd[0]);
+	CHECK("pid_sync: raced exit: sync", trec_pid_sync_pid(s, kid) == 0);
+	trec_pid_sync_exited(s, kid);
+	f.now += 1;
+	CHECK("pid_sync: raced exit: a sync after the exit event", trec_pid_sync_pid(s, kid) == 0);
+	f.now += TREC_EXIT_GRACE_NS + 1;
+	trec_pid_sync_reap(s, false);
+	CHECK("pid_sync: raced exit: kept past its reap", trec_pid_sync_known(s, kid));
+	close(pipefd[1]);
+	waitpid(kid, NULL, 0);
+	trec_pid_sync_reap(s, true);
+	CHECK("pid_sync: raced exit: reap(all) removes it once gone, and keeps a live pid",
+	      !trec_pid_sync_known(s, kid) && trec_pid_sync_known(s, getpid()) &&
+	      live_count(&f) == n0);
+
 	trec_pid_sync_remove(s, getpid());
 	CHECK("pid_sync: remove deletes every entry and the marker", live_count(&f) == 0);
 	CHECK("pid_sync: no longer known", !trec_pid_sync_known(s, getpid()));
