@@ -166,6 +166,25 @@ static int per_object(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* A child that waits until *release is closed; -1 if none. */
+static pid_t waiting_child(int *release)
+{
+	int pipefd[2];
+	char c;
+	pid_t kid;
+
+	if (pipe(pipefd))
+		return -1;
+	kid = fork();
+	if (kid == 0) {
+		close(pipefd[1]);
+		_exit(read(pipefd[0], &c, 1) < 0);
+	}
+	close(pipefd[0]);
+	*release = pipefd[1];
+	return kid;
+}
+
 static const struct trec_pid_sync_ops ops = {
 	.lpm_update = f_update, .lpm_delete = f_delete, .report_reset = f_reset,
 	.load_deltas = f_deltas, .write_file = f_file, .write_mappings = f_maps,
@@ -251,17 +270,9 @@ int main(void)
 
 	/* A forked child gets our entries under its pid, and its own read of
 	 * /proc agrees with them (an unchanged resync: no new snapshot). */
-	int pipefd[2];
-	char c;
-	CHECK("pid_sync: pipe", pipe(pipefd) == 0);
-	pid_t kid = fork();
-	if (kid == 0) {
-		close(pipefd[1]);
-		if (read(pipefd[0], &c, 1) < 0)
-			_exit(1);
-		_exit(0);
-	}
-	close(pipefd[0]);
+	int release;
+	pid_t kid = waiting_child(&release);
+	CHECK("pid_sync: a child", kid > 0);
 	n0 = live_count(&f);
 	int snaps = f.snapshots, e_self = lookup(&f, getpid(), (uintptr_t)&main);
 	CHECK("pid_sync: fork copy from an unknown parent is ENOENT",
@@ -275,7 +286,7 @@ int main(void)
 	      live_count(&f) == 2 * n0 && f.snapshots == snaps + 1 && trec_pid_sync_known(s, kid));
 	CHECK("pid_sync: fork copy: the child's own sync finds nothing new",
 	      trec_pid_sync_pid(s, kid) == 0 && f.snapshots == snaps + 1 && live_count(&f) == 2 * n0);
-	close(pipefd[1]);
+	close(release);
 	waitpid(kid, NULL, 0);
 	/* Its exit event never came: the sweep finds it gone, and it gets
 	 * the grace period an exit event gives (deferred samples need it). */
@@ -293,15 +304,7 @@ int main(void)
 	/* A sync that raced the exit (the maps of the process tearing down)
 	 * keeps the pid past its reap; the end of the recording removes it
 	 * once it is gone, and leaves a live pid alone. */
-	CHECK("pid_sync: pipe", pipe(pipefd) == 0);
-	kid = fork();
-	if (kid == 0) {
-		close(pipefd[1]);
-		if (read(pipefd[0], &c, 1) < 0)
-			_exit(1);
-		_exit(0);
-	}
-	close(pipefd[0]);
+	kid = waiting_child(&release);
 	CHECK("pid_sync: raced exit: sync", trec_pid_sync_pid(s, kid) == 0);
 	trec_pid_sync_exited(s, kid);
 	f.now += 1;
@@ -309,7 +312,7 @@ int main(void)
 	f.now += TREC_EXIT_GRACE_NS + 1;
 	trec_pid_sync_reap(s, false);
 	CHECK("pid_sync: raced exit: kept past its reap", trec_pid_sync_known(s, kid));
-	close(pipefd[1]);
+	close(release);
 	waitpid(kid, NULL, 0);
 	trec_pid_sync_reap(s, true);
 	CHECK("pid_sync: raced exit: reap(all) removes it once gone, and keeps a live pid",
