@@ -90,6 +90,36 @@ static __always_inline int read_stack_u64(struct trec_unwind_state *st, __u64 *d
 	return 0;
 }
 
+/*
+ * The caller's saved rbp, read for the walk but logged for the replay only
+ * once a rule reads rbp (replay_note_fp_word): most code keeps rbp as a
+ * general register, whose saved values steer no frame of an SP-based walk,
+ * and `deep`'s frames read one such word beside each return address. A
+ * restore that a later restore overwrites before any rule reads rbp is
+ * never checked; what the walk did depends on the words it logged alone.
+ */
+static __always_inline int read_stack_fp_word(struct trec_unwind_state *st, __u64 *dst,
+					      __u64 addr)
+{
+	if (read_stack_window(st, dst, addr)) {
+		replay_stop_logging(st);
+		return -1;
+	}
+	st->fp_word_addr = addr;
+	st->fp_word_val = *dst;
+	st->fp_word_pending = 1;
+	return 0;
+}
+
+/* A rule reads rbp: the word it was restored from goes into the log. */
+static __always_inline void replay_note_fp_word(struct trec_unwind_state *st)
+{
+	if (!st->fp_word_pending)
+		return;
+	st->fp_word_pending = 0;
+	replay_note_word(st, st->fp_word_addr, st->fp_word_val);
+}
+
 /* get_stack_delta()'s result when the file is known but the page of the
  * pc has no deltas (yet): no error is set, the caller may fall back. */
 #define TREC_DELTA_NO_PAGE 1

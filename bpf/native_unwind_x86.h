@@ -70,6 +70,7 @@ static __always_inline int apply_unwind_info_x86(struct trec_unwind_state *st,
 		base = st->sp;
 		break;
 	case TREC_REG_FP:
+		replay_note_fp_word(st);
 		base = st->fp;
 		break;
 	default:
@@ -90,10 +91,11 @@ static __always_inline int apply_unwind_info_x86(struct trec_unwind_state *st,
 		*fp = st->fp;
 		break;
 	case TREC_FP_AT_CFA:
-		if (read_stack_u64(st, fp, *cfa + (__s64)ui->fp_param))
+		if (read_stack_fp_word(st, fp, *cfa + (__s64)ui->fp_param))
 			return set_error(st, TREC_ERR_NATIVE_FP_READ, TREC_METRIC_NATIVE_FP_READ);
 		break;
 	case TREC_FP_UNDEFINED:
+		st->fp_word_pending = 0;
 		*fp = 0;
 		break;
 	default:

@@ -62,6 +62,10 @@ struct trec_unwind_state {
 	__u8 delta_base;
 	/* Quiet replay (stack_replay.h): this walk logs its cursors only. */
 	__u8 replay_cursors_only;
+	/* The stack word fp was last restored from, not logged for the
+	 * replay until a rule reads fp (replay_note_fp_word, x86). */
+	__u8 fp_word_pending;
+	__u64 fp_word_addr, fp_word_val;
 	__u16 replay_at;
 	/* Set by a failing step: the error for the abort frame and the metric
 	 * to bump when the trace is sent. -1 = none. */

@@ -110,6 +110,8 @@ struct trec_trace *harness_delta_base(void);
  * and each that leaves its predecessor's page): at most max, 0 if there
  * is no such walk. */
 size_t harness_replay_words(uint64_t *addrs, size_t max);
+/* The end of the highest word in the replayable log, or 0 if there is none. */
+uint64_t harness_replay_top(void);
 
 /* The trie pages the last replayable walk resolved (pcs in them, in log
  * order, up to max) and its pid; early[i]: a page of its first frames,

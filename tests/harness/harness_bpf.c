@@ -256,6 +256,19 @@ size_t harness_replay_words(uint64_t *addrs, size_t max)
 	return k;
 }
 
+uint64_t harness_replay_top(void)
+{
+	const struct trec_replay_log *log = &replay_log_slots[record.replay_log & 1];
+	uint64_t top = 0;
+
+	if (!record.replay_valid || log->num_words > TREC_REPLAY_WORDS)
+		return 0;
+	for (uint32_t w = 0; w < log->num_words; w++)
+		if (log->words[w].addr + 8 > top)
+			top = log->words[w].addr + 8;
+	return top;
+}
+
 _Static_assert(HARNESS_REPLAY_PAGES >= TREC_REPLAY_PAGES, "the harness lists every page");
 
 size_t harness_replay_pages(uint32_t *pid, uint64_t *pcs, bool *early, size_t max)

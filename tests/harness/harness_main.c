@@ -230,6 +230,8 @@ static int run_case(struct harness *h, const char *path)
 	h->refused += rr.refused;
 	h->map_refused += rr.map_refused;
 	h->quiet += rr.quiet;
+	h->any_words += rr.any_words;
+	h->any_replayed += rr.any_replayed;
 	h->deltas += rr.delta;
 	h->lost_bases += rr.lost_base;
 
@@ -474,6 +476,8 @@ int main(int argc, char **argv)
 	       "a stack word changed, giving a fresh walk's trace; %zu with a trie page changed\n",
 	       h.replayed, h.refused, h.map_refused);
 	printf("harness: stack replay: %zu cases went quiet and came back\n", h.quiet);
+	printf("harness: stack replay: %zu stack words changed one at a time, each giving a fresh "
+	       "walk's trace; %zu of them still replayed\n", h.any_words, h.any_replayed);
 	printf("harness: trace deltas: %zu replayed samples sent as deltas and rebuilt; %zu lost "
 	       "bases caught (leaf and DELTA_NO_BASE)\n",
 	       h.deltas, h.lost_bases);

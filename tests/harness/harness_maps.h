@@ -32,6 +32,7 @@ struct harness {
 	size_t pl_cases, pl_passed, pl_frames;
 	uint32_t max_deltas, max_infos; /* store usage, over all cases */
 	size_t replayed, refused, map_refused, quiet; /* harness_replay.c's checks */
+	size_t any_words, any_replayed;
 	size_t deltas, lost_bases; /* harness_delta.c's */
 };
 

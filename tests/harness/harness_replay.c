@@ -110,6 +110,64 @@ static bool changed_word_refused(struct harness_env *e, const struct harness_cas
 	return ok; /* nothing replayable: nothing to refuse */
 }
 
+/*
+ * Any one word of the stack the last walk spanned, changed (at most
+ * ANY_WORDS_MAX of them, evenly spread): the next sample, replayed or
+ * not, gives the trace a fresh walk gives over that memory. This needs no
+ * knowledge of what the log holds: it is what shows that the words left
+ * out of it (saved rbp values no rule reads) steer nothing.
+ */
+#define ANY_WORDS_MAX 96
+
+static bool any_word_sound(struct harness_env *e, const struct harness_case *c,
+			   struct harness_replay_result *r, const char **why)
+{
+	struct trec_trace *got = malloc(sizeof(*got));
+	uint64_t lo = c->regs.rsp & ~7ULL, top, n, step, v, flipped, replays;
+	bool ok = true;
+
+	if (!got) {
+		*why = "out of memory";
+		return false;
+	}
+	harness_forget_replay();
+	top = harness_unwind(e, &c->regs, c->pid, c->tid) == 0 ? harness_replay_top() : 0;
+	n = top > lo ? (top - lo) / 8 : 0;
+	step = n > ANY_WORDS_MAX ? (n + ANY_WORDS_MAX - 1) / ANY_WORDS_MAX : 1;
+	for (uint64_t i = 0; i < n && ok; i += step) {
+		uint8_t *p = mem_at(e, lo + 8 * i);
+
+		if (!p)
+			continue;
+		/* A replayable log of the case's memory, then the word. */
+		harness_forget_replay();
+		if (harness_unwind(e, &c->regs, c->pid, c->tid) != 0)
+			continue;
+		memcpy(&v, p, 8);
+		flipped = v ^ 0x1010;
+		memcpy(p, &flipped, 8);
+		replays = e->metrics[TREC_METRIC_STACK_REPLAYED];
+		harness_unwind(e, &c->regs, c->pid, c->tid);
+		r->any_words++;
+		r->any_replayed += e->metrics[TREC_METRIC_STACK_REPLAYED] != replays;
+		memcpy(got, &e->trace, sizeof(*got));
+		harness_forget_caches();
+		if (!unwind_same(e, c, got)) {
+			static char buf[160];
+
+			snprintf(buf, sizeof(buf), "with the stack word at sp+%#llx changed, the sample "
+				 "after a replayable walk differs from a fresh walk's",
+				 (unsigned long long)(8 * i));
+			*why = buf;
+			ok = false;
+		}
+		memcpy(p, &v, 8);
+	}
+	harness_forget_replay();
+	free(got);
+	return ok;
+}
+
 /* The trie entry of a page the log holds and a replay does not walk
  * again: the last such page whose entry covers no early page (one entry
  * may cover a block of pages: changed, it would change the first frames'
@@ -308,6 +366,8 @@ bool harness_replay_check(struct harness_env *e, const struct harness_case *c,
 	if (!changed_word_refused(e, c, r, why))
 		goto out;
 	if (r->refused && !quiet_mode_ends(e, c, quiet_word(e, c), r, why))
+		goto out;
+	if (!any_word_sound(e, c, r, why))
 		goto out;
 	harness_forget_replay();
 	if (!changed_page_refused(e, c, r, why))

@@ -14,6 +14,10 @@ struct harness_replay_result {
 	bool quiet;       /* failed tries made its walks quiet, and a replay ended it */
 	bool delta;    /* the replayed sample came as a delta, rebuilt (harness_delta.c) */
 	bool lost_base; /* a delta whose base was lost was caught */
+	/* Stack words changed one at a time under a replayable log (any of
+	 * the span's, logged or not), and how many of them still replayed:
+	 * each gave a fresh walk's trace. */
+	size_t any_words, any_replayed;
 };
 
 /* After the case's first trace (in e->trace): false, with a FAIL line's

@@ -146,6 +146,15 @@ check "harness offline: exits 0 (no sanitizer report)" [ "$rc" = 0 ]
 pages=$(cat "$d"/*.out | sed -n 's/.*; \([0-9]*\) with a trie page changed$/\1/p' |
 	awk '{ n += $1 } END { print n + 0 }')
 check "harness: a changed trie page refused a replay in some cases ($pages)" [ "$pages" -ge 1 ]
+# Every word of a replayable walk's stack, logged or not (a saved rbp no
+# rule reads is not: bpf/native_unwind.h), changed one at a time: the
+# next sample was what a fresh walk gives, and some were still replayed.
+anyw=$(cat "$d"/*.out | sed -n 's/.*stack replay: \([0-9]*\) stack words changed.*/\1/p' |
+	awk '{ n += $1 } END { print n + 0 }')
+anyr=$(cat "$d"/*.out | sed -n 's/.*trace; \([0-9]*\) of them still replayed$/\1/p' |
+	awk '{ n += $1 } END { print n + 0 }')
+check "harness: stack words changed one at a time gave fresh walks' traces ($anyw, $anyr replayed)" \
+	[ "$anyw" -ge 200 -a "$anyr" -ge 1 ]
 # Quiet mode (bpf/stack_replay.h): failed tries in a row made walks log
 # little, and an unchanging stack brought the replay back.
 quiet=$(cat "$d"/*.out | sed -n 's/.*stack replay: \([0-9]*\) cases went quiet and came back$/\1/p' |
