@@ -13,10 +13,12 @@
  * (verifier budget vs. tail-call budget). */
 #define TREC_PHP_FRAMES_PER_PROGRAM 32
 
-/* Bytes BPF reads per zend_execute_data, and per zend_op_array from
- * op_last (powers of two): every field used must fit, trecord checks
- * (php_detect.c). */
+/* Bytes BPF reads per zend_execute_data, per zend_function from its
+ * start (its type, name and scope: one read, not three) and per
+ * zend_op_array from op_last (powers of two): every field used must fit,
+ * trecord checks (php_detect.c). */
 #define TREC_PHP_EXEC_READ 64
+#define TREC_PHP_FN_READ 32
 #define TREC_PHP_OP_READ 128
 
 /* Zend constants (Zend/zend_compile.h, stable since PHP 7.0). */

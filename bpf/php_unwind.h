@@ -67,8 +67,8 @@ TREC_SUBPROG int trec_php_push(struct trec_per_cpu_record *rec,
 			       const struct trec_php_proc_info *info, __u64 func, __u64 opline,
 			       bool *user)
 {
-	__u64 op[TREC_PHP_OP_READ / 8] = {};
-	__u64 name = 0, scope = 0, opcodes = 0, filename = 0;
+	__u64 op[TREC_PHP_OP_READ / 8] = {}, head[TREC_PHP_FN_READ / 8];
+	__u64 name, scope, opcodes = 0, filename = 0;
 	__u32 lineno = 0, line_start = 0, line_end = 0, last;
 	__u8 type;
 	bool leaf;
@@ -77,10 +77,11 @@ TREC_SUBPROG int trec_php_push(struct trec_per_cpu_record *rec,
 		return TREC_ERR_PHP_BAD_FUNCTION;
 	leaf = *user;
 	*user = false;
-	if (bpf_probe_read_user(&type, sizeof(type), (void *)func) ||
-	    bpf_probe_read_user(&name, sizeof(name), (void *)(func + info->fn_name)) ||
-	    bpf_probe_read_user(&scope, sizeof(scope), (void *)(func + info->fn_scope)))
+	if (bpf_probe_read_user(head, sizeof(head), (void *)func))
 		return TREC_ERR_PHP_BAD_FUNCTION;
+	type = (__u8)head[0]; /* zend_function's first byte, in every kind */
+	name = trec_php_u64(head, TREC_PHP_FN_READ / 8, info->fn_name);
+	scope = trec_php_u64(head, TREC_PHP_FN_READ / 8, info->fn_scope);
 	*user = type == TREC_PHP_USER_FUNCTION || type == TREC_PHP_EVAL_CODE;
 	if (*user) {
 		__u32 n = TREC_PHP_OP_READ / 8, base = info->op_last;

@@ -67,7 +67,7 @@ int trec_php_read_function(trec_php_read_fn read, void *ctx, uint32_t pid,
 			   const struct trec_php_layout *l, uint64_t addr,
 			   struct trec_phpcode_owned *out)
 {
-	uint8_t head[32], op[TREC_PHP_OP_READ];
+	uint8_t head[TREC_PHP_FN_READ], op[TREC_PHP_OP_READ];
 	uint64_t name, scope, filename = 0, opcodes = 0, class_name = 0;
 	struct trec_phpcode *c = &out->c;
 	int err;

@@ -71,6 +71,9 @@ static int layout_fits(const struct trec_php_layout *l)
 			return 0;
 	if (l->ed_call_info % 4 || l->ed_call_info + 4 > TREC_PHP_EXEC_READ || l->op_last % 8)
 		return 0;
+	if (l->fn_name % 8 || l->fn_name + 8 > TREC_PHP_FN_READ || l->fn_scope % 8 ||
+	    l->fn_scope + 8 > TREC_PHP_FN_READ)
+		return 0;
 	for (size_t i = 0; i < 2; i++)
 		if (op64[i] % 8 || op64[i] < l->op_last || op64[i] + 8 > l->op_last + TREC_PHP_OP_READ ||
 		    op32[i] % 4 || op32[i] < l->op_last || op32[i] + 4 > l->op_last + TREC_PHP_OP_READ)
