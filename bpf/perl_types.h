@@ -83,6 +83,10 @@ struct trec_perl_cursor {
 	 * that boundary, not to another runops frame. */
 	__u32 after_c_call;
 	__u32 pad;
+	/* The last sub's CV and its handle, for this trace (a recursion
+	 * names one CV frame after frame: 3-5 reads each; trace_reset
+	 * clears it). */
+	__u64 memo_cv, memo_handle;
 };
 
 #endif /* TREC_PERL_TYPES_H */

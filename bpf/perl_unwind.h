@@ -252,7 +252,15 @@ static __always_inline int trec_perl_cx(struct trec_per_cpu_record *rec,
 				return 0;
 		}
 		{
-			__u64 handle = trec_perl_sub_handle(info, trec_perl_cx_word(w, info->cx_sub_cv));
+			__u64 cv = trec_perl_cx_word(w, info->cx_sub_cv), handle;
+
+			if (cv && cv == c->memo_cv) {
+				handle = c->memo_handle;
+			} else {
+				handle = trec_perl_sub_handle(info, cv);
+				c->memo_cv = handle ? cv : 0;
+				c->memo_handle = handle;
+			}
 
 			if (!handle) {
 				increment_metric(TREC_METRIC_PERL_ERRORS);

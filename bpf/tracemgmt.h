@@ -106,6 +106,7 @@ static __always_inline void trace_reset(struct trec_per_cpu_record *rec)
 	rec->python_frame = 0;
 	rec->php_frame = 0;
 	rec->perl.si = 0;
+	rec->perl.memo_cv = 0;
 	rec->ruby_cfp = 0;
 }
 
