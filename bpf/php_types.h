@@ -26,6 +26,14 @@
 #define TREC_PHP_USER_FUNCTION 2
 #define TREC_PHP_EVAL_CODE 4
 
+/* The fields of the last zend_function a trace pushed (php_unwind.h): a
+ * recursion names one function frame after frame. func 0: none. */
+struct trec_php_fn_memo {
+	__u64 func, name, scope, opcodes, filename;
+	__u32 last, line_start, line_end;
+	__u8 type, pad[3];
+};
+
 /* php_procs value: everything the BPF walker needs for one process.
  * Addresses are runtime addresses; offsets are in bytes. */
 struct trec_php_proc_info {

@@ -68,43 +68,54 @@ TREC_SUBPROG int trec_php_push(struct trec_per_cpu_record *rec,
 			       bool *user)
 {
 	__u64 op[TREC_PHP_OP_READ / 8] = {}, head[TREC_PHP_FN_READ / 8];
-	__u64 name, scope, opcodes = 0, filename = 0;
-	__u32 lineno = 0, line_start = 0, line_end = 0, last;
-	__u8 type;
+	struct trec_php_fn_memo *m;
+	__u32 lineno = 0;
 	bool leaf;
 
 	if (!rec || !info || !user)
 		return TREC_ERR_PHP_BAD_FUNCTION;
+	m = &rec->php_fn;
 	leaf = *user;
 	*user = false;
-	if (bpf_probe_read_user(head, sizeof(head), (void *)func))
-		return TREC_ERR_PHP_BAD_FUNCTION;
-	type = (__u8)head[0]; /* zend_function's first byte, in every kind */
-	name = trec_php_u64(head, TREC_PHP_FN_READ / 8, info->fn_name);
-	scope = trec_php_u64(head, TREC_PHP_FN_READ / 8, info->fn_scope);
-	*user = type == TREC_PHP_USER_FUNCTION || type == TREC_PHP_EVAL_CODE;
-	if (*user) {
-		__u32 n = TREC_PHP_OP_READ / 8, base = info->op_last;
-
-		if (bpf_probe_read_user(op, sizeof(op), (void *)(func + base)))
+	/* The function's fields, read once per trace (its frames repeat in
+	 * a recursion); the memo names func only once all are read. */
+	if (m->func != func) {
+		m->func = 0;
+		if (bpf_probe_read_user(head, sizeof(head), (void *)func))
 			return TREC_ERR_PHP_BAD_FUNCTION;
-		last = trec_php_u32(op, n, 0);
-		opcodes = trec_php_u64(op, n, info->op_opcodes - base);
-		filename = trec_php_u64(op, n, info->op_filename - base);
-		line_start = trec_php_u32(op, n, info->op_line_start - base);
-		line_end = trec_php_u32(op, n, info->op_line_end - base);
+		m->type = (__u8)head[0]; /* zend_function's first byte, in every kind */
+		m->name = trec_php_u64(head, TREC_PHP_FN_READ / 8, info->fn_name);
+		m->scope = trec_php_u64(head, TREC_PHP_FN_READ / 8, info->fn_scope);
+		m->last = m->line_start = m->line_end = 0;
+		m->opcodes = m->filename = 0;
+		if (m->type == TREC_PHP_USER_FUNCTION || m->type == TREC_PHP_EVAL_CODE) {
+			__u32 n = TREC_PHP_OP_READ / 8, base = info->op_last;
+
+			if (bpf_probe_read_user(op, sizeof(op), (void *)(func + base)))
+				return TREC_ERR_PHP_BAD_FUNCTION;
+			m->last = trec_php_u32(op, n, 0);
+			m->opcodes = trec_php_u64(op, n, info->op_opcodes - base);
+			m->filename = trec_php_u64(op, n, info->op_filename - base);
+			m->line_start = trec_php_u32(op, n, info->op_line_start - base);
+			m->line_end = trec_php_u32(op, n, info->op_line_end - base);
+		}
+		m->func = func;
+	}
+	*user = m->type == TREC_PHP_USER_FUNCTION || m->type == TREC_PHP_EVAL_CODE;
+	if (*user) {
 		/* The running opline of the sampled frame (see the top). */
-		if (leaf && rec->state.r15 >= opcodes &&
-		    rec->state.r15 < opcodes + (__u64)last * info->op_size &&
-		    (rec->state.r15 - opcodes) % info->op_size == 0)
+		if (leaf && rec->state.r15 >= m->opcodes &&
+		    rec->state.r15 < m->opcodes + (__u64)m->last * info->op_size &&
+		    (rec->state.r15 - m->opcodes) % info->op_size == 0)
 			opline = rec->state.r15;
 		if (!opline ||
 		    bpf_probe_read_user(&lineno, sizeof(lineno), (void *)(opline + info->op_lineno)))
 			return TREC_ERR_PHP_BAD_OPLINE;
 	}
 	if (push_frame(rec, func,
-		       (__u64)lineno << 32 | trec_php_object_id(type, line_start, line_end, name,
-								 scope, filename, opcodes),
+		       (__u64)lineno << 32 | trec_php_object_id(m->type, m->line_start, m->line_end,
+								 m->name, m->scope, m->filename,
+								 m->opcodes),
 		       TREC_FRAME_PHP, TREC_FRAME_F_PID_SPECIFIC))
 		return -1;
 	increment_metric(TREC_METRIC_PHP_FRAMES);

@@ -105,6 +105,7 @@ static __always_inline void trace_reset(struct trec_per_cpu_record *rec)
 	rec->unwinders_done = 0;
 	rec->python_frame = 0;
 	rec->php_frame = 0;
+	rec->php_fn.func = 0;
 	rec->perl.si = 0;
 	rec->perl.memo_cv = 0;
 	rec->ruby_cfp = 0;

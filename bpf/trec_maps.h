@@ -11,6 +11,7 @@
 #include "trec_types.h"
 #include "unwind_state.h"
 #include "perl_types.h"
+#include "php_types.h"
 
 /* The per-CPU scratch record: the trace being built and the cursor. */
 struct trec_per_cpu_record {
@@ -20,6 +21,7 @@ struct trec_per_cpu_record {
 	__u32 unwinders_done; /* bit per enum trec_unwinder */
 	__u64 python_frame;   /* python: next frame to walk (pythonUnwindState) */
 	__u64 php_frame;      /* php: next zend_execute_data to walk (phpUnwindState) */
+	struct trec_php_fn_memo php_fn; /* php: for this trace (trace_reset clears it) */
 	struct trec_perl_cursor perl; /* perl: where the walk goes on (perlUnwindState) */
 	__u64 ruby_cfp, ruby_end; /* ruby: next control frame, end of the VM stack */
 	__u32 mappings_pid;   /* whose trie entries resolve pcs: the pid, or
