@@ -85,20 +85,29 @@ static __always_inline int trec_rb_first_frame(struct trec_per_cpu_record *rec,
 TREC_SUBPROG int trec_rb_push(struct trec_per_cpu_record *rec, const struct trec_rb_proc_info *info,
 			      __u64 iseq, __u64 pc)
 {
-	__u64 body, w[TREC_RB_BODY_READ / 8], id[TREC_RB_ID_WORDS];
+	__u64 body, w[TREC_RB_BODY_READ / 8];
 	__u64 pos = 0xffffffffULL;
+	struct trec_rb_iseq_memo *m;
 
 	if (!rec || !info)
 		return TREC_PROG_UNWIND_STOP;
-	if (bpf_probe_read_user(&body, sizeof(body), (void *)(iseq + info->iseq_body)) || !body ||
-	    bpf_probe_read_user(w, sizeof(w), (void *)body))
-		return trec_rb_fail(rec, TREC_ERR_RUBY_BAD_ISEQ);
-	for (int i = 0; i < TREC_RB_ID_WORDS; i++)
-		id[i] = trec_rb_word(w, info->body_id[i], TREC_RB_BODY_READ);
+	m = &rec->rb_iseq;
+	/* Read once per trace (a recursion runs one iseq frame after frame);
+	 * the memo names iseq only once its body words are read. */
+	if (m->iseq != iseq) {
+		m->iseq = 0;
+		if (bpf_probe_read_user(&body, sizeof(body), (void *)(iseq + info->iseq_body)) ||
+		    !body || bpf_probe_read_user(w, sizeof(w), (void *)body))
+			return trec_rb_fail(rec, TREC_ERR_RUBY_BAD_ISEQ);
+		m->body = body;
+		for (int i = 0; i < TREC_RB_ID_WORDS; i++)
+			m->id[i] = trec_rb_word(w, info->body_id[i], TREC_RB_BODY_READ);
+		m->iseq = iseq;
+	}
 	/* The word index pc is at (the next instruction); none yet: ~0. */
-	if (pc >= id[0] && pc - id[0] < (1ULL << 34))
-		pos = (pc - id[0]) >> 3;
-	if (push_frame(rec, iseq, pos << 32 | trec_rb_object_id(body, id), TREC_FRAME_RUBY,
+	if (pc >= m->id[0] && pc - m->id[0] < (1ULL << 34))
+		pos = (pc - m->id[0]) >> 3;
+	if (push_frame(rec, iseq, pos << 32 | trec_rb_object_id(m->body, m->id), TREC_FRAME_RUBY,
 		       TREC_FRAME_F_PID_SPECIFIC))
 		return TREC_PROG_UNWIND_STOP;
 	increment_metric(TREC_METRIC_RUBY_FRAMES);

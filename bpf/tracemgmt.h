@@ -109,6 +109,7 @@ static __always_inline void trace_reset(struct trec_per_cpu_record *rec)
 	rec->perl.si = 0;
 	rec->perl.memo_cv = 0;
 	rec->ruby_cfp = 0;
+	rec->rb_iseq.iseq = 0;
 }
 
 /*

@@ -12,6 +12,7 @@
 #include "unwind_state.h"
 #include "perl_types.h"
 #include "php_types.h"
+#include "ruby_types.h"
 
 /* The per-CPU scratch record: the trace being built and the cursor. */
 struct trec_per_cpu_record {
@@ -24,6 +25,7 @@ struct trec_per_cpu_record {
 	struct trec_php_fn_memo php_fn; /* php: for this trace (trace_reset clears it) */
 	struct trec_perl_cursor perl; /* perl: where the walk goes on (perlUnwindState) */
 	__u64 ruby_cfp, ruby_end; /* ruby: next control frame, end of the VM stack */
+	struct trec_rb_iseq_memo rb_iseq; /* ruby: for this trace (trace_reset clears it) */
 	__u32 mappings_pid;   /* whose trie entries resolve pcs: the pid, or
 			       * the parent of a fork not synced yet */
 	__u32 vma_unwinder;   /* the selector for pcs in [vma_start, vma_end) */
