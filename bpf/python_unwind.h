@@ -203,7 +203,13 @@ TREC_SUBPROG int trec_python_walk(struct trec_per_cpu_record *rec)
 		/* Index of the code unit instr points at; a fresh frame's
 		 * prev_instr is one before the first (-1). */
 		lasti = (__u32)((__s64)(instr - code - info->code_adaptive) >> 1);
-		if (push_frame(rec, code, lasti << 32 | trec_py_code_id(info, code),
+		/* A code object's id, read once per trace (a recursion runs
+		 * one code object frame after frame); 0: unreadable, not kept. */
+		if (code != rec->py_memo_code) {
+			rec->py_memo_id = trec_py_code_id(info, code);
+			rec->py_memo_code = rec->py_memo_id ? code : 0;
+		}
+		if (push_frame(rec, code, lasti << 32 | rec->py_memo_id,
 			       TREC_FRAME_PYTHON, TREC_FRAME_F_PID_SPECIFIC))
 			return TREC_PROG_UNWIND_STOP;
 		increment_metric(TREC_METRIC_PYTHON_FRAMES);

@@ -104,6 +104,7 @@ static __always_inline void trace_reset(struct trec_per_cpu_record *rec)
 	rec->tail_calls = 0;
 	rec->unwinders_done = 0;
 	rec->python_frame = 0;
+	rec->py_memo_code = 0;
 	rec->php_frame = 0;
 	rec->php_fn.func = 0;
 	rec->perl.si = 0;

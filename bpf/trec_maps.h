@@ -21,6 +21,10 @@ struct trec_per_cpu_record {
 	__u32 tail_calls;     /* tail calls made for this trace */
 	__u32 unwinders_done; /* bit per enum trec_unwinder */
 	__u64 python_frame;   /* python: next frame to walk (pythonUnwindState) */
+	/* python 3.11+: the last code object pushed and its id, for this
+	 * trace (trace_reset clears it). */
+	__u64 py_memo_code;
+	__u32 py_memo_id, py_memo_pad;
 	__u64 php_frame;      /* php: next zend_execute_data to walk (phpUnwindState) */
 	struct trec_php_fn_memo php_fn; /* php: for this trace (trace_reset clears it) */
 	struct trec_perl_cursor perl; /* perl: where the walk goes on (perlUnwindState) */
