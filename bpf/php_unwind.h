@@ -58,6 +58,12 @@ static __always_inline __u32 trec_php_u32(const __u64 *w, __u32 nwords, __u32 of
 	return (__u32)(trec_php_u64(w, nwords, off) >> ((off & 4) * 8));
 }
 
+/* A zend_function of PHP code (it has opcodes), not an internal one. */
+static __always_inline bool trec_php_user_code(__u8 type)
+{
+	return type == TREC_PHP_USER_FUNCTION || type == TREC_PHP_EVAL_CODE;
+}
+
 /* Pushes the frame of func (a zend_function) at opline. *user: on entry,
  * whether this is the sampled frame; on return, whether it is PHP code
  * (which can end a run). 0 or an error code; -1 when the trace is full.
@@ -88,7 +94,7 @@ TREC_SUBPROG int trec_php_push(struct trec_per_cpu_record *rec,
 		m->scope = trec_php_u64(head, TREC_PHP_FN_READ / 8, info->fn_scope);
 		m->last = m->line_start = m->line_end = 0;
 		m->opcodes = m->filename = 0;
-		if (m->type == TREC_PHP_USER_FUNCTION || m->type == TREC_PHP_EVAL_CODE) {
+		if (trec_php_user_code(m->type)) {
 			__u32 n = TREC_PHP_OP_READ / 8, base = info->op_last;
 
 			if (bpf_probe_read_user(op, sizeof(op), (void *)(func + base)))
@@ -101,7 +107,7 @@ TREC_SUBPROG int trec_php_push(struct trec_per_cpu_record *rec,
 		}
 		m->func = func;
 	}
-	*user = m->type == TREC_PHP_USER_FUNCTION || m->type == TREC_PHP_EVAL_CODE;
+	*user = trec_php_user_code(m->type);
 	if (*user) {
 		/* The running opline of the sampled frame (see the top). */
 		if (leaf && rec->state.r15 >= m->opcodes &&

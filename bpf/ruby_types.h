@@ -32,8 +32,6 @@
  * The first one also turns a frame's pc into an instruction position. */
 #define TREC_RB_ID_WORDS 4
 
-/* ruby_procs value: everything the BPF walker needs for one process. All
- * addresses are runtime addresses in that process; offsets in bytes. */
 /* The last iseq a trace pushed, its body and the body words that name it
  * (ruby_unwind.h): a recursion runs one iseq frame after frame. iseq 0:
  * none. */
@@ -41,6 +39,8 @@ struct trec_rb_iseq_memo {
 	__u64 iseq, body, id[TREC_RB_ID_WORDS];
 };
 
+/* ruby_procs value: everything the BPF walker needs for one process. All
+ * addresses are runtime addresses in that process; offsets in bytes. */
 struct trec_rb_proc_info {
 	/* The execution context is the thread-local ruby_current_ec of
 	 * libruby (general-dynamic TLS): its module id is in the GOT word at

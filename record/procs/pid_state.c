@@ -166,6 +166,12 @@ void trec_pid_sync_hold_exited(struct trec_pid_sync *s, bool hold)
 	s->exit_grace_ns = hold ? TREC_EXIT_HOLD_NS : TREC_EXIT_GRACE_NS;
 }
 
+/* No process has pid any more (a zombie still has it). */
+static bool pid_gone(uint64_t pid)
+{
+	return kill((pid_t)pid, 0) && errno == ESRCH;
+}
+
 /* The end of a recording: every tracked pid that no longer exists goes,
  * whatever its last sync (one that raced its exit, reading the maps of
  * the process tearing down, kept it past its reap until a sweep). */
@@ -180,7 +186,7 @@ static void remove_gone(struct trec_pid_sync *s)
 
 		n = 0;
 		for (size_t i = 0; n < 256 && trec_u64map_next(&s->pids, &i, &pid, &v);)
-			if (kill((pid_t)pid, 0) && errno == ESRCH)
+			if (pid_gone(pid))
 				gone[n++] = (uint32_t)pid;
 		for (size_t i = 0; i < n; i++)
 			trec_pid_sync_remove(s, gone[i]);
@@ -226,7 +232,7 @@ void trec_pid_sync_sweep(struct trec_pid_sync *s)
 	for (size_t i = 0; nd < 256 && ng < 256 && trec_u64map_next(&s->pids, &i, &pid, &v);) {
 		const struct pid_state *ps = v;
 
-		if (!kill((pid_t)pid, 0) || errno != ESRCH)
+		if (!pid_gone(pid))
 			continue;
 		if (!ps->exited_ns || ps->synced_ns > ps->exited_ns)
 			gone[ng++] = pid;

@@ -34,6 +34,16 @@ static bool unwind_same(struct harness_env *e, const struct harness_case *c,
 	       memcmp(want, &e->trace, sizeof(*want)) == 0;
 }
 
+/* Whether the sample just taken (e->trace) is the trace a walk with
+ * nothing cached gives over the same memory; got: room for its copy. */
+static bool same_as_fresh_walk(struct harness_env *e, const struct harness_case *c,
+			       struct trec_trace *got)
+{
+	memcpy(got, &e->trace, sizeof(*got));
+	harness_forget_caches();
+	return unwind_same(e, c, got);
+}
+
 /* The captured bytes of the u64 at addr, or NULL. */
 static uint8_t *mem_at(const struct harness_env *e, uint64_t addr)
 {
@@ -73,9 +83,7 @@ static bool word_refused(struct harness_env *e, const struct harness_case *c, ui
 		*why = "a stack word the last walk read changed, and its frames were replayed";
 		goto out;
 	}
-	memcpy(got, &e->trace, sizeof(*got));
-	harness_forget_caches();
-	if (!unwind_same(e, c, got)) {
+	if (!same_as_fresh_walk(e, c, got)) {
 		*why = "with a stack word changed, the refused replay's trace differs from a fresh walk's";
 		goto out;
 	}
@@ -150,9 +158,7 @@ static bool any_word_sound(struct harness_env *e, const struct harness_case *c,
 		harness_unwind(e, &c->regs, c->pid, c->tid);
 		r->any_words++;
 		r->any_replayed += e->metrics[TREC_METRIC_STACK_REPLAYED] != replays;
-		memcpy(got, &e->trace, sizeof(*got));
-		harness_forget_caches();
-		if (!unwind_same(e, c, got)) {
+		if (!same_as_fresh_walk(e, c, got)) {
 			static char buf[160];
 
 			snprintf(buf, sizeof(buf), "with the stack word at sp+%#llx changed, the sample "
