@@ -59,6 +59,7 @@ int trec_consumer_init(struct trec_consumer *c, const struct trec_consumer_ctx *
 {
 	c->x = *x;
 	c->last_seen_pid = UINT32_MAX; /* none */
+	c->bases.prefetch = &c->stacks;
 	trec_deferred_init(&c->deferred, &x->defer_fds, x->loads_finished, x->cnt, emit_resumed, c);
 	trec_ksyms_lazy_init(&c->ksyms, x->ksyms, x->quiet);
 	return 0;

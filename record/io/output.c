@@ -7,9 +7,17 @@
 #include <unistd.h>
 #include "record/io/output.h"
 
+/* Chunks of 2 MiB, not the format's default 1 MiB: each chunk stores its
+ * stacks again, and at -a -F 20000 (1.8 MB of records a second, two
+ * thirds of them stacks) 1 MiB chunks ended twice a second. 2 MiB chunks
+ * end at the main loop's 1 s flush instead: 4% less CPU over 25 s, files
+ * 5% smaller. At lower rates the flush ends chunks first either way. */
+#define OUTPUT_CHUNK_BYTES (2u << 20)
+
 int trec_output_open(struct trec_output *o, const char *path, bool force,
 		     char *msg, size_t msglen)
 {
+	const struct trec_writer_opts opts = { .chunk_bytes = OUTPUT_CHUNK_BYTES };
 	struct trec_header h;
 	int fd, e;
 
@@ -22,7 +30,7 @@ int trec_output_open(struct trec_output *o, const char *path, bool force,
 		return fd;
 	trec_header_init_host(&h);
 	errno = 0;
-	o->w = trec_writer_open_fd(fd, &h, NULL);
+	o->w = trec_writer_open_fd(fd, &h, &opts);
 	if (!o->w) {
 		/* A full disk: the unnamed file goes with its fd. */
 		e = errno ? -errno : -EIO;

@@ -1,27 +1,43 @@
 // SPDX-License-Identifier: MIT
 /* Raw trace frames -> their stack's index in the chunk being written (stack_cache.h). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define XXH_INLINE_ALL
+#define XXH_STATIC_LINKING_ONLY /* XXH3_generateSecret_fromSeed */
 #include <xxhash.h>
 
 #include "record/io/stack_cache.h"
 #include "trec_format.h"
 #include "trec_types.h"
 
-/* A chunk (1 MiB by default, a second at most) holds a few thousand new
+/* A chunk (2 MiB, record/io/output.c, a second at most) holds a few thousand new
  * stacks at -a -F 20000; past this many its later ones are not kept. */
 #define STACK_CACHE_MAX (64u << 10)
+
+/* Block b's secret, derived once from its number: each block hashes as
+ * XXH3_128bits_withSeed(.., b) would, without deriving a secret from the
+ * seed per call (which a block past 240 bytes would). */
+static unsigned char block_secrets[TREC_KEY_BLOCKS(TREC_MAX_FRAMES)][XXH3_SECRET_DEFAULT_SIZE];
+static pthread_once_t block_secrets_once = PTHREAD_ONCE_INIT;
+
+static void derive_block_secrets(void)
+{
+	for (uint32_t b = 0; b < TREC_KEY_BLOCKS(TREC_MAX_FRAMES); b++)
+		XXH3_generateSecret_fromSeed(block_secrets[b], b);
+}
 
 struct trec_key_block trec_key_block(const struct trec_frame *f, uint32_t n, uint32_t b)
 {
 	uint32_t first = b * TREC_KEY_BLOCK_FRAMES, k = n - first;
 	XXH128_hash_t h;
 
+	pthread_once(&block_secrets_once, derive_block_secrets);
 	if (k > TREC_KEY_BLOCK_FRAMES)
 		k = TREC_KEY_BLOCK_FRAMES;
-	h = XXH3_128bits_withSeed(f + first, (size_t)k * sizeof(*f), b);
+	h = XXH3_128bits_withSecretandSeed(f + first, (size_t)k * sizeof(*f), block_secrets[b],
+					   sizeof(block_secrets[b]), b);
 	return (struct trec_key_block){ h.low64, h.high64 };
 }
 
@@ -66,6 +82,12 @@ static struct trec_stack_cache_ent *slot_of(const struct trec_stack_cache *sc,
 		if (is_empty(e) || (e->key.lo == key.lo && e->key.hi == key.hi))
 			return e;
 	}
+}
+
+void trec_stack_cache_prefetch(const struct trec_stack_cache *sc, struct trec_stack_key key)
+{
+	if (sc->cap)
+		__builtin_prefetch(&sc->slots[key.lo & (sc->cap - 1)]);
 }
 
 static struct trec_stack_cache_ent *find(const struct trec_stack_cache *sc,

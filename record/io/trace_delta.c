@@ -47,16 +47,25 @@ static void hash_blocks(struct trec_trace_base_slot *slot, uint32_t frames)
 		slot->blocks[i] = trec_key_block(slot->t.frames, n, i);
 }
 
-/* t (whole, len bytes) is now its CPU's base; NULL if it cannot be. */
+/* t (whole, len bytes) is now its CPU's base; NULL if it cannot be. Its
+ * blocks are hashed from the message, and its key's stack-cache slot
+ * fetched, before the copy: the slot's cache miss overlaps the copy. */
 static struct trec_trace_base_slot *keep(struct trec_trace_bases *b, const struct trec_trace *t,
-					 size_t len)
+					 size_t len, struct trec_stack_key *key)
 {
 	struct trec_trace_base_slot *slot = base_slot(b, t->cpu);
+	uint32_t n = t->num_frames;
 
-	if (slot) {
-		memcpy(&slot->t, t, len);
-		hash_blocks(slot, t->num_frames);
+	if (!slot)
+		return NULL;
+	for (uint32_t i = 0; i < TREC_KEY_BLOCKS(n); i++)
+		slot->blocks[i] = trec_key_block(t->frames, n, i);
+	if (key) {
+		*key = trec_stack_key_blocks(slot->blocks, n, t->kernel_stack_id);
+		if (b->prefetch)
+			trec_stack_cache_prefetch(b->prefetch, *key);
 	}
+	memcpy(&slot->t, t, len);
 	return slot;
 }
 
@@ -111,10 +120,8 @@ enum trec_delta_result trec_trace_delta_apply(struct trec_trace_bases *b, const 
 		if (len < TREC_TRACE_HEADER_SIZE + n * FRAME_BYTES)
 			return TREC_DELTA_BAD;
 		if (t->seq)
-			slot = keep(b, t, TREC_TRACE_HEADER_SIZE + n * FRAME_BYTES);
-		if (slot)
-			key_of_slot(slot, key);
-		else
+			slot = keep(b, t, TREC_TRACE_HEADER_SIZE + n * FRAME_BYTES, key);
+		if (!slot)
 			key_of_frames(t, key);
 		*whole = t;
 		*whole_len = TREC_TRACE_HEADER_SIZE + n * FRAME_BYTES;

@@ -32,6 +32,8 @@ struct trec_trace_base_slot {
 struct trec_trace_bases {
 	struct trec_trace_base_slot **by_cpu; /* NULL: no base for that cpu yet */
 	uint32_t cap;
+	/* If set: a whole trace's key's slot is fetched while it is copied. */
+	const struct trec_stack_cache *prefetch;
 };
 
 enum trec_delta_result {
