@@ -50,9 +50,14 @@ static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t le
 	handle_trace_key(c, data, len, NULL);
 }
 
+static void release_output(struct trec_consumer *c);
+
+/* Not held past it: resumed samples are few, and the deferred code sleeps
+ * between its tries. */
 static void emit_resumed(void *arg, const struct trec_trace *t, size_t len)
 {
 	handle_trace(arg, (const uint8_t *)t, len);
+	release_output(arg);
 }
 
 int trec_consumer_init(struct trec_consumer *c, const struct trec_consumer_ctx *x)
@@ -115,26 +120,47 @@ static void sample_head(struct trec_sample *smp, const struct trec_trace *t)
 	copy_comm(smp->comm, t->comm);
 }
 
+/*
+ * The output's lock is kept from one known-stack sample to the next (most
+ * samples under -a: a lock and an unlock each were 4% of trecord's CPU at
+ * -a -F 20000). It is let go before anything else takes it (the writer's
+ * other records, interpreter and JIT notes), before the writer waits or
+ * does its periodic work, and every HOLD_SAMPLES samples, so that the
+ * other threads wait at most that long.
+ */
+#define HOLD_SAMPLES 256
+
+static void release_output(struct trec_consumer *c)
+{
+	if (c->held)
+		trec_output_unlock(c->x.out, 0);
+	c->held = NULL;
+	c->held_samples = 0;
+}
+
 /* A trace whose stack the chunk being written has (stack_cache.h): its
  * stack is not encoded again, nor its files noted; smp has no frames.
- * False: write it whole. */
+ * False: write it whole (the output is not held then). */
 static bool write_known_stack(struct trec_consumer *c, const struct trec_sample *smp,
 			      struct trec_stack_key key)
 {
-	struct trec_writer *w;
+	struct trec_writer *w = c->held ? c->held : trec_output_lock(c->x.out);
 	int rc;
 
-	w = trec_output_lock(c->x.out);
+	c->held = NULL;
 	if (!w)
 		return true; /* nothing more is written */
 	rc = trec_stack_cache_write_known(&c->stacks, w, key, smp);
-	if (rc == 1) {
-		trec_output_unlock(c->x.out, 0);
-		return false;
-	}
-	if (trec_output_unlock(c->x.out, rc) >= 0)
+	if (rc == 0) {
 		trecord_count(c->x.cnt, TRECORD_METRIC_SAMPLES_WRITTEN, 1);
-	return true;
+		c->held = w;
+		if (++c->held_samples >= HOLD_SAMPLES)
+			release_output(c);
+		return true;
+	}
+	c->held_samples = 0;
+	trec_output_unlock(c->x.out, rc == 1 ? 0 : rc);
+	return rc != 1;
 }
 
 static void count_error_frame(struct trec_consumer *c, const struct trec_trace *t)
@@ -442,7 +468,10 @@ static int on_ring_msg(void *ctx, void *data, size_t len)
 	memcpy(&type, data, sizeof(type));
 	if (type == TREC_MSG_TRACE || type == TREC_MSG_TRACE_DELTA) {
 		handle_ring_trace(c, data, len);
-	} else if (type == TREC_MSG_PID_EVENT) {
+		return 0;
+	}
+	release_output(c);
+	if (type == TREC_MSG_PID_EVENT) {
 		handle_pid_event(c, data, len);
 	} else if (type == TREC_MSG_DEFERRED) {
 		trec_deferred_add(&c->deferred, data, trec_deferred_msg_used(data, len));
@@ -471,11 +500,13 @@ static void *writer_main(void *arg)
 	while (!atomic_load(&c->stop)) {
 		ring_buffer__poll(c->rb, trec_deferred_pending(&c->deferred) ? 5 : 50);
 		ring_buffer__consume(c->rb);
+		release_output(c);
 		write_ksyms(c, false);
 		retire_pids(c);
 		trec_deferred_poll(&c->deferred, trec_now_ns(), false);
 	}
 	ring_buffer__consume(c->rb);
+	release_output(c);
 	finish_deferred(c);
 	write_ksyms(c, true);
 	return NULL;

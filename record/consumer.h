@@ -64,6 +64,8 @@ struct trec_consumer {
 	struct trec_ksyms_lazy ksyms; /* kernel symbols the stacks use */
 	uint64_t ksyms_written_ns;
 	struct trec_deferred deferred; /* samples waiting for deltas */
+	struct trec_writer *held;     /* the output, locked since a known-stack sample */
+	uint32_t held_samples;        /* ... written since */
 };
 
 /* Sets the context; nothing runs yet. 0 or -ENOMEM. */
