@@ -51,11 +51,13 @@ static void handle_trace(struct trec_consumer *c, const uint8_t *data, size_t le
 }
 
 static void release_output(struct trec_consumer *c);
+static void finish_pending(struct trec_consumer *c);
 
 /* Not held past it: resumed samples are few, and the deferred code sleeps
  * between its tries. */
 static void emit_resumed(void *arg, const struct trec_trace *t, size_t len)
 {
+	finish_pending(arg);
 	handle_trace(arg, (const uint8_t *)t, len);
 	release_output(arg);
 }
@@ -433,14 +435,35 @@ static void finish_deferred(struct trec_consumer *c)
 	trec_deferred_poll(&c->deferred, trec_now_ns(), true);
 }
 
-/* A trace message from the ring, made whole (trace deltas:
+/* The trace held back by handle_ring_trace, written now. */
+static void finish_pending(struct trec_consumer *c)
+{
+	const struct trec_trace *t = c->pending;
+
+	if (!t)
+		return;
+	c->pending = NULL;
+	handle_trace_key(c, (const uint8_t *)t, c->pending_len, &c->pending_key);
+}
+
+/*
+ * A trace message from the ring, made whole (trace deltas:
  * record/io/trace_delta.h; a batch the queue refused is a gap their seq
- * shows), then written. */
+ * shows), then written. A whole trace that became its CPU's base is held
+ * back until the next message: by then the stack-cache slot of its key,
+ * fetched when the key was made, is in the cache (its miss was a seventh
+ * of trecord's CPU at -a -F 20000). The order of the records is the
+ * ring's: the held trace is written before anything after it.
+ */
 static void handle_ring_trace(struct trec_consumer *c, const uint8_t *data, size_t len)
 {
-	const struct trec_trace *whole;
+	const struct trec_trace *t = (const void *)data, *whole;
+	bool may_hold = len >= TREC_TRACE_HEADER_SIZE && t->msg_type == TREC_MSG_TRACE && t->seq;
 	struct trec_stack_key key;
 
+	/* A delta is rebuilt over its CPU's base, which may be the held one. */
+	if (!may_hold)
+		finish_pending(c);
 	switch (trec_trace_delta_apply(&c->bases, data, len, &c->rebuilt, &whole, &len, &key)) {
 	case TREC_DELTA_NO_BASE:
 		/* Its leaf and error frame are written. */
@@ -448,6 +471,15 @@ static void handle_ring_trace(struct trec_consumer *c, const uint8_t *data, size
 		__attribute__((fallthrough));
 	case TREC_DELTA_WHOLE:
 	case TREC_DELTA_REBUILT:
+		finish_pending(c);
+		/* Not when it is the message: the ring's space is BPF's again
+		 * once this returns. */
+		if (may_hold && whole != t) {
+			c->pending = whole;
+			c->pending_len = len;
+			c->pending_key = key;
+			break;
+		}
 		handle_trace_key(c, (const uint8_t *)whole, len, &key);
 		break;
 	default:
@@ -470,6 +502,7 @@ static int on_ring_msg(void *ctx, void *data, size_t len)
 		handle_ring_trace(c, data, len);
 		return 0;
 	}
+	finish_pending(c);
 	release_output(c);
 	if (type == TREC_MSG_PID_EVENT) {
 		handle_pid_event(c, data, len);
@@ -500,12 +533,14 @@ static void *writer_main(void *arg)
 	while (!atomic_load(&c->stop)) {
 		ring_buffer__poll(c->rb, trec_deferred_pending(&c->deferred) ? 5 : 50);
 		ring_buffer__consume(c->rb);
+		finish_pending(c);
 		release_output(c);
 		write_ksyms(c, false);
 		retire_pids(c);
 		trec_deferred_poll(&c->deferred, trec_now_ns(), false);
 	}
 	ring_buffer__consume(c->rb);
+	finish_pending(c);
 	release_output(c);
 	finish_deferred(c);
 	write_ksyms(c, true);

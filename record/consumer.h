@@ -64,6 +64,11 @@ struct trec_consumer {
 	struct trec_ksyms_lazy ksyms; /* kernel symbols the stacks use */
 	uint64_t ksyms_written_ns;
 	struct trec_deferred deferred; /* samples waiting for deltas */
+	/* A whole trace kept as its CPU's base, written once the next one's
+	 * key is known (consumer.c: its stack-cache slot is fetched then). */
+	const struct trec_trace *pending;
+	size_t pending_len;
+	struct trec_stack_key pending_key;
 	struct trec_writer *held;     /* the output, locked since a known-stack sample */
 	uint32_t held_samples;        /* ... written since */
 };

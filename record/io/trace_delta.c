@@ -6,9 +6,16 @@
 
 #define FRAME_BYTES sizeof(struct trec_frame)
 
-static struct trec_trace_base_slot *slot_of(struct trec_trace_bases *b, uint32_t cpu)
+static struct trec_trace_base_pair *pair_of(struct trec_trace_bases *b, uint32_t cpu)
 {
 	return cpu < b->cap ? b->by_cpu[cpu] : NULL;
+}
+
+static struct trec_trace_base_slot *slot_of(struct trec_trace_bases *b, uint32_t cpu)
+{
+	struct trec_trace_base_pair *p = pair_of(b, cpu);
+
+	return p ? &p->slot[p->cur] : NULL;
 }
 
 struct trec_trace *trec_trace_base(struct trec_trace_bases *b, uint32_t cpu)
@@ -18,14 +25,14 @@ struct trec_trace *trec_trace_base(struct trec_trace_bases *b, uint32_t cpu)
 	return slot ? &slot->t : NULL;
 }
 
-/* cpu's slot, made on first use; NULL if it cannot be. */
-static struct trec_trace_base_slot *base_slot(struct trec_trace_bases *b, uint32_t cpu)
+/* cpu's pair, made on first use; NULL if it cannot be. */
+static struct trec_trace_base_pair *base_pair(struct trec_trace_bases *b, uint32_t cpu)
 {
 	if (cpu >= TREC_DELTA_MAX_CPUS)
 		return NULL;
 	if (cpu >= b->cap) {
 		uint32_t cap = cpu + 1 > 2 * b->cap ? cpu + 1 : 2 * b->cap;
-		struct trec_trace_base_slot **p = realloc(b->by_cpu, cap * sizeof(*p));
+		struct trec_trace_base_pair **p = realloc(b->by_cpu, cap * sizeof(*p));
 
 		if (!p)
 			return NULL;
@@ -33,8 +40,13 @@ static struct trec_trace_base_slot *base_slot(struct trec_trace_bases *b, uint32
 		b->by_cpu = p;
 		b->cap = cap;
 	}
-	if (!b->by_cpu[cpu])
-		b->by_cpu[cpu] = malloc(sizeof(struct trec_trace_base_slot));
+	if (!b->by_cpu[cpu]) {
+		b->by_cpu[cpu] = malloc(sizeof(struct trec_trace_base_pair));
+		if (b->by_cpu[cpu]) {
+			b->by_cpu[cpu]->cur = 0;
+			b->by_cpu[cpu]->slot[0].t.seq = 0; /* no base yet */
+		}
+	}
 	return b->by_cpu[cpu];
 }
 
@@ -49,15 +61,20 @@ static void hash_blocks(struct trec_trace_base_slot *slot, uint32_t frames)
 
 /* t (whole, len bytes) is now its CPU's base; NULL if it cannot be. Its
  * blocks are hashed from the message, and its key's stack-cache slot
- * fetched, before the copy: the slot's cache miss overlaps the copy. */
+ * fetched, before the copy: the slot's cache miss overlaps the copy (and
+ * the writer's work on the trace before it, consumer.c). */
 static struct trec_trace_base_slot *keep(struct trec_trace_bases *b, const struct trec_trace *t,
 					 size_t len, struct trec_stack_key *key)
 {
-	struct trec_trace_base_slot *slot = base_slot(b, t->cpu);
+	struct trec_trace_base_pair *p = base_pair(b, t->cpu);
+	struct trec_trace_base_slot *slot;
 	uint32_t n = t->num_frames;
 
-	if (!slot)
+	if (!p)
 		return NULL;
+	/* Not over the base: it may be a trace the caller still holds. */
+	p->cur ^= 1;
+	slot = &p->slot[p->cur];
 	for (uint32_t i = 0; i < TREC_KEY_BLOCKS(n); i++)
 		slot->blocks[i] = trec_key_block(t->frames, n, i);
 	if (key) {
@@ -123,7 +140,7 @@ enum trec_delta_result trec_trace_delta_apply(struct trec_trace_bases *b, const 
 			slot = keep(b, t, TREC_TRACE_HEADER_SIZE + n * FRAME_BYTES, key);
 		if (!slot)
 			key_of_frames(t, key);
-		*whole = t;
+		*whole = slot ? &slot->t : t;
 		*whole_len = TREC_TRACE_HEADER_SIZE + n * FRAME_BYTES;
 		return TREC_DELTA_WHOLE;
 	}

@@ -29,8 +29,16 @@ struct trec_trace_base_slot {
 	struct trec_key_block blocks[TREC_KEY_BLOCKS(TREC_MAX_FRAMES)];
 };
 
+/* Two per CPU: a whole trace goes into the one that is not the base, so
+ * the trace it replaces as the base stays whole until the next one (the
+ * writer finishes a trace after the next one's key is known). */
+struct trec_trace_base_pair {
+	struct trec_trace_base_slot slot[2];
+	uint32_t cur; /* the base */
+};
+
 struct trec_trace_bases {
-	struct trec_trace_base_slot **by_cpu; /* NULL: no base for that cpu yet */
+	struct trec_trace_base_pair **by_cpu; /* NULL: no base for that cpu yet */
 	uint32_t cap;
 	/* If set: a whole trace's key's slot is fetched while it is copied. */
 	const struct trec_stack_cache *prefetch;
@@ -48,7 +56,9 @@ enum trec_delta_result {
  * (hostile). A whole trace sent from a record (seq != 0) becomes its
  * CPU's base. A delta is rebuilt in its base, which it then is (msg_type
  * TREC_MSG_TRACE). *whole is the trace made whole, *whole_len its bytes:
- * msg itself, the base, or (NO_BASE) scratch; valid until the next call.
+ * msg itself, the base, or (NO_BASE) scratch; valid until the next call,
+ * but for a whole trace kept as its CPU's base (not msg): that one stays
+ * until the call after the next, unless the next is a delta of its CPU.
  * key, if not NULL: *whole's trec_stack_key, from the base's blocks when
  * it is a base (a delta hashes only the blocks of its new frames).
  */

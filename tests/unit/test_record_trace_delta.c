@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* record/io/trace_delta.c: whole traces from BPF's trace deltas, what
- * happens when a delta's base is missing or the message is hostile, and
- * the stack keys it gives: those of the whole frames, from the hashes of
- * the blocks a delta changed and the base's others. */
+ * happens when a delta's base is missing or the message is hostile, the
+ * stack keys it gives: those of the whole frames, from the hashes of the
+ * blocks a delta changed and the base's others, and how long a whole
+ * trace it gives stays whole. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,11 +277,54 @@ static void test_keys(void)
 	trec_trace_bases_free(&b);
 }
 
+/* The writer holds a whole trace back until the next message is made
+ * whole (consumer.c): it must stay as it was while the ring's space of
+ * its message is reused by the next ones, a whole trace of the same CPU
+ * among them. A delta of its CPU is made over it (the writer finishes it
+ * before). */
+static void test_held(void)
+{
+	struct trec_trace_bases b = { 0 };
+	static struct trec_trace ring, a, c;
+	const struct trec_trace *wa = NULL, *wc = NULL, *w = NULL;
+	size_t la = 0, lc = 0, l = 0;
+	bool same = true;
+
+	make(&a, 0, 5, 10, 120, 1000);
+	ring = a;
+	trec_trace_delta_apply(&b, &ring, HDR + 120 * FR, &scratch, &wa, &la, NULL);
+	/* The next message, over the same ring space: a whole trace of the
+	 * same CPU and thread. */
+	make(&ring, 0, 5, 11, 80, 5000);
+	c = ring;
+	CHECK("a whole trace after a whole trace of its CPU",
+	      trec_trace_delta_apply(&b, &ring, HDR + 80 * FR, &scratch, &wc, &lc, NULL) ==
+		      TREC_DELTA_WHOLE);
+	CHECK("... leaves the first one whole, where it was given",
+	      wa != &ring && la == HDR + 120 * FR && memcmp(wa, &a, la) == 0);
+	CHECK("... and gives the second one as it is", lc == HDR + 80 * FR && memcmp(wc, &c, lc) == 0);
+	/* Then a delta of the second, on other CPUs' traffic. */
+	for (uint32_t cpu = 1; cpu < 4 && same; cpu++) {
+		make(&ring, cpu, 9, 3, 30, 9000 + cpu);
+		trec_trace_delta_apply(&b, &ring, HDR + 30 * FR, &scratch, &w, &l, NULL);
+		same = memcmp(wc, &c, lc) == 0;
+	}
+	CHECK("... which other CPUs' traces leave as it is", same);
+	make(&ring, 0, 5, 12, 80, 5000);
+	ring.frames[0].addr_or_line = 77;
+	CHECK("a delta of the second is made over it",
+	      trec_trace_delta_apply(&b, &ring, cut(&ring, 1), &scratch, &w, &l, NULL) ==
+			      TREC_DELTA_REBUILT &&
+		      w == wc && w->frames[0].addr_or_line == 77 && w->frames[79].addr_or_line == 5079);
+	trec_trace_bases_free(&b);
+}
+
 int main(void)
 {
 	test_rebuild();
 	test_lost_base();
 	test_hostile();
 	test_keys();
+	test_held();
 	return failures != 0;
 }
