@@ -38,25 +38,36 @@ static __always_inline bool defer_wanted(struct trec_unwind_state *st)
  * hold a value this big: trecord sets max_entries to the possible CPUs.
  * Only the sampler defers, and it does not nest on a CPU.
  */
+struct trec_defer_scratch {
+	struct trec_deferred_msg msg;
+	/* defer_copy_stack's halving: pages readable (lo) and not (hi). In
+	 * the map, where the verifier keeps no values: as constants in
+	 * registers, each of the 16 ways through the halvings, and the send
+	 * after them, was checked apart (2.6k instructions per program). */
+	__u64 lo, hi;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct trec_deferred_msg);
+	__type(value, struct trec_defer_scratch);
 } defer_scratch SEC(".maps");
 
 /*
- * Copies the stack from *base: all TREC_DEFER_STACK_BYTES if mapped, else
- * up to the end of the first readable page plus the most whole pages that
- * are (the top of a stack), found by halving. The page of *base itself may
- * be absent (below sp, never touched yet): the copy then starts at the
- * next page if that is at or below sp, and *base moves there. The bytes
- * copied, 0 if none.
+ * Copies the stack from s->msg.stack_base into s->msg.stack: all
+ * TREC_DEFER_STACK_BYTES if mapped, else up to the end of the first
+ * readable page plus the most whole pages that are (the top of a stack),
+ * found by halving. The page of the base itself may be absent (below sp,
+ * never touched yet): the copy then starts at the next page if that is at
+ * or below sp, and the base moves there. The bytes copied, 0 if none.
  */
-static __always_inline __u32 defer_copy_stack(__u8 *dst, __u64 *base, __u64 sp)
+static __always_inline __u32 defer_copy_stack(struct trec_defer_scratch *s, __u64 sp)
 {
-	__u64 from = *base, to_page_end = 4096 - (from & 4095), lo = 0;
-	__u64 hi = TREC_DEFER_STACK_BYTES / 4096, len = TREC_DEFER_STACK_BYTES;
+	__u8 *dst = s->msg.stack;
+	__u64 *base = &s->msg.stack_base;
+	__u64 from = *base, to_page_end = 4096 - (from & 4095);
+	__u64 len = TREC_DEFER_STACK_BYTES;
 
 	if (!bpf_probe_read_user(dst, len, (const void *)(unsigned long)from))
 		return len;
@@ -70,18 +81,20 @@ static __always_inline __u32 defer_copy_stack(__u8 *dst, __u64 *base, __u64 sp)
 	/* lo more pages readable, hi not (a full copy failed from the
 	 * original base; from a moved one 16 pages are tried too): 4
 	 * halvings for 16. */
-	for (int i = 0; i < 4 && lo + 1 < hi; i++) {
-		__u64 mid = (lo + hi) / 2;
+	s->lo = 0;
+	s->hi = TREC_DEFER_STACK_BYTES / 4096;
+	for (int i = 0; i < 4 && s->lo + 1 < s->hi; i++) {
+		__u64 mid = (s->lo + s->hi) / 2;
 
 		len = to_page_end + mid * 4096;
 		if (len > TREC_DEFER_STACK_BYTES)
 			len = TREC_DEFER_STACK_BYTES;
 		if (bpf_probe_read_user(dst, len, (const void *)(unsigned long)from))
-			hi = mid;
+			s->hi = mid;
 		else
-			lo = mid;
+			s->lo = mid;
 	}
-	len = to_page_end + lo * 4096;
+	len = to_page_end + s->lo * 4096;
 	if (len > TREC_DEFER_STACK_BYTES)
 		len = TREC_DEFER_STACK_BYTES;
 	/* The last successful read may not be the last one made. */
@@ -95,6 +108,7 @@ static __always_inline __u32 defer_copy_stack(__u8 *dst, __u64 *base, __u64 sp)
 TREC_SUBPROG int defer_send(struct trec_per_cpu_record *rec, __u32 flags)
 {
 	struct trec_unwind_state *st;
+	struct trec_defer_scratch *s;
 	struct trec_deferred_msg *m;
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u64 len;
@@ -105,11 +119,12 @@ TREC_SUBPROG int defer_send(struct trec_per_cpu_record *rec, __u32 flags)
 
 	if (bpf_ringbuf_query(&trace_events, BPF_RB_AVAIL_DATA) >= TREC_DEFER_MAX_RING_BACKLOG)
 		return -1;
-	m = bpf_map_lookup_elem(&defer_scratch, &cpu);
-	if (!m)
+	s = bpf_map_lookup_elem(&defer_scratch, &cpu);
+	if (!s)
 		return -1;
+	m = &s->msg;
 	m->stack_base = st->sp - TREC_DEFER_BELOW_SP;
-	len = defer_copy_stack(m->stack, &m->stack_base, st->sp);
+	len = defer_copy_stack(s, st->sp);
 	if (!len || len > TREC_DEFER_STACK_BYTES)
 		return -1;
 	m->msg_type = TREC_MSG_DEFERRED;

@@ -78,6 +78,33 @@ static __always_inline int stack_delta_at(__u32 idx, struct trec_stack_delta *d)
 	return 0;
 }
 
+struct delta_search {
+	__u32 lo, hi;
+	__u16 low;
+	bool bad;
+};
+
+/* bpf_loop's callback: one halving of [lo, hi); 1 ends the search. */
+static long delta_search_step(__u64 i, void *arg)
+{
+	struct delta_search *s = arg;
+	struct trec_stack_delta d;
+	__u32 mid;
+
+	if (s->lo >= s->hi)
+		return 1;
+	mid = s->lo + ((s->hi - s->lo) >> 1);
+	if (stack_delta_at(mid, &d)) {
+		s->bad = true;
+		return 1;
+	}
+	if (d.addr_low <= s->low)
+		s->lo = mid + 1;
+	else
+		s->hi = mid;
+	return 0;
+}
+
 /* read_stack_window for the walk: the word goes into the replay log
  * (stack_replay_log.h); a failed read keeps the walk from being replayed. */
 static __always_inline int read_stack_u64(struct trec_unwind_state *st, __u64 *dst, __u64 addr)
@@ -173,17 +200,14 @@ static __always_inline int get_stack_delta(struct trec_unwind_state *st, __u16 *
 
 	/* lo ends at the first delta above addr. 16 halvings cover the at most
 	 * 2^16 - 1 deltas a 64 KiB page can hold besides offset 0's. */
-	for (int i = 0; i < TREC_MAX_DELTA_SEARCH_STEPS && lo < hi; i++) {
-		__u32 mid = lo + ((hi - lo) >> 1);
+	struct delta_search ds = { .lo = lo, .hi = hi, .low = low };
 
-		if (stack_delta_at(mid, &d))
-			return set_error(st, TREC_ERR_NATIVE_STACK_DELTA_INVALID,
-					 TREC_METRIC_NATIVE_DELTA_INVALID);
-		if (d.addr_low <= low)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	bpf_loop(TREC_MAX_DELTA_SEARCH_STEPS, delta_search_step, &ds, 0);
+	if (ds.bad)
+		return set_error(st, TREC_ERR_NATIVE_STACK_DELTA_INVALID,
+				 TREC_METRIC_NATIVE_DELTA_INVALID);
+	lo = ds.lo;
+	hi = ds.hi;
 	if (lo < hi)
 		return set_error(st, TREC_ERR_NATIVE_EXCEEDED_DELTA_LOOKUP_ITERATIONS,
 				 TREC_METRIC_NATIVE_DELTA_LOOKUP_ITERATIONS);

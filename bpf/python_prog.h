@@ -29,17 +29,20 @@ struct python_loop {
 static long python_loop_step(__u64 i, void *arg)
 {
 	struct python_loop *l = arg;
+	struct trec_per_cpu_record *rec = l->n.rec;
+	int next;
 
-	if (l->n.next != TREC_PROG_UNWIND_PYTHON)
+	if (rec->native_next != TREC_PROG_UNWIND_PYTHON)
 		/* An unsynced process's C frames past its leaf are not
 		 * deferred here: this call chain is at the 512-byte stack
 		 * limit (defer_no_pid's call took it to 528). */
-		l->n.next = unwind_native_step_opt(l->n.ctx, l->n.rec, false);
+		next = unwind_native_step_opt(l->n.ctx, rec, false);
 	else if (l->info)
-		l->n.next = trec_py_old_step(l->n.rec, l->info);
+		next = trec_py_old_step(rec, l->info);
 	else
-		l->n.next = trec_python_walk(l->n.rec);
-	return l->n.next != TREC_PROG_UNWIND_NATIVE && l->n.next != TREC_PROG_UNWIND_PYTHON;
+		next = trec_python_walk(rec);
+	rec->native_next = next;
+	return next != TREC_PROG_UNWIND_NATIVE && next != TREC_PROG_UNWIND_PYTHON;
 }
 
 TREC_UNWINDER(trec_unwind_python)
@@ -48,13 +51,13 @@ TREC_UNWINDER(trec_unwind_python)
 		.n = {
 			.ctx = ctx,
 			.rec = get_per_cpu_record(),
-			.next = TREC_PROG_UNWIND_PYTHON,
 		},
 	};
 	const struct trec_py_proc_info *info;
 
 	if (!l.n.rec)
 		return 0;
+	l.n.rec->native_next = TREC_PROG_UNWIND_PYTHON;
 	/* The key read in place, not copied to this frame: the program's
 	 * chain of frames must stay within BPF's 512 bytes. */
 	info = bpf_map_lookup_elem(&py_procs, &l.n.rec->trace.pid);
@@ -63,7 +66,7 @@ TREC_UNWINDER(trec_unwind_python)
 	/* Every step but a run's hand-back pushes a frame: twice the frame
 	 * limit always reaches the end. */
 	bpf_loop(2 * TREC_MAX_FRAMES, python_loop_step, &l, 0);
-	tail_call(ctx, progs, l.n.rec, l.n.next);
+	tail_call(ctx, progs, l.n.rec, l.n.rec->native_next);
 	return 0;
 }
 

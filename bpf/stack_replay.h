@@ -133,12 +133,15 @@ static __always_inline bool replay_at_cursor(struct trec_per_cpu_record *rec)
  * run's split), 16 -> 32 by 0-8%. */
 #define TREC_REPLAY_CHECK_UNROLL 32
 
+/* The check's constants. What it changes (the next word to check, and
+ * whether all were the same) is in the record: in this context, on the
+ * stack, the verifier would track each value and go over the callback
+ * again for each (trec_per_cpu_record.native_next). */
 struct replay_check {
-	struct trec_unwind_state *st;
+	struct trec_per_cpu_record *rec;
 	struct trec_replay_log *old;
 	__u64 hi; /* the end of the old log's last word */
-	__u32 next, end; /* the next word of the old log to check, and its end */
-	bool same; /* set once every word is checked and found the same */
+	__u32 end; /* the end of the old log's words */
 };
 
 /*
@@ -174,16 +177,18 @@ static __always_inline int replay_read_window(struct trec_unwind_state *st, __u6
 	return read_stack_window(st, dst, addr);
 }
 
-/* Whether the check ends at word w: every word checked (c->same), or an
- * index past the log (a difference). */
+/* Whether the check ends at word w: every word checked (the record's
+ * replay_check_same), or an index past the log (a difference). */
 static __always_inline bool replay_check_ends(struct replay_check *c, __u64 w, __u64 end)
 {
-	if (w >= end)
-		return c->same = true;
+	if (w >= end) {
+		c->rec->replay_check_same = 1;
+		return true;
+	}
 	return w >= TREC_REPLAY_WORDS;
 }
 
-/* bpf_loop's callback: the old log's words from c->next, read again (not
+/* bpf_loop's callback: the old log's words from replay_check_next, read again (not
  * logged: the check's reads are no part of this walk) and compared. Its
  * first word goes through the stack window, which moves to it if need be;
  * the others are compared in the window as it is, up to the first outside
@@ -193,9 +198,9 @@ static __always_inline bool replay_check_ends(struct replay_check *c, __u64 w, _
 static long replay_check_words(__u64 i, void *arg)
 {
 	struct replay_check *c = arg;
-	struct trec_unwind_state *st = c->st;
+	struct trec_unwind_state *st = &c->rec->state;
 	const struct trec_replay_log *old = c->old;
-	__u64 w = c->next, end = c->end, v, off, base, last;
+	__u64 w = c->rec->replay_check_next, end = c->end, v, off, base, last;
 
 	if (replay_check_ends(c, w, end))
 		return 1;
@@ -214,13 +219,13 @@ static long replay_check_words(__u64 i, void *arg)
 		w &= TREC_REPLAY_WORDS - 1;
 		off = old->words[w].addr - base;
 		if (!base || off > last || (off & 7)) {
-			c->next = w;
+			c->rec->replay_check_next = w;
 			return 0;
 		}
 		if (st->win[(off >> 3) & (TREC_STACK_WINDOW / 8 - 1)] != old->words[w].val)
 			return 1;
 	}
-	c->next = w + 1;
+	c->rec->replay_check_next = w + 1;
 	return 0;
 }
 
@@ -315,7 +320,8 @@ TREC_SUBPROG int replay_rest(struct trec_per_cpu_record *rec)
 	struct trec_unwind_state *st;
 	struct trec_replay_log *old, *log;
 	__u32 f;
-	struct replay_check c = { .same = false };
+	struct replay_check c = { .rec = rec };
+	__u32 next;
 
 	if (!rec)
 		return false;
@@ -323,18 +329,19 @@ TREC_SUBPROG int replay_rest(struct trec_per_cpu_record *rec)
 	old = replay_log(rec->replay_log);
 	log = replay_log(st->replay_idx);
 	f = rec->trace.num_frames;
-	c.st = st;
 	c.old = old;
 	if (!old || !log || f < 1 || f > TREC_REPLAY_CURSORS || old->num_words > TREC_REPLAY_WORDS)
 		return false;
-	c.next = old->cur[f].words;
+	next = old->cur[f].words;
 	c.end = old->num_words;
-	if (c.next > c.end)
+	if (next > c.end)
 		return false;
+	rec->replay_check_next = next;
+	rec->replay_check_same = 0;
 	c.hi = c.end ? old->words[(c.end - 1) & (TREC_REPLAY_WORDS - 1)].addr + 8 : 0;
 	/* Each call checks one word or more. */
-	bpf_loop(c.end - c.next + 1, replay_check_words, &c, 0);
-	if (!c.same || !replay_same_maps(rec, old, log))
+	bpf_loop(c.end - next + 1, replay_check_words, &c, 0);
+	if (!rec->replay_check_same || !replay_same_maps(rec, old, log))
 		return false;
 	st->native_frames += old->native_frames - old->cur[f].native_frames;
 	rec->trace.num_frames = old->num_frames;

@@ -280,13 +280,18 @@ static __always_inline void send_trace(struct trec_per_cpu_record *rec)
 	budget_charge(rec);
 }
 
-/* Ends a trace: abort frame and metric for the error, if any, then send. */
-static __always_inline void finish_trace(struct trec_per_cpu_record *rec)
+/* Ends a trace: abort frame and metric for the error, if any, then send.
+ * A subprogram (TREC_SUBPROG): verified once per program, not on each
+ * path of each of its callers (trec_sample ends traces in six places). */
+TREC_SUBPROG int trec_finish_trace(struct trec_per_cpu_record *rec)
 {
-	struct trec_unwind_state *st = &rec->state;
+	struct trec_unwind_state *st;
 
+	if (!rec)
+		return 0;
+	st = &rec->state;
 	if (st->deferred) /* sent as a deferral (deferred.h) */
-		return;
+		return 0;
 	if (st->unwind_error == TREC_ERR_OK && rec->trace.num_frames == 0)
 		set_error(st, TREC_ERR_EMPTY_STACK, -1);
 	if (st->unwind_error != TREC_ERR_OK)
@@ -296,6 +301,12 @@ static __always_inline void finish_trace(struct trec_per_cpu_record *rec)
 	if (st->native_frames)
 		add_metric(TREC_METRIC_NATIVE_FRAMES, st->native_frames);
 	send_trace(rec);
+	return 0;
+}
+
+static __always_inline void finish_trace(struct trec_per_cpu_record *rec)
+{
+	trec_finish_trace(rec);
 }
 
 /*
@@ -380,10 +391,12 @@ static __always_inline int resolve_text(struct trec_unwind_state *st, __u32 pid,
 	return st->memo_text_bias_and_unwinder >> TREC_UNWINDER_SHIFT;
 }
 
-/* The pid's "synced" marker {96, pid, 0}, if it names the current
- * process's image (trec_types.h; the current process is pid, or runs
- * its parent pid's image). */
-static __always_inline int pid_is_synced(__u32 pid)
+/* The pid's "synced" marker {96, pid, 0}, if it names the image of mm,
+ * the current process's (trec_types.h; the current process is pid, or
+ * runs its parent pid's image). Offline, mm is not read. */
+struct mm_struct;
+
+static __always_inline int pid_is_synced(__u32 pid, const struct mm_struct *mm)
 {
 	__u64 stack, brk;
 
@@ -391,14 +404,12 @@ static __always_inline int pid_is_synced(__u32 pid)
 	if (!trie_lookup_cached(pid, 0, &stack, &brk))
 		return 0;
 #ifndef TREC_TESTING_OFFLINE
-	if (stack | brk) {
-		struct mm_struct *mm = bpf_get_current_task_btf()->mm;
-
+	if (stack | brk)
 		return mm && mm->start_stack == stack && mm->start_brk == brk;
-	}
 #else
 	(void)stack;
 	(void)brk;
+	(void)mm;
 #endif
 	return 1;
 }

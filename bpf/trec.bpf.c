@@ -45,14 +45,16 @@ TREC_RODATA(__u32, filter_uid, TREC_NO_UID);
 TREC_RODATA(__u64, filter_cgroup, 0);
 
 #ifndef TREC_TESTING_OFFLINE
+/* bpf_find_vma's context: the callback fills rec's vma_* fields. Not a
+ * result on the stack: the verifier tracks stack values, and went over
+ * the callback again for each way of filling it (5 times). */
 struct vma_text {
-	__u64 start, end, file_id, bias;
-	__u32 unwinder;
+	struct trec_per_cpu_record *rec;
 };
 
 static long vma_to_text(struct task_struct *task, struct vm_area_struct *vma, void *arg)
 {
-	struct vma_text *out = arg;
+	struct trec_per_cpu_record *out = ((struct vma_text *)arg)->rec;
 	struct trec_exec_file_key key = { 0 };
 	struct trec_exec_file_value *v;
 	/* Pointers by probe read: the verifier searches vmlinux's BTF by name
@@ -75,9 +77,9 @@ static long vma_to_text(struct task_struct *task, struct vm_area_struct *vma, vo
 	} else if ((__u64)BPF_CORE_READ(vma, vm_mm, context.vdso) != start) {
 		/* Anonymous executable memory is JIT code: frame pointers, as
 		 * trecord's next sync of the process will also say. */
-		out->start = start;
-		out->end = vma->vm_end;
-		out->unwinder = TREC_UNWIND_FRAME_POINTER;
+		out->vma_start = start;
+		out->vma_end = vma->vm_end;
+		out->vma_unwinder = TREC_UNWIND_FRAME_POINTER;
 		return 0;
 	}
 	v = bpf_map_lookup_elem(&exec_files, &key);
@@ -86,11 +88,11 @@ static long vma_to_text(struct task_struct *task, struct vm_area_struct *vma, vo
 	bias = start - (key.offset + v->vaddr_minus_offset);
 	if (bias & ~TREC_BIAS_MASK)
 		return 0;
-	out->start = start;
-	out->end = vma->vm_end;
-	out->file_id = v->file_id;
-	out->bias = bias;
-	out->unwinder = v->unwinder == TREC_UNWIND_FRAME_POINTER || v->unwinder == TREC_UNWIND_GO
+	out->vma_start = start;
+	out->vma_end = vma->vm_end;
+	out->vma_file_id = v->file_id;
+	out->vma_bias = bias;
+	out->vma_unwinder = v->unwinder == TREC_UNWIND_FRAME_POINTER || v->unwinder == TREC_UNWIND_GO
 				? v->unwinder
 				: TREC_PROG_UNWIND_NATIVE;
 	return 0;
@@ -113,14 +115,11 @@ TREC_SUBPROG int resolve_text_vma(struct trec_per_cpu_record *rec, __u64 pc)
 
 #ifndef TREC_TESTING_OFFLINE
 	if (!(pc >= rec->vma_start && pc < rec->vma_end)) {
-		struct vma_text t = { 0 };
+		struct vma_text t = { .rec = rec };
 
+		rec->vma_start = rec->vma_end = rec->vma_file_id = rec->vma_bias = 0;
+		rec->vma_unwinder = 0;
 		bpf_find_vma(bpf_get_current_task_btf(), pc, vma_to_text, &t, 0);
-		rec->vma_start = t.start;
-		rec->vma_end = t.end;
-		rec->vma_file_id = t.file_id;
-		rec->vma_bias = t.bias;
-		rec->vma_unwinder = t.unwinder;
 	}
 #endif
 	if (!(pc >= rec->vma_start && pc < rec->vma_end))
@@ -181,7 +180,6 @@ static __always_inline int unwind_native_step(void *ctx, struct trec_per_cpu_rec
 struct native_loop {
 	void *ctx;
 	struct trec_per_cpu_record *rec;
-	int next;
 };
 
 /* bpf_loop's callback: one frame, or the rest of the stack replayed
@@ -190,12 +188,15 @@ static long native_loop_step(__u64 i, void *arg)
 {
 	struct native_loop *l = arg;
 
+	int next;
+
 	if (replay_at_cursor(l->rec) && replay_rest(l->rec)) {
-		l->next = TREC_PROG_UNWIND_STOP;
+		l->rec->native_next = TREC_PROG_UNWIND_STOP;
 		return 1;
 	}
-	l->next = unwind_native_step(l->ctx, l->rec);
-	return l->next != TREC_PROG_UNWIND_NATIVE;
+	next = unwind_native_step(l->ctx, l->rec);
+	l->rec->native_next = next;
+	return next != TREC_PROG_UNWIND_NATIVE;
 }
 
 TREC_UNWINDER(trec_unwind_native)
@@ -203,15 +204,17 @@ TREC_UNWINDER(trec_unwind_native)
 	struct native_loop l = {
 		.ctx = ctx,
 		.rec = get_per_cpu_record(),
-		.next = TREC_PROG_UNWIND_STOP,
 	};
+	int next;
 
 	if (!l.rec)
 		return 0;
+	l.rec->native_next = TREC_PROG_UNWIND_STOP;
 	bpf_loop(TREC_NATIVE_FRAMES_PER_PROG, native_loop_step, &l, 0);
-	if (l.next == TREC_PROG_UNWIND_STOP)
+	next = l.rec->native_next;
+	if (next == TREC_PROG_UNWIND_STOP)
 		replay_finish(l.rec);
-	tail_call(ctx, progs, l.rec, l.next);
+	tail_call(ctx, progs, l.rec, next);
 	return 0;
 }
 
@@ -261,20 +264,37 @@ static __always_inline bool runs_parent_image(__u32 parent)
 }
 #endif
 
-/* The pid whose trie entries describe pid's mappings, 0 if none do yet. */
-static __always_inline __u32 mappings_pid(__u32 pid)
+/*
+ * The pid whose trie entries describe pid's mappings, 0 if none do yet.
+ * A subprogram (TREC_SUBPROG) that loads task->mm once: the verifier
+ * searches vmlinux's BTF by name for every pointer it sees loaded from a
+ * task, on every path, and each search cost about half a millisecond of
+ * trecord's start.
+ */
+TREC_SUBPROG int trec_mappings_pid(__u32 pid)
 {
-	if (pid_is_synced(pid))
+#ifndef TREC_TESTING_OFFLINE
+	const struct mm_struct *mm = bpf_get_current_task_btf()->mm;
+#else
+	const struct mm_struct *mm = NULL;
+#endif
+
+	if (pid_is_synced(pid, mm))
 		return pid;
 #ifndef TREC_TESTING_OFFLINE
 	__u32 *parent = bpf_map_lookup_elem(&fork_parents, &pid);
 
-	if (parent && pid_is_synced(*parent) && runs_parent_image(*parent)) {
+	if (parent && pid_is_synced(*parent, mm) && runs_parent_image(*parent)) {
 		increment_metric(TREC_METRIC_PID_VIA_PARENT);
 		return *parent;
 	}
 #endif
 	return 0;
+}
+
+static __always_inline __u32 mappings_pid(__u32 pid)
+{
+	return (__u32)trec_mappings_pid(pid);
 }
 
 static __always_inline int collect_trace_in(void *ctx, void *progs,

@@ -246,7 +246,7 @@ enum trec_deferred_walk_result trec_deferred_walk(const struct trec_deferred_wal
 
 	walk_begin(fds, memo, s, out);
 	if (s->flags & TREC_DEFER_F_NO_PID) {
-		if (!pid_is_synced(rec->mappings_pid))
+		if (!pid_is_synced(rec->mappings_pid, NULL))
 			return TREC_DWALK_UNSYNCED;
 		next = resume_at_leaf(rec);
 	}
