@@ -87,6 +87,9 @@ static __always_inline void replay_begin(struct trec_per_cpu_record *rec)
 	log->maps_gen = trec_maps_gen;
 	st->replay_idx = idx;
 	st->replay_logging = 1;
+	if (chance && old->num_words && old->num_words <= TREC_REPLAY_WORDS)
+		st->win_hint_hi =
+			old->words[(old->num_words - 1) & (TREC_REPLAY_WORDS - 1)].addr + 8;
 #else
 	st->replay_from = 0; /* arm64: its link register is not logged */
 #endif

@@ -88,6 +88,9 @@ struct trec_unwind_state {
 	__u16 memo_delta_info;
 	__u16 native_frames; /* NATIVE_FRAMES, added once per trace */
 
+	/* A replay may follow (stack_replay.h): the end of the words the last
+	 * walk read, which the first window may reach across pages (0: none). */
+	__u64 win_hint_hi;
 	/* A window of stack memory read at once (native_unwind.h's
 	 * read_stack_u64): a frame's return address and saved rbp, and often
 	 * its callers', come from one read. win_base 0: empty; win_len bytes
