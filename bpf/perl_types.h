@@ -10,8 +10,9 @@
 #define TREC_PERL_TYPES_H
 
 /* Context stack entries walked per program run before the program
- * tail-calls itself (verifier budget vs. tail-call budget). */
-#define TREC_PERL_CX_PER_PROGRAM 16
+ * tail-calls itself: as many as a trace has frames, as the entries go
+ * through bpf_loop, whose callback the verifier checks once. */
+#define TREC_PERL_CX_PER_PROGRAM 256
 
 /* Bytes BPF reads of a PERL_CONTEXT entry, and of an SV head (any,
  * refcnt, flags, sv_u); every field used must fit, trecord checks. */

@@ -9,9 +9,10 @@
 #ifndef TREC_PHP_TYPES_H
 #define TREC_PHP_TYPES_H
 
-/* PHP frames walked per program run before the program tail-calls itself
- * (verifier budget vs. tail-call budget). */
-#define TREC_PHP_FRAMES_PER_PROGRAM 32
+/* PHP frames walked per program run before the program tail-calls itself:
+ * a trace's worth (TREC_MAX_FRAMES), as the frames go through bpf_loop,
+ * whose callback the verifier checks once. */
+#define TREC_PHP_FRAMES_PER_PROGRAM 256
 
 /* Bytes BPF reads per zend_execute_data, per zend_function from its
  * start (its type, name and scope: one read, not three) and per

@@ -128,62 +128,83 @@ TREC_SUBPROG int trec_php_push(struct trec_per_cpu_record *rec,
 	return 0;
 }
 
+struct php_loop {
+	struct trec_per_cpu_record *rec;
+	const struct trec_php_proc_info *info;
+};
+
+/* bpf_loop's callback: the frame at rec->php_frame. 1 ends the loop, its
+ * result in rec->loop_next. */
+static long php_loop_step(__u64 i, void *arg)
+{
+	struct php_loop *l = arg;
+	struct trec_per_cpu_record *rec = l->rec;
+	const struct trec_php_proc_info *info = l->info;
+	__u64 w[TREC_PHP_EXEC_READ / 8];
+	__u32 n = TREC_PHP_EXEC_READ / 8, call_info;
+	__u64 func, prev;
+	bool user = rec->php_leaf;
+	int err;
+
+	rec->php_leaf = 0;
+	if (bpf_probe_read_user(w, sizeof(w), (void *)rec->php_frame)) {
+		rec->loop_next = trec_php_fail(rec, TREC_ERR_PHP_BAD_FRAME);
+		return 1;
+	}
+	func = trec_php_u64(w, n, info->ed_func);
+	prev = trec_php_u64(w, n, info->ed_prev);
+	call_info = trec_php_u32(w, n, info->ed_call_info);
+	/* A frame without a function names nothing: skipped. */
+	if (func) {
+		err = trec_php_push(rec, info, func, trec_php_u64(w, n, info->ed_opline), &user);
+		if (err) {
+			rec->loop_next = err < 0 ? TREC_PROG_UNWIND_STOP : trec_php_fail(rec, err);
+			return 1;
+		}
+	} else {
+		user = false;
+	}
+	rec->php_frame = prev;
+	if (user && (call_info & TREC_PHP_CALL_TOP)) {
+		/* Entered from C: the rest belongs to an outer execute_ex. */
+		rec->loop_next = prev ? TREC_PROG_UNWIND_NATIVE : trec_php_done(rec);
+		return 1;
+	}
+	if (!prev) {
+		rec->loop_next = trec_php_done(rec);
+		return 1;
+	}
+	return 0;
+}
+
 /*
  * The program body (bpf/php_prog.h wraps it). Returns the unwinder to
  * tail-call next: NATIVE when a run is done (or PHP failed), PHP when the
- * frame budget ran out mid-run, STOP when the trace is full.
+ * frame budget ran out mid-run, STOP when the trace is full. The frames
+ * go through bpf_loop: the verifier checks one (32 unrolled took 11k
+ * instructions).
  */
 static __always_inline int trec_php_walk(struct trec_per_cpu_record *rec)
 {
-	const struct trec_php_proc_info *info;
+	struct php_loop l = { .rec = rec };
 	__u32 pid = rec->trace.pid;
 	__u64 frame = rec->php_frame;
-	int leaf = 0;
 
-	info = bpf_map_lookup_elem(&php_procs, &pid);
-	if (!info)
+	l.info = bpf_map_lookup_elem(&php_procs, &pid);
+	if (!l.info)
 		return trec_php_fail(rec, TREC_ERR_PHP_NO_PROC_INFO);
+	rec->php_leaf = 0;
 	if (!frame) {
-		if (bpf_probe_read_user(&frame, sizeof(frame), (void *)info->current_execute_data))
+		if (bpf_probe_read_user(&frame, sizeof(frame), (void *)l.info->current_execute_data))
 			return trec_php_fail(rec, TREC_ERR_PHP_BAD_GLOBALS);
 		if (!frame)
 			return trec_php_done(rec);
-		leaf = 1;
+		rec->php_frame = frame;
+		rec->php_leaf = 1;
 	}
-
-	for (int i = 0; i < TREC_PHP_FRAMES_PER_PROGRAM; i++) {
-		__u64 w[TREC_PHP_EXEC_READ / 8];
-		__u32 n = TREC_PHP_EXEC_READ / 8, call_info;
-		__u64 func, prev;
-		bool user = false;
-		int err;
-
-		if (bpf_probe_read_user(w, sizeof(w), (void *)frame))
-			return trec_php_fail(rec, TREC_ERR_PHP_BAD_FRAME);
-		func = trec_php_u64(w, n, info->ed_func);
-		prev = trec_php_u64(w, n, info->ed_prev);
-		call_info = trec_php_u32(w, n, info->ed_call_info);
-		/* A frame without a function names nothing: skipped. */
-		if (func) {
-			user = leaf && i == 0;
-			err = trec_php_push(rec, info, func, trec_php_u64(w, n, info->ed_opline),
-					    &user);
-			if (err < 0)
-				return TREC_PROG_UNWIND_STOP;
-			if (err)
-				return trec_php_fail(rec, err);
-		}
-		if (user && (call_info & TREC_PHP_CALL_TOP)) {
-			/* Entered from C: the rest belongs to an outer execute_ex. */
-			rec->php_frame = prev;
-			return prev ? TREC_PROG_UNWIND_NATIVE : trec_php_done(rec);
-		}
-		if (!prev)
-			return trec_php_done(rec);
-		frame = prev;
-	}
-	rec->php_frame = frame;
-	return TREC_PROG_UNWIND_PHP;
+	rec->loop_next = TREC_PROG_UNWIND_PHP;
+	bpf_loop(TREC_PHP_FRAMES_PER_PROGRAM, php_loop_step, &l, 0);
+	return rec->loop_next;
 }
 
 #endif /* TREC_PHP_UNWIND_H */

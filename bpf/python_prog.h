@@ -32,7 +32,7 @@ static long python_loop_step(__u64 i, void *arg)
 	struct trec_per_cpu_record *rec = l->n.rec;
 	int next;
 
-	if (rec->native_next != TREC_PROG_UNWIND_PYTHON)
+	if (rec->loop_next != TREC_PROG_UNWIND_PYTHON)
 		/* An unsynced process's C frames past its leaf are not
 		 * deferred here: this call chain is at the 512-byte stack
 		 * limit (defer_no_pid's call took it to 528). */
@@ -41,7 +41,7 @@ static long python_loop_step(__u64 i, void *arg)
 		next = trec_py_old_step(rec, l->info);
 	else
 		next = trec_python_walk(rec);
-	rec->native_next = next;
+	rec->loop_next = next;
 	return next != TREC_PROG_UNWIND_NATIVE && next != TREC_PROG_UNWIND_PYTHON;
 }
 
@@ -57,7 +57,7 @@ TREC_UNWINDER(trec_unwind_python)
 
 	if (!l.n.rec)
 		return 0;
-	l.n.rec->native_next = TREC_PROG_UNWIND_PYTHON;
+	l.n.rec->loop_next = TREC_PROG_UNWIND_PYTHON;
 	/* The key read in place, not copied to this frame: the program's
 	 * chain of frames must stay within BPF's 512 bytes. */
 	info = bpf_map_lookup_elem(&py_procs, &l.n.rec->trace.pid);
@@ -66,7 +66,7 @@ TREC_UNWINDER(trec_unwind_python)
 	/* Every step but a run's hand-back pushes a frame: twice the frame
 	 * limit always reaches the end. */
 	bpf_loop(2 * TREC_MAX_FRAMES, python_loop_step, &l, 0);
-	tail_call(ctx, progs, l.n.rec, l.n.rec->native_next);
+	tail_call(ctx, progs, l.n.rec, l.n.rec->loop_next);
 	return 0;
 }
 

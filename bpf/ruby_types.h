@@ -16,8 +16,9 @@
 #define TREC_RB_BODY_READ 96
 
 /* Control frames walked per program run before the program tail-calls
- * itself to continue (verifier budget vs. tail-call budget). */
-#define TREC_RB_FRAMES_PER_PROGRAM 16
+ * itself to continue: a trace's worth, as the frames go through
+ * bpf_loop, whose callback the verifier checks once. */
+#define TREC_RB_FRAMES_PER_PROGRAM 256
 
 /* ep[0] of a control frame holds its flags (VM_ENV_DATA_INDEX_FLAGS): a
  * frame magic and flags; FINISH marks the frame a C-level call of rb_vm_exec

@@ -139,7 +139,7 @@ static __always_inline bool replay_at_cursor(struct trec_per_cpu_record *rec)
 /* The check's constants. What it changes (the next word to check, and
  * whether all were the same) is in the record: in this context, on the
  * stack, the verifier would track each value and go over the callback
- * again for each (trec_per_cpu_record.native_next). */
+ * again for each (trec_per_cpu_record.loop_next). */
 struct replay_check {
 	struct trec_per_cpu_record *rec;
 	struct trec_replay_log *old;

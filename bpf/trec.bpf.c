@@ -191,11 +191,11 @@ static long native_loop_step(__u64 i, void *arg)
 	int next;
 
 	if (replay_at_cursor(l->rec) && replay_rest(l->rec)) {
-		l->rec->native_next = TREC_PROG_UNWIND_STOP;
+		l->rec->loop_next = TREC_PROG_UNWIND_STOP;
 		return 1;
 	}
 	next = unwind_native_step(l->ctx, l->rec);
-	l->rec->native_next = next;
+	l->rec->loop_next = next;
 	return next != TREC_PROG_UNWIND_NATIVE;
 }
 
@@ -209,9 +209,9 @@ TREC_UNWINDER(trec_unwind_native)
 
 	if (!l.rec)
 		return 0;
-	l.rec->native_next = TREC_PROG_UNWIND_STOP;
+	l.rec->loop_next = TREC_PROG_UNWIND_STOP;
 	bpf_loop(TREC_NATIVE_FRAMES_PER_PROG, native_loop_step, &l, 0);
-	next = l.rec->native_next;
+	next = l.rec->loop_next;
 	if (next == TREC_PROG_UNWIND_STOP)
 		replay_finish(l.rec);
 	tail_call(ctx, progs, l.rec, next);

@@ -50,11 +50,13 @@ struct trec_per_cpu_record {
 	 * from this record; whether the last trace was sent from it. Kept
 	 * across traces. */
 	__u32 trace_seq, last_sent;
-	/* trec_unwind_native's bpf_loop: the program after the loop. In the
-	 * map, not the callback's stack context, whose values the verifier
-	 * tracks: each constant stored there was one more pass over the
-	 * callback before its states converged. */
-	__s32 native_next;
+	/* An unwinder's bpf_loop (native, Python, PHP, Perl): the program
+	 * after the loop. In the map, not the callback's stack context, whose
+	 * values the verifier tracks: each constant stored there was one more
+	 * pass over the callback before its states converged. */
+	__s32 loop_next;
+	/* php: the loop's next frame is the sampled one (trec_php_walk). */
+	__u32 php_leaf;
 	/* stack_replay.h's check, for the same reason: the next word of the
 	 * old log to check; whether every word was the same. */
 	__u32 replay_check_next, replay_check_same;
