@@ -313,29 +313,25 @@ static __always_inline int trec_perl_next_si(struct trec_per_cpu_record *rec,
 	return TREC_PROG_UNWIND_NATIVE;
 }
 
-struct perl_loop {
-	struct trec_per_cpu_record *rec;
-	const struct trec_perl_proc_info *info;
-};
-
 /* bpf_loop's callback: the context entry at the cursor, or the step to
  * the outer stackinfo. 1 ends the loop, its result in rec->loop_next. */
 static long perl_loop_step(__u64 i, void *arg)
 {
-	struct perl_loop *l = arg;
+	struct interp_loop *l = arg;
 	struct trec_per_cpu_record *rec = l->rec;
+	const struct trec_perl_proc_info *info = l->info;
 	struct trec_perl_cursor *c = &rec->perl;
 	int r;
 
 	if (c->cxcur < c->cxbase) {
-		r = trec_perl_next_si(rec, l->info);
+		r = trec_perl_next_si(rec, info);
 		if (r == TREC_PROG_UNWIND_PERL)
 			return 0;
 		rec->loop_next = r;
 		return 1;
 	}
-	r = trec_perl_cx(rec, l->info);
-	c->cxcur -= l->info->cx_size;
+	r = trec_perl_cx(rec, info);
+	c->cxcur -= info->cx_size;
 	if (r < 0) {
 		rec->loop_next = TREC_PROG_UNWIND_STOP;
 		return 1;
@@ -357,22 +353,23 @@ static long perl_loop_step(__u64 i, void *arg)
  */
 static __always_inline int trec_perl_walk(struct trec_per_cpu_record *rec)
 {
-	struct perl_loop l = { .rec = rec };
+	const struct trec_perl_proc_info *info;
 	struct trec_perl_cursor *c = &rec->perl;
 	__u32 pid = rec->trace.pid;
 	int err;
 
-	l.info = bpf_map_lookup_elem(&perl_procs, &pid);
-	if (!l.info)
+	info = bpf_map_lookup_elem(&perl_procs, &pid);
+	if (!info)
 		return trec_perl_fail(rec, TREC_ERR_PERL_NO_PROC_INFO);
 	if (!c->si) {
 		/* The leaf's pc in the run loop itself: not a return address. */
-		err = trec_perl_start(l.info, c, !rec->state.return_address);
+		err = trec_perl_start(info, c, !rec->state.return_address);
 		if (err)
 			return trec_perl_fail(rec, err);
 	}
 	rec->loop_next = TREC_PROG_UNWIND_PERL;
-	bpf_loop(TREC_PERL_CX_PER_PROGRAM, perl_loop_step, &l, 0);
+	bpf_loop(TREC_PERL_CX_PER_PROGRAM, perl_loop_step,
+		 &(struct interp_loop){ .rec = rec, .info = info }, 0);
 	return rec->loop_next;
 }
 

@@ -128,16 +128,11 @@ TREC_SUBPROG int trec_php_push(struct trec_per_cpu_record *rec,
 	return 0;
 }
 
-struct php_loop {
-	struct trec_per_cpu_record *rec;
-	const struct trec_php_proc_info *info;
-};
-
 /* bpf_loop's callback: the frame at rec->php_frame. 1 ends the loop, its
  * result in rec->loop_next. */
 static long php_loop_step(__u64 i, void *arg)
 {
-	struct php_loop *l = arg;
+	struct interp_loop *l = arg;
 	struct trec_per_cpu_record *rec = l->rec;
 	const struct trec_php_proc_info *info = l->info;
 	__u64 w[TREC_PHP_EXEC_READ / 8];
@@ -186,16 +181,16 @@ static long php_loop_step(__u64 i, void *arg)
  */
 static __always_inline int trec_php_walk(struct trec_per_cpu_record *rec)
 {
-	struct php_loop l = { .rec = rec };
+	const struct trec_php_proc_info *info;
 	__u32 pid = rec->trace.pid;
 	__u64 frame = rec->php_frame;
 
-	l.info = bpf_map_lookup_elem(&php_procs, &pid);
-	if (!l.info)
+	info = bpf_map_lookup_elem(&php_procs, &pid);
+	if (!info)
 		return trec_php_fail(rec, TREC_ERR_PHP_NO_PROC_INFO);
 	rec->php_leaf = 0;
 	if (!frame) {
-		if (bpf_probe_read_user(&frame, sizeof(frame), (void *)l.info->current_execute_data))
+		if (bpf_probe_read_user(&frame, sizeof(frame), (void *)info->current_execute_data))
 			return trec_php_fail(rec, TREC_ERR_PHP_BAD_GLOBALS);
 		if (!frame)
 			return trec_php_done(rec);
@@ -203,7 +198,8 @@ static __always_inline int trec_php_walk(struct trec_per_cpu_record *rec)
 		rec->php_leaf = 1;
 	}
 	rec->loop_next = TREC_PROG_UNWIND_PHP;
-	bpf_loop(TREC_PHP_FRAMES_PER_PROGRAM, php_loop_step, &l, 0);
+	bpf_loop(TREC_PHP_FRAMES_PER_PROGRAM, php_loop_step,
+		 &(struct interp_loop){ .rec = rec, .info = info }, 0);
 	return rec->loop_next;
 }
 

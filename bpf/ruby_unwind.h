@@ -114,16 +114,11 @@ TREC_SUBPROG int trec_rb_push(struct trec_per_cpu_record *rec, const struct trec
 	return TREC_PROG_UNWIND_RUBY;
 }
 
-struct ruby_loop {
-	struct trec_per_cpu_record *rec;
-	const struct trec_rb_proc_info *info;
-};
-
 /* bpf_loop's callback: the control frame at rec->ruby_cfp. 1 ends the
  * loop, its result in rec->loop_next. */
 static long ruby_loop_step(__u64 i, void *arg)
 {
-	struct ruby_loop *l = arg;
+	struct interp_loop *l = arg;
 	struct trec_per_cpu_record *rec = l->rec;
 	const struct trec_rb_proc_info *info = l->info;
 	__u64 w[TREC_RB_CFP_READ / 8];
@@ -173,20 +168,21 @@ static long ruby_loop_step(__u64 i, void *arg)
  */
 static __always_inline int trec_ruby_walk(struct trec_per_cpu_record *rec)
 {
-	struct ruby_loop l = { .rec = rec };
+	const struct trec_rb_proc_info *info;
 	__u32 pid = rec->trace.pid;
 	int err;
 
-	l.info = bpf_map_lookup_elem(&ruby_procs, &pid);
-	if (!l.info)
+	info = bpf_map_lookup_elem(&ruby_procs, &pid);
+	if (!info)
 		return trec_rb_fail(rec, TREC_ERR_RUBY_NO_PROC_INFO);
 	if (!rec->ruby_cfp) {
-		err = trec_rb_first_frame(rec, l.info);
+		err = trec_rb_first_frame(rec, info);
 		if (err)
 			return trec_rb_fail(rec, err);
 	}
 	rec->loop_next = TREC_PROG_UNWIND_RUBY;
-	bpf_loop(TREC_RB_FRAMES_PER_PROGRAM, ruby_loop_step, &l, 0);
+	bpf_loop(TREC_RB_FRAMES_PER_PROGRAM, ruby_loop_step,
+		 &(struct interp_loop){ .rec = rec, .info = info }, 0);
 	return rec->loop_next;
 }
 

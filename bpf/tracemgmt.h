@@ -283,6 +283,15 @@ static __always_inline void send_trace(struct trec_per_cpu_record *rec)
 	budget_charge(rec);
 }
 
+/* The context of an interpreter walk's bpf_loop callback: the record and
+ * the process's info (its runtime's *_proc_info). What the walk changes
+ * (its cursor, rec->loop_next) is in the record, where the verifier
+ * keeps no values that would make it go over the callback again. */
+struct interp_loop {
+	struct trec_per_cpu_record *rec;
+	const void *info;
+};
+
 /* Ends a trace: abort frame and metric for the error, if any, then send.
  * A subprogram (TREC_SUBPROG): verified once per program, not on each
  * path of each of its callers (trec_sample ends traces in six places). */
