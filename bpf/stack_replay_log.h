@@ -84,10 +84,14 @@ static __always_inline struct trec_replay_log *replay_log(__u32 idx)
 	return bpf_map_lookup_elem(&replay_logs, &idx);
 }
 
-/* This walk depends on something the log cannot prove again. */
+/* This walk depends on something the log cannot prove again. No replay
+ * follows, so neither does a first window up to the last walk's words
+ * (native_unwind.h's read_hinted_window: after a signal frame it could
+ * read from another stack). */
 static __always_inline void replay_stop_logging(struct trec_unwind_state *st)
 {
 	st->replay_logging = 0;
+	st->win_hint_hi = 0;
 }
 
 /* The log this walk writes, or NULL: not logging, or (then logging stops)
