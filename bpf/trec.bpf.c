@@ -188,7 +188,6 @@ struct native_loop {
 static long native_loop_step(__u64 i, void *arg)
 {
 	struct native_loop *l = arg;
-
 	int next;
 
 	if (replay_at_cursor(l->rec) && replay_rest(l->rec)) {
@@ -269,8 +268,8 @@ static __always_inline bool runs_parent_image(__u32 parent)
  * The pid whose trie entries describe pid's mappings, 0 if none do yet.
  * A subprogram (TREC_SUBPROG) that loads task->mm once: the verifier
  * searches vmlinux's BTF by name for every pointer it sees loaded from a
- * task, on every path, and each search cost about half a millisecond of
- * trecord's start.
+ * task, on every path, and each search cost about 0.9 ms of trecord's
+ * start.
  */
 TREC_SUBPROG int trec_mappings_pid(__u32 pid)
 {
@@ -293,11 +292,6 @@ TREC_SUBPROG int trec_mappings_pid(__u32 pid)
 	return 0;
 }
 
-static __always_inline __u32 mappings_pid(__u32 pid)
-{
-	return (__u32)trec_mappings_pid(pid);
-}
-
 static __always_inline int collect_trace_in(void *ctx, void *progs,
 					    struct trec_per_cpu_record *rec)
 {
@@ -307,7 +301,7 @@ static __always_inline int collect_trace_in(void *ctx, void *progs,
 
 	/* A child unwound with its parent's entries is not reported: the
 	 * fork event already has trecord copy them under its own pid. */
-	rec->mappings_pid = mappings_pid(rec->trace.pid);
+	rec->mappings_pid = trec_mappings_pid(rec->trace.pid);
 	rec->vma_start = rec->vma_end = 0;
 	st->stack_lo = st->sp;
 	replay_begin(rec);
@@ -405,7 +399,7 @@ static __always_inline void push_kernel_frames(void *ctx, struct trec_per_cpu_re
 static __always_inline int send_throttled(struct trec_per_cpu_record *rec)
 {
 	struct trec_unwind_state *st = &rec->state;
-	__u32 pid = mappings_pid(rec->trace.pid);
+	__u32 pid = trec_mappings_pid(rec->trace.pid);
 	int mapped = pid ? resolve_text(st, pid, st->pc) : -1;
 
 	st->anon_code = mapped == TREC_UNWIND_ANON_DELTAS;
