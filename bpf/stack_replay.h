@@ -180,55 +180,56 @@ static __always_inline int replay_read_window(struct trec_unwind_state *st, __u6
 	return read_stack_window(st, dst, addr);
 }
 
-/* Whether the check ends at word w: every word checked (the record's
- * replay_check_same), or an index past the log (a difference). */
-static __always_inline bool replay_check_ends(struct replay_check *c, __u64 w, __u64 end)
-{
-	if (w >= end) {
-		c->rec->replay_check_same = 1;
-		return true;
-	}
-	return w >= TREC_REPLAY_WORDS;
-}
-
-/* bpf_loop's callback: the old log's words from replay_check_next, read again (not
- * logged: the check's reads are no part of this walk) and compared. Its
- * first word goes through the stack window, which moves to it if need be;
- * the others are compared in the window as it is, up to the first outside
- * it, where the next call starts. Only that one read may fill the window:
- * with a fill in each of the 32 unrolled reads, this callback was half of
- * the native program's verification. 1 ends the loop. */
+/*
+ * bpf_loop's callback: the old log's words from replay_check_next, read
+ * again (not logged: the check's reads are no part of this walk) and
+ * compared. Its first word goes through the stack window, which moves to
+ * it if need be; the next ones, up to TREC_REPLAY_CHECK_UNROLL in all, are
+ * compared in the window as it is, up to the first outside it, where the
+ * next call starts. Only that one read may fill the window: with a fill in
+ * each unrolled read, this callback was half of the native program's
+ * verification. The inner loop is most of the check's cost (250 words a
+ * sample on `deep`), so it tests no more than it must: one bound (the
+ * words left), one offset (in the window) and the word. Every logged word
+ * is 8-aligned (replay_note_word), so the window's base is too once it
+ * holds the first: offsets need no test of their low bits. 1 ends the
+ * loop.
+ */
 static long replay_check_words(__u64 i, void *arg)
 {
 	struct replay_check *c = arg;
 	struct trec_unwind_state *st = &c->rec->state;
-	const struct trec_replay_log *old = c->old;
-	__u64 w = c->rec->replay_check_next, end = c->end, v, off, base, last;
+	const struct trec_replay_word *words = c->old->words;
+	const __u64 *win = st->win;
+	__u64 w = c->rec->replay_check_next, rem, v, base, last, off, k, j;
 
-	if (replay_check_ends(c, w, end))
+	if (w >= c->end) {
+		c->rec->replay_check_same = 1;
 		return 1;
-	TREC_BARRIER_VAR(w);
+	}
 	w &= TREC_REPLAY_WORDS - 1;
-	if (replay_read_window(st, &v, old->words[w].addr, c->hi) || v != old->words[w].val)
+	if (replay_read_window(st, &v, words[w].addr, c->hi) || v != words[w].val)
 		return 1;
-	/* The window as it is now: its base and last offset. */
 	base = st->win_base;
 	last = (__u64)st->win_len - 8;
-	for (int k = 1; k < TREC_REPLAY_CHECK_UNROLL; k++) {
-		w++;
-		if (replay_check_ends(c, w, end))
-			return 1;
-		TREC_BARRIER_VAR(w);
-		w &= TREC_REPLAY_WORDS - 1;
-		off = old->words[w].addr - base;
-		if (!base || off > last || (off & 7)) {
-			c->rec->replay_check_next = w;
-			return 0;
-		}
-		if (st->win[(off >> 3) & (TREC_STACK_WINDOW / 8 - 1)] != old->words[w].val)
+	rem = c->end - w;
+	if (!base) /* read around the window: the next word starts a call */
+		rem = 1;
+	for (k = 1; k < TREC_REPLAY_CHECK_UNROLL; k++) {
+		if (k >= rem)
+			break;
+		j = (w + k) & (TREC_REPLAY_WORDS - 1);
+		off = words[j].addr - base;
+		if (off > last)
+			break;
+		if (win[(off >> 3) & (TREC_STACK_WINDOW / 8 - 1)] != words[j].val)
 			return 1;
 	}
-	c->rec->replay_check_next = w + 1;
+	if (base && k >= rem) {
+		c->rec->replay_check_same = 1;
+		return 1;
+	}
+	c->rec->replay_check_next = w + k;
 	return 0;
 }
 

@@ -108,6 +108,9 @@ static __always_inline struct trec_replay_log *replay_open_log(struct trec_unwin
 	return log;
 }
 
+/* A word the walk read. Only 8-aligned ones (any stack slot a rule names
+ * in practice): the replay's check indexes its window without testing an
+ * offset's low bits (stack_replay.h). */
 static __always_inline void replay_note_word(struct trec_unwind_state *st, __u64 addr, __u64 val)
 {
 	struct trec_replay_log *log;
@@ -117,7 +120,7 @@ static __always_inline void replay_note_word(struct trec_unwind_state *st, __u64
 	if (!log)
 		return;
 	n = log->num_words;
-	if (n >= TREC_REPLAY_WORDS)
+	if (n >= TREC_REPLAY_WORDS || (addr & 7))
 		return replay_stop_logging(st);
 	log->words[n].addr = addr;
 	log->words[n].val = val;
