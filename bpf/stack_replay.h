@@ -84,6 +84,7 @@ static __always_inline void replay_begin(struct trec_per_cpu_record *rec)
 	if (!log)
 		return;
 	log->num_words = log->num_pages = log->num_files = log->num_cursors = 0;
+	log->unordered = 0;
 	log->maps_gen = trec_maps_gen;
 	st->replay_idx = idx;
 	st->replay_logging = 1;
@@ -135,6 +136,14 @@ static __always_inline bool replay_at_cursor(struct trec_per_cpu_record *rec)
  * -> 16 words cut a 250-deep replayed trace's BPF time by 14-30% (one
  * run's split), 16 -> 32 by 0-8%. */
 #define TREC_REPLAY_CHECK_UNROLL 32
+/* Words after a call's first checked in one unrolled run when the log is
+ * in address order (trec_replay_log.unordered). */
+#define TREC_REPLAY_CHECK_RUN 31
+#ifdef __clang__
+#define TREC_UNROLL _Pragma("unroll")
+#else /* the offline harness, built by gcc */
+#define TREC_UNROLL _Pragma("GCC unroll 32")
+#endif
 
 /* The check's constants. What it changes (the next word to check, and
  * whether all were the same) is in the record: in this context, on the
@@ -184,16 +193,17 @@ static __always_inline int replay_read_window(struct trec_unwind_state *st, __u6
  * bpf_loop's callback: the old log's words from replay_check_next, read
  * again (not logged: the check's reads are no part of this walk) and
  * compared. Its first word goes through the stack window, which moves to
- * it if need be; the next ones, up to TREC_REPLAY_CHECK_UNROLL in all, are
- * compared in the window as it is, up to the first outside it, where the
- * next call starts. Only that one read may fill the window: with a fill in
- * each unrolled read, this callback was half of the native program's
- * verification. The inner loop is most of the check's cost (250 words a
- * sample on `deep`), so it tests no more than it must: one bound (the
- * words left), one offset (in the window) and the word. Every logged word
- * is 8-aligned (replay_note_word), so the window's base is too once it
- * holds the first: offsets need no test of their low bits. 1 ends the
- * loop.
+ * it if need be; the next ones are compared in the window as it is. Only
+ * that one read may fill the window: with a fill in each unrolled read,
+ * this callback was half of the native program's verification. The
+ * compares are most of the check's cost (250 words a sample on `deep`),
+ * so they test no more than they must. Every logged word is 8-aligned
+ * (replay_note_word), so the window's base is too once it holds the
+ * first: offsets need no test of their low bits. In a log in address
+ * order, up to TREC_REPLAY_CHECK_RUN words are in the window if the last
+ * of them is: unrolled, each is a load and a compare. Otherwise, word by
+ * word up to the first outside the window, where the next call starts.
+ * 1 ends the loop.
  */
 static long replay_check_words(__u64 i, void *arg)
 {
@@ -201,7 +211,7 @@ static long replay_check_words(__u64 i, void *arg)
 	struct trec_unwind_state *st = &c->rec->state;
 	const struct trec_replay_word *words = c->old->words;
 	const __u64 *win = st->win;
-	__u64 w = c->rec->replay_check_next, rem, v, base, last, off, k, j;
+	__u64 w = c->rec->replay_check_next, rem, v, base, last, off, k, j, n;
 
 	if (w >= c->end) {
 		c->rec->replay_check_same = 1;
@@ -215,6 +225,34 @@ static long replay_check_words(__u64 i, void *arg)
 	rem = c->end - w;
 	if (!base) /* read around the window: the next word starts a call */
 		rem = 1;
+	/* The run, else this word again next call, word by word: the one way
+	 * into the loop below, whose state the run's tests must not narrow
+	 * (the verifier would go over it once more, iteration by iteration,
+	 * for each way in). */
+	if (!(c->rec->replay_check_slow | c->old->unordered)) {
+		n = rem - 1 < TREC_REPLAY_CHECK_RUN ? rem - 1 : TREC_REPLAY_CHECK_RUN;
+		if (base && w < TREC_REPLAY_WORDS - TREC_REPLAY_CHECK_RUN &&
+		    words[w + n].addr - base <= last) {
+			const struct trec_replay_word *run = &words[w + 1];
+
+			TREC_UNROLL
+			for (k = 0; k < TREC_REPLAY_CHECK_RUN; k++) {
+				off = run[k].addr - base;
+				if (k < n &&
+				    win[(off >> 3) & (TREC_STACK_WINDOW / 8 - 1)] != run[k].val)
+					return 1;
+			}
+			if (n + 1 >= rem) {
+				c->rec->replay_check_same = 1;
+				return 1;
+			}
+			c->rec->replay_check_next = w + 1 + n;
+			return 0;
+		}
+		c->rec->replay_check_slow = 1;
+		return 0;
+	}
+	c->rec->replay_check_slow = 0;
 	for (k = 1; k < TREC_REPLAY_CHECK_UNROLL; k++) {
 		if (k >= rem)
 			break;
@@ -293,6 +331,12 @@ static __always_inline void replay_adopt_log(struct trec_per_cpu_record *rec,
 			break;
 		old->words[w] = log->words[w];
 	}
+	/* In order if both parts are, and where they meet. */
+	old->unordered |= log->unordered;
+	if (n && n < old->num_words && n <= TREC_REPLAY_PREFIX_WORDS &&
+	    old->words[(n - 1) & (TREC_REPLAY_WORDS - 1)].addr >
+		    old->words[n & (TREC_REPLAY_WORDS - 1)].addr)
+		old->unordered = 1;
 	for (__u32 g = 1; g <= TREC_REPLAY_CURSORS; g++) {
 		if (g <= f)
 			old->cur[g] = log->cur[g];
@@ -342,9 +386,11 @@ TREC_SUBPROG int replay_rest(struct trec_per_cpu_record *rec)
 		return false;
 	rec->replay_check_next = next;
 	rec->replay_check_same = 0;
+	rec->replay_check_slow = 0;
 	c.hi = c.end ? old->words[(c.end - 1) & (TREC_REPLAY_WORDS - 1)].addr + 8 : 0;
-	/* Each call checks one word or more. */
-	bpf_loop(c.end - next + 1, replay_check_words, &c, 0);
+	/* Each call checks one word or more, or hands its word to the next
+	 * call (replay_check_slow). */
+	bpf_loop(2 * (c.end - next) + 2, replay_check_words, &c, 0);
 	if (!rec->replay_check_same || !replay_same_maps(rec, old, log))
 		return false;
 	st->native_frames += old->native_frames - old->cur[f].native_frames;

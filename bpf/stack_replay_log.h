@@ -55,7 +55,9 @@ struct trec_replay_log {
 	__s32 error_metric;
 	__u16 native_frames;
 	__u8 stopped; /* ended at a STOP rule (NATIVE_STOPPED) */
-	__u8 pad;
+	/* A word below the one logged before it: the check may not take a
+	 * run of words as inside the window from its last one's address. */
+	__u8 unordered;
 	struct trec_replay_cursor cur[TREC_REPLAY_CURSORS + 1];
 	struct trec_replay_page pages[TREC_REPLAY_PAGES];
 	__u64 files[TREC_REPLAY_FILES];
@@ -122,6 +124,8 @@ static __always_inline void replay_note_word(struct trec_unwind_state *st, __u64
 	n = log->num_words;
 	if (n >= TREC_REPLAY_WORDS || (addr & 7))
 		return replay_stop_logging(st);
+	if (n && addr < log->words[(n - 1) & (TREC_REPLAY_WORDS - 1)].addr)
+		log->unordered = 1;
 	log->words[n].addr = addr;
 	log->words[n].val = val;
 	log->num_words = n + 1;

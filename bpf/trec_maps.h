@@ -58,8 +58,9 @@ struct trec_per_cpu_record {
 	/* php: the loop's next frame is the sampled one (trec_php_walk). */
 	__u32 php_leaf;
 	/* stack_replay.h's check, for the same reason: the next word of the
-	 * old log to check; whether every word was the same. */
-	__u32 replay_check_next, replay_check_same;
+	 * old log to check; whether every word was the same; whether the
+	 * next call checks word by word. */
+	__u32 replay_check_next, replay_check_same, replay_check_slow;
 };
 
 struct {
