@@ -34,12 +34,14 @@ static __always_inline int read_user_u64(__u64 *dst, __u64 addr)
  * (the stack shrank), the page-end window follows. A subprogram
  * (TREC_SUBPROG): verified once, not at each read of the walk.
  */
-TREC_SUBPROG int read_hinted_window(struct trec_unwind_state *st, __u64 addr)
+TREC_SUBPROG int read_hinted_window(struct trec_per_cpu_record *rec, __u64 addr)
 {
+	struct trec_unwind_state *st;
 	__u64 hint, len;
 
-	if (!st)
+	if (!rec)
 		return -1;
+	st = &rec->state;
 	hint = st->win_hint_hi;
 	st->win_hint_hi = 0;
 	if (hint <= addr + 8 || hint - addr <= TREC_PAGE_SIZE - (addr & (TREC_PAGE_SIZE - 1)))
@@ -49,7 +51,7 @@ TREC_SUBPROG int read_hinted_window(struct trec_unwind_state *st, __u64 addr)
 		len = TREC_STACK_WINDOW;
 	TREC_BARRIER_VAR(len);
 	if (len < 8 || len > TREC_STACK_WINDOW ||
-	    bpf_probe_read_user(st->win, len, (const void *)(unsigned long)addr))
+	    bpf_probe_read_user(rec->win, len, (const void *)(unsigned long)addr))
 		return -1;
 	st->win_base = addr;
 	st->win_len = len;
@@ -64,21 +66,23 @@ TREC_SUBPROG int read_hinted_window(struct trec_unwind_state *st, __u64 addr)
  * read into the next page could fault past the top of the stack), but
  * for a hinted first one.
  */
-static __always_inline int read_stack_window(struct trec_unwind_state *st, __u64 *dst, __u64 addr)
+static __always_inline int read_stack_window(struct trec_per_cpu_record *rec, __u64 *dst,
+					     __u64 addr)
 {
+	struct trec_unwind_state *st = &rec->state;
 	__u64 off = addr - st->win_base;
 	__u32 len;
 
 	if (!st->win_base || off > (__u64)st->win_len - 8 || (off & 7)) {
-		if (st->win_hint_hi && !read_hinted_window(st, addr)) {
-			*dst = st->win[0];
+		if (st->win_hint_hi && !read_hinted_window(rec, addr)) {
+			*dst = rec->win[0];
 			return 0;
 		}
 		len = TREC_PAGE_SIZE - (addr & (TREC_PAGE_SIZE - 1));
 		if (len > TREC_STACK_WINDOW)
 			len = TREC_STACK_WINDOW;
 		if (len < 8 ||
-		    bpf_probe_read_user(st->win, len, (const void *)(unsigned long)addr)) {
+		    bpf_probe_read_user(rec->win, len, (const void *)(unsigned long)addr)) {
 			st->win_base = 0;
 			return read_user_u64(dst, addr);
 		}
@@ -86,7 +90,7 @@ static __always_inline int read_stack_window(struct trec_unwind_state *st, __u64
 		st->win_len = len;
 		off = 0;
 	}
-	*dst = st->win[(off >> 3) & (TREC_STACK_WINDOW / 8 - 1)];
+	*dst = rec->win[(off >> 3) & (TREC_STACK_WINDOW / 8 - 1)];
 	return 0;
 }
 
@@ -143,9 +147,12 @@ static long delta_search_step(__u64 i, void *arg)
 
 /* read_stack_window for the walk: the word goes into the replay log
  * (stack_replay_log.h); a failed read keeps the walk from being replayed. */
-static __always_inline int read_stack_u64(struct trec_unwind_state *st, __u64 *dst, __u64 addr)
+static __always_inline int read_stack_u64(struct trec_per_cpu_record *rec, __u64 *dst,
+					  __u64 addr)
 {
-	if (read_stack_window(st, dst, addr)) {
+	struct trec_unwind_state *st = &rec->state;
+
+	if (read_stack_window(rec, dst, addr)) {
 		replay_stop_logging(st);
 		return -1;
 	}
@@ -161,10 +168,12 @@ static __always_inline int read_stack_u64(struct trec_unwind_state *st, __u64 *d
  * restore that a later restore overwrites before any rule reads rbp is
  * never checked; what the walk did depends on the words it logged alone.
  */
-static __always_inline int read_stack_fp_word(struct trec_unwind_state *st, __u64 *dst,
+static __always_inline int read_stack_fp_word(struct trec_per_cpu_record *rec, __u64 *dst,
 					      __u64 addr)
 {
-	if (read_stack_window(st, dst, addr)) {
+	struct trec_unwind_state *st = &rec->state;
+
+	if (read_stack_window(rec, dst, addr)) {
 		replay_stop_logging(st);
 		return -1;
 	}

@@ -143,14 +143,16 @@ static __always_inline int arm64_fp_step(struct trec_unwind_state *st, bool *sto
  * when the frame is the outermost one (a STOP rule): no caller, no error.
  * Returns 0, or -1 with st->unwind_error set.
  */
-TREC_SUBPROG int trec_unwind_one_frame(struct trec_unwind_state *st, bool *stop)
+TREC_SUBPROG int trec_unwind_one_frame(struct trec_per_cpu_record *rec, bool *stop)
 {
+	struct trec_unwind_state *st;
 	struct trec_unwind_info *ui;
 	__u64 cfa, fp, ra;
 	__u16 info;
 
-	if (!st || !stop)
+	if (!rec || !stop)
 		return -1;
+	st = &rec->state;
 	fp = st->fp;
 	*stop = false;
 	if (st->fp_frame)

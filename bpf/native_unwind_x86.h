@@ -29,12 +29,13 @@ enum {
 
 /* Continues in the context the signal interrupted. That pc is where the
  * thread was, not a return address: lookups must not subtract 1. */
-static __always_inline int unwind_signal_frame_x86(struct trec_unwind_state *st)
+static __always_inline int unwind_signal_frame_x86(struct trec_per_cpu_record *rec)
 {
 	/* The registers go through the stack window, not the BPF stack: the
 	 * calls from an interpreter's program into this subprogram and its
 	 * lookup must fit 512 bytes of stack together. */
-	__u64 *regs = st->win;
+	struct trec_unwind_state *st = &rec->state;
+	__u64 *regs = rec->win;
 
 	st->win_base = 0;
 	if (bpf_probe_read_user(regs, TREC_X86_SC_NREGS * 8,
@@ -59,10 +60,11 @@ static __always_inline int unwind_signal_frame_x86(struct trec_unwind_state *st)
 }
 
 /* cfa from an interned rule; also the caller's fp. */
-static __always_inline int apply_unwind_info_x86(struct trec_unwind_state *st,
+static __always_inline int apply_unwind_info_x86(struct trec_per_cpu_record *rec,
 						 const struct trec_unwind_info *ui,
 						 __u64 *cfa, __u64 *fp)
 {
+	struct trec_unwind_state *st = &rec->state;
 	__u64 base;
 
 	switch (ui->cfa_reg) {
@@ -81,7 +83,7 @@ static __always_inline int apply_unwind_info_x86(struct trec_unwind_state *st,
 	if (ui->flags & TREC_UNWIND_F_DEREF_CFA) {
 		__u64 v;
 
-		if (read_stack_u64(st, &v, *cfa))
+		if (read_stack_u64(rec, &v, *cfa))
 			return set_error(st, TREC_ERR_NATIVE_CFA_READ, TREC_METRIC_NATIVE_CFA_READ);
 		*cfa = v + 8 * ((ui->flags >> 4) & 7);
 	}
@@ -91,7 +93,7 @@ static __always_inline int apply_unwind_info_x86(struct trec_unwind_state *st,
 		*fp = st->fp;
 		break;
 	case TREC_FP_AT_CFA:
-		if (read_stack_fp_word(st, fp, *cfa + (__s64)ui->fp_param))
+		if (read_stack_fp_word(rec, fp, *cfa + (__s64)ui->fp_param))
 			return set_error(st, TREC_ERR_NATIVE_FP_READ, TREC_METRIC_NATIVE_FP_READ);
 		break;
 	case TREC_FP_UNDEFINED:
@@ -112,14 +114,16 @@ static __always_inline int apply_unwind_info_x86(struct trec_unwind_state *st,
  * its rules and the loop's bookkeeping are verified side by side, not
  * every rule on every path of the loop (39k -> 13k instructions).
  */
-TREC_SUBPROG int trec_unwind_one_frame(struct trec_unwind_state *st, bool *stop)
+TREC_SUBPROG int trec_unwind_one_frame(struct trec_per_cpu_record *rec, bool *stop)
 {
+	struct trec_unwind_state *st;
 	struct trec_unwind_info *ui;
 	__u64 cfa, fp, ra;
 	__u16 info;
 
-	if (!st || !stop)
+	if (!rec || !stop)
 		return -1;
+	st = &rec->state;
 	fp = st->fp;
 	*stop = false;
 	if (st->fp_frame)
@@ -145,7 +149,7 @@ TREC_SUBPROG int trec_unwind_one_frame(struct trec_unwind_state *st, bool *stop)
 			return 0;
 		case TREC_CMD_SIGNAL:
 			replay_stop_logging(st);
-			return unwind_signal_frame_x86(st);
+			return unwind_signal_frame_x86(rec);
 		case TREC_CMD_PLT:
 			/* The GCC PLT rule: the push in the lazy-binding stub
 			 * moved sp once pc passed offset 11 of the 16-byte entry. */
@@ -175,7 +179,7 @@ TREC_SUBPROG int trec_unwind_one_frame(struct trec_unwind_state *st, bool *stop)
 		ui = get_unwind_info(st, info);
 		if (!ui)
 			return -1;
-		if (apply_unwind_info_x86(st, ui, &cfa, &fp))
+		if (apply_unwind_info_x86(rec, ui, &cfa, &fp))
 			return -1;
 	}
 
@@ -184,7 +188,7 @@ TREC_SUBPROG int trec_unwind_one_frame(struct trec_unwind_state *st, bool *stop)
 	if (cfa <= st->sp)
 		return set_error(st, TREC_ERR_NATIVE_SP_NOT_INCREASING,
 				 TREC_METRIC_NATIVE_SP_NOT_INCREASING);
-	if (read_stack_u64(st, &ra, cfa - 8))
+	if (read_stack_u64(rec, &ra, cfa - 8))
 		return set_error(st, TREC_ERR_NATIVE_PC_READ, TREC_METRIC_NATIVE_PC_READ);
 	if (check_user_pc(st, ra))
 		return -1;

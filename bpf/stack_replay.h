@@ -165,13 +165,14 @@ struct replay_check {
  * its check. A read that fails now (a walk that changed stacks, a stack
  * that shrank) falls back to the walk's.
  */
-static __always_inline int replay_read_window(struct trec_unwind_state *st, __u64 *dst,
+static __always_inline int replay_read_window(struct trec_per_cpu_record *rec, __u64 *dst,
 					      __u64 addr, __u64 hi)
 {
+	struct trec_unwind_state *st = &rec->state;
 	__u64 off = addr - st->win_base, len = hi - addr;
 
 	if (st->win_base && off <= (__u64)st->win_len - 8 && !(off & 7)) {
-		*dst = st->win[(off >> 3) & (TREC_STACK_WINDOW / 8 - 1)];
+		*dst = rec->win[(off >> 3) & (TREC_STACK_WINDOW / 8 - 1)];
 		return 0;
 	}
 	if (hi > addr && len > TREC_PAGE_SIZE - (addr & (TREC_PAGE_SIZE - 1))) {
@@ -179,14 +180,14 @@ static __always_inline int replay_read_window(struct trec_unwind_state *st, __u6
 			len = TREC_STACK_WINDOW;
 		TREC_BARRIER_VAR(len);
 		if (len >= 8 && len <= TREC_STACK_WINDOW &&
-		    !bpf_probe_read_user(st->win, len, (const void *)(unsigned long)addr)) {
+		    !bpf_probe_read_user(rec->win, len, (const void *)(unsigned long)addr)) {
 			st->win_base = addr;
 			st->win_len = len;
-			*dst = st->win[0];
+			*dst = rec->win[0];
 			return 0;
 		}
 	}
-	return read_stack_window(st, dst, addr);
+	return read_stack_window(rec, dst, addr);
 }
 
 /*
@@ -210,7 +211,7 @@ static long replay_check_words(__u64 i, void *arg)
 	struct replay_check *c = arg;
 	struct trec_unwind_state *st = &c->rec->state;
 	const struct trec_replay_word *words = c->old->words;
-	const __u64 *win = st->win;
+	const __u64 *win = c->rec->win;
 	__u64 w = c->rec->replay_check_next, rem, v, base, last, off, k, j, n;
 
 	if (w >= c->end) {
@@ -218,7 +219,7 @@ static long replay_check_words(__u64 i, void *arg)
 		return 1;
 	}
 	w &= TREC_REPLAY_WORDS - 1;
-	if (replay_read_window(st, &v, words[w].addr, c->hi) || v != words[w].val)
+	if (replay_read_window(c->rec, &v, words[w].addr, c->hi) || v != words[w].val)
 		return 1;
 	base = st->win_base;
 	last = (__u64)st->win_len - 8;

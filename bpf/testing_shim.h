@@ -41,6 +41,11 @@ static long bpf_map_update_elem(void *map, const void *key, const void *value, _
 static long bpf_map_delete_elem(void *map, const void *key);
 static long bpf_probe_read_user(void *dst, __u32 size, const void *unsafe_ptr);
 static __u64 bpf_ktime_get_ns(void);
+/* One CPU offline: the per-CPU maps' index. */
+static inline __u32 bpf_get_smp_processor_id(void)
+{
+	return 0;
+}
 /* Never returns on success (longjmp into the harness's dispatch loop). */
 static long bpf_tail_call(void *ctx, void *prog_array_map, __u32 index);
 static long bpf_ringbuf_output(void *ringbuf, void *data, __u64 size, __u64 flags);

@@ -49,9 +49,9 @@
 
 static __always_inline struct trec_per_cpu_record *get_per_cpu_record(void)
 {
-	__u32 zero = 0;
+	__u32 cpu = bpf_get_smp_processor_id();
 
-	return bpf_map_lookup_elem(&per_cpu_records, &zero);
+	return bpf_map_lookup_elem(&per_cpu_records, &cpu);
 }
 
 static __always_inline void increment_metric(__u32 id)
@@ -92,8 +92,9 @@ static __always_inline void trace_reset(struct trec_per_cpu_record *rec)
 	t->seq = 0;
 	t->delta_frames = 0;
 	t->pad = 0;
-	/* The stack window's bytes stay: win_base 0 says they are not valid. */
-	__builtin_memset(st, 0, __builtin_offsetof(struct trec_unwind_state, win));
+	/* The stack window's bytes stay (rec->win): win_base 0 says they are
+	 * not valid. */
+	__builtin_memset(st, 0, sizeof(*st));
 	st->error_metric = -1;
 	/* Its frames are still in the record: only this trace may reuse them. */
 	st->replay_from = rec->replay_valid;

@@ -148,7 +148,7 @@ static __always_inline int unwind_native_step_opt(void *ctx, struct trec_per_cpu
 	if (push_native_frame(rec))
 		return TREC_PROG_UNWIND_STOP;
 	st->native_frames++;
-	if (trec_unwind_one_frame(st, &stop) || stop)
+	if (trec_unwind_one_frame(rec, &stop) || stop)
 		return defer_or_retry(rec) ? TREC_PROG_UNWIND_NATIVE : TREC_PROG_UNWIND_STOP;
 
 	mapped = resolve_text(st, rec->mappings_pid, st->pc);

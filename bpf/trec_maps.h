@@ -61,10 +61,19 @@ struct trec_per_cpu_record {
 	 * old log to check; whether every word was the same; whether the
 	 * next call checks word by word. */
 	__u32 replay_check_next, replay_check_same, replay_check_slow;
+	/* The stack window (trec_unwind_state.win_base): scratch of the walk
+	 * and of the replay's check, not part of the cursor (a deferral does
+	 * not carry it). A trace's reset leaves its bytes. */
+	__u64 win[TREC_STACK_WINDOW / 8];
 };
 
+/* A record per CPU, at the CPU's index: a per-CPU array's value holds at
+ * most 32 KiB, less than the stack window (unwind_state.h). trecord sets
+ * max_entries to the possible CPUs (record/bpf_map_sizes.c). The sampler
+ * and the off-CPU program never run nested on a CPU: sched_switch runs
+ * with interrupts off. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct trec_per_cpu_record);

@@ -15,7 +15,7 @@
  * replay's check reads across pages the last walk read
  * (bpf/stack_replay.h's replay_read_window). */
 #define TREC_PAGE_SIZE 4096
-#define TREC_STACK_WINDOW 16384
+#define TREC_STACK_WINDOW 65536
 
 struct trec_unwind_state {
 	__u64 pc, sp, fp; /* rip, rsp, rbp on x86-64; pc, sp, x29 on arm64 */
@@ -91,13 +91,12 @@ struct trec_unwind_state {
 	/* A replay may follow (stack_replay.h): the end of the words the last
 	 * walk read, which the first window may reach across pages (0: none). */
 	__u64 win_hint_hi;
-	/* A window of stack memory read at once (native_unwind.h's
-	 * read_stack_u64): a frame's return address and saved rbp, and often
-	 * its callers', come from one read. win_base 0: empty; win_len bytes
-	 * valid. A trace's reset clears only what precedes win. */
+	/* The record's window of stack memory read at once (native_unwind.h's
+	 * read_stack_u64; trec_per_cpu_record.win): a frame's return address
+	 * and saved rbp, and often its callers', come from one read. win_base
+	 * 0: empty; win_len bytes valid. */
 	__u64 win_base;
 	__u32 win_len;
-	__u64 win[TREC_STACK_WINDOW / 8];
 };
 
 #endif /* TREC_UNWIND_STATE_H */

@@ -36,6 +36,9 @@ int trec_bpf_size_maps(struct trec_bpf *s, const struct trec_map_need *n)
 	int e = bpf_map__set_max_entries(s->maps.trace_events, z.ring_bytes);
 
 	e = e ?: bpf_map__set_max_entries(s->maps.reported_pids, z.reported_pids);
-	/* one deferral being built per CPU (bpf/deferred.h) */
-	return e ?: cpus < 0 ? cpus : bpf_map__set_max_entries(s->maps.defer_scratch, (__u32)cpus);
+	if (!e && cpus < 0)
+		e = cpus;
+	/* one deferral being built per CPU (bpf/deferred.h), one trace */
+	e = e ?: bpf_map__set_max_entries(s->maps.defer_scratch, (__u32)cpus);
+	return e ?: bpf_map__set_max_entries(s->maps.per_cpu_records, (__u32)cpus);
 }

@@ -93,11 +93,16 @@ static uint64_t *word(uint64_t addr)
 	return &fx.stack[(addr - STACK_BASE) / 8];
 }
 
+/* One step of st's cursor, in a record as the unwinder takes it. */
 static int step(struct trec_unwind_state *st)
 {
+	static struct trec_per_cpu_record rec;
 	bool stop = false;
-	int err = trec_unwind_one_frame(st, &stop);
+	int err;
 
+	rec.state = *st;
+	err = trec_unwind_one_frame(&rec, &stop);
+	*st = rec.state;
 	return err ? -1 : stop ? 1 : 0;
 }
 
