@@ -33,6 +33,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 sys.path.insert(0, os.path.join(HERE, "..", "runtimes"))
 import bench_coldstart  # noqa: E402
 import bench_costs  # noqa: E402
+import bench_gaps  # noqa: E402
 import bench_interp  # noqa: E402
 import bench_runtimes  # noqa: E402
 import bench_syswide  # noqa: E402
@@ -471,6 +472,7 @@ def render(res, tools, freqs, mid):
                 w, fmt(b["ns_per_run"], ",.0f"), b["runs"], fmt(b["ns_per_written"], ",.0f"),
                 b["written"], b["other_ns"] / 1e6))
     L.extend(bench_costs.table_rows(res))
+    L.extend(bench_gaps.table_rows(res))
     L.extend(bench_coldstart.table_rows(res))
     L.extend(bench_syswide.table_rows(res))
     return "\n".join(L) + "\n"
@@ -554,6 +556,7 @@ def main():
             bench_runtimes.quality(b, a.runtime_secs, a.only)
         b.bpf_cost()
         bench_costs.run_all(b)
+        bench_gaps.run_all(b)
         bench_coldstart.run_all(b)
         bench_syswide.run_all(b)
     except (BenchError, RuntimeError) as e:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench: trec against perf, side by side in one run (about 15 minutes; bench_costs.py's 15 slowdown rounds take 5 of them).
+# make bench: trec against perf, side by side in one run (about 30 minutes; bench_costs.py's 15 slowdown rounds take 5 of them, bench_gaps.py's 11 rounds 4).
 # Prints Markdown tables of ratios and per-sample figures; the raw numbers
 # go to build/bench/results.json. BENCH_README=1 also writes the tables
 # into README.md's Benchmarks section.

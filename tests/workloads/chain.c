@@ -5,17 +5,21 @@
  * usage: chain [seconds]   (default 1)
  *        chain -n UNITS    a fixed amount of work (UNITS x 100k steps) at
  *                          the bottom, for make bench; prints its
- *                          elapsed_ns and cpu_ns to stderr */
+ *                          elapsed_ns and cpu_ns to stderr
+ *        chain -g SECS     spins SECS at the bottom, timing the interrupts
+ *                          (interrupt_gaps.h) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "interrupt_gaps.h"
 
 #define CHAIN_LEN 250
 
 static volatile unsigned long sink;
 static long units; /* -n: fixed work instead of a time */
 static double end_time;
+static double gap_secs; /* -g: the interrupts' gaps instead */
 
 static double clock_secs(clockid_t id)
 {
@@ -28,6 +32,10 @@ __attribute__((noinline)) static unsigned long spin(void)
 {
 	unsigned long s = 0;
 
+	if (gap_secs > 0) {
+		gaps_spin(gap_secs);
+		return 1;
+	}
 	if (units) {
 		for (long u = 0; u < units; u++)
 			for (int i = 0; i < 100000; i++)
@@ -91,6 +99,8 @@ int main(int argc, char **argv)
 
 	if (argc > 2 && strcmp(argv[1], "-n") == 0)
 		units = atol(argv[2]);
+	else if (argc > 2 && strcmp(argv[1], "-g") == 0)
+		gap_secs = atof(argv[2]);
 	else
 		end_time = t0 + (argc > 1 ? atof(argv[1]) : 1.0);
 	sink += chain[0](0);
@@ -98,6 +108,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "elapsed_ns=%.0f cpu_ns=%.0f\n",
 			(clock_secs(CLOCK_MONOTONIC) - t0) * 1e9,
 			(clock_secs(CLOCK_PROCESS_CPUTIME_ID) - c0) * 1e9);
+	if (gap_secs > 0)
+		gaps_report();
 	printf("%lu\n", sink & 1);
 	return 0;
 }
