@@ -13,7 +13,10 @@
  * reads stop at the end of their page (bpf/native_unwind.h's
  * read_stack_window: at least 4096 bytes on every architecture); the
  * replay's check reads across pages the last walk read
- * (bpf/stack_replay.h's replay_read_window). */
+ * (bpf/stack_replay.h's replay_read_window). 64 KiB: a probe read costs
+ * about 80 ns before its bytes, and `chain`'s 250 frames span 50 KiB (4
+ * reads at 16 KiB). The window is the per-CPU record's
+ * (trec_per_cpu_record.win), not this cursor's. */
 #define TREC_PAGE_SIZE 4096
 #define TREC_STACK_WINDOW 65536
 
