@@ -223,16 +223,18 @@ static long replay_check_words(__u64 i, void *arg)
 		return 1;
 	base = st->win_base;
 	last = (__u64)st->win_len - 8;
+	if (!base) { /* read around the window: the next word starts a call */
+		c->rec->replay_check_next = w + 1;
+		return 0;
+	}
 	rem = c->end - w;
-	if (!base) /* read around the window: the next word starts a call */
-		rem = 1;
 	/* The run, else this word again next call, word by word: the one way
 	 * into the loop below, whose state the run's tests must not narrow
 	 * (the verifier would go over it once more, iteration by iteration,
 	 * for each way in). */
 	if (!(c->rec->replay_check_slow | c->old->unordered)) {
 		n = rem - 1 < TREC_REPLAY_CHECK_RUN ? rem - 1 : TREC_REPLAY_CHECK_RUN;
-		if (base && w < TREC_REPLAY_WORDS - TREC_REPLAY_CHECK_RUN &&
+		if (w < TREC_REPLAY_WORDS - TREC_REPLAY_CHECK_RUN &&
 		    words[w + n].addr - base <= last) {
 			const struct trec_replay_word *run = &words[w + 1];
 
@@ -264,7 +266,7 @@ static long replay_check_words(__u64 i, void *arg)
 		if (win[(off >> 3) & (TREC_STACK_WINDOW / 8 - 1)] != words[j].val)
 			return 1;
 	}
-	if (base && k >= rem) {
+	if (k >= rem) {
 		c->rec->replay_check_same = 1;
 		return 1;
 	}
