@@ -132,24 +132,31 @@ TREC_SUBPROG int resolve_text_vma(struct trec_per_cpu_record *rec, __u64 pc)
 	return rec->vma_unwinder;
 }
 
-/* The frame at the cursor is pushed; the cursor moves to its caller and
- * the caller's mapping is resolved. Returns the program for the caller, or
- * TREC_PROG_UNWIND_STOP when the trace is complete or failed.
- * defer_unsynced: a pc no VMA lookup knows in an unsynced process defers
- * the walk (a constant at each call site: the Python program's call chain
- * has no stack left for it). */
-static __always_inline int unwind_native_step_opt(void *ctx, struct trec_per_cpu_record *rec,
-						  bool defer_unsynced)
+/* Moves the cursor past its frame: the frame is pushed and the cursor
+ * moves to its caller. TREC_NATIVE_MOVED, or the program to go on with
+ * (TREC_PROG_UNWIND_STOP when the trace is complete or failed). */
+#define TREC_NATIVE_MOVED (-1)
+static __always_inline int native_step_move(struct trec_per_cpu_record *rec)
 {
-	struct trec_unwind_state *st = &rec->state;
 	bool stop;
-	int mapped;
 
 	if (push_native_frame(rec))
 		return TREC_PROG_UNWIND_STOP;
-	st->native_frames++;
+	rec->state.native_frames++;
 	if (trec_unwind_one_frame(rec, &stop) || stop)
 		return defer_or_retry(rec) ? TREC_PROG_UNWIND_NATIVE : TREC_PROG_UNWIND_STOP;
+	return TREC_NATIVE_MOVED;
+}
+
+/* The moved cursor's mapping is resolved. Returns the program for the
+ * caller, or TREC_PROG_UNWIND_STOP. defer_unsynced: a pc no VMA lookup
+ * knows in an unsynced process defers the walk (a constant at each call
+ * site: the Python program's call chain has no stack left for it). */
+static __always_inline int native_step_resolve(void *ctx, struct trec_per_cpu_record *rec,
+					       bool defer_unsynced)
+{
+	struct trec_unwind_state *st = &rec->state;
+	int mapped;
 
 	mapped = resolve_text(st, rec->mappings_pid, st->pc);
 	if (mapped < 0) {
@@ -173,7 +180,20 @@ static __always_inline int unwind_native_step_opt(void *ctx, struct trec_per_cpu
 	return next_unwinder(rec, mapped);
 }
 
-static __always_inline int unwind_native_step(void *ctx, struct trec_per_cpu_record *rec)
+/* The frame at the cursor is pushed; the cursor moves to its caller and
+ * the caller's mapping is resolved. Returns the program for the caller, or
+ * TREC_PROG_UNWIND_STOP when the trace is complete or failed. */
+static __always_inline int unwind_native_step_opt(void *ctx, struct trec_per_cpu_record *rec,
+						  bool defer_unsynced)
+{
+	int next = native_step_move(rec);
+
+	return next == TREC_NATIVE_MOVED ? native_step_resolve(ctx, rec, defer_unsynced) : next;
+}
+
+/* The deferred walk's step (record/unwind/deferred/deferred_walk.c). */
+static __always_inline __attribute__((unused)) int
+unwind_native_step(void *ctx, struct trec_per_cpu_record *rec)
 {
 	return unwind_native_step_opt(ctx, rec, true);
 }
@@ -184,19 +204,28 @@ struct native_loop {
 };
 
 /* bpf_loop's callback: one frame, or the rest of the stack replayed
- * (stack_replay.h); 1 ends the loop. */
+ * (stack_replay.h); 1 ends the loop. A replay is tried at the moved
+ * cursor before its pc is resolved: the old walk's lookup of that pc is
+ * among what the replay proves unchanged (its pages and files), and a
+ * replayed sample (`chain`) skips it. */
 static long native_loop_step(__u64 i, void *arg)
 {
 	struct native_loop *l = arg;
 	int next;
 
-	if (replay_at_cursor(l->rec) && replay_rest(l->rec)) {
-		l->rec->loop_next = TREC_PROG_UNWIND_STOP;
-		return 1;
+	if (replay_at_cursor(l->rec) && replay_rest(l->rec))
+		goto replayed;
+	next = native_step_move(l->rec);
+	if (next == TREC_NATIVE_MOVED) {
+		if (replay_at_cursor(l->rec) && replay_rest(l->rec))
+			goto replayed;
+		next = native_step_resolve(l->ctx, l->rec, true);
 	}
-	next = unwind_native_step(l->ctx, l->rec);
 	l->rec->loop_next = next;
 	return next != TREC_PROG_UNWIND_NATIVE;
+replayed:
+	l->rec->loop_next = TREC_PROG_UNWIND_STOP;
+	return 1;
 }
 
 TREC_UNWINDER(trec_unwind_native)
