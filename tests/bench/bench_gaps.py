@@ -91,20 +91,24 @@ def table_rows(res):
          "time the CPU spent elsewhere: the timer interrupt and what the recorder does in "
          "it. Median jump in ns, the median of %d interleaved %d-s rounds (load average "
          "%.1f, then %.1f)%s, in brackets the interquartile range of the rounds' medians, "
-         "and jumps per second (alone: the kernel's own ticks). The last column is trec's "
-         "median less perf -g's in the same round: what trec costs a sample beyond perf "
-         "-g. *trec, walk cut* as in the slowdown." % (
+         "and jumps per second (alone: the kernel's own ticks). The last two columns are "
+         "medians of the rounds' differences from perf -g: the walk cut's (what trec's "
+         "sample costs without its walk) and trec's (what trec costs a sample beyond "
+         "perf -g, in brackets their interquartile range). *trec, walk cut* as in the "
+         "slowdown." % (
              FREQ, g["runs"], g["secs"], g["load"][0], g["load"][1],
              ", the workload on one CPU and the recorder on another" if g["pinned"] else ""),
-         "", "| workload | alone | trec, walk cut | trec | perf -g | trec − perf -g |",
-         "|---|---:|---:|---:|---:|---:|"]
+         "", "| workload | alone | trec, walk cut | trec | perf -g | walk cut − perf -g "
+         "| trec − perf -g |",
+         "|---|---:|---:|---:|---:|---:|---:|"]
     for name, _, _ in WORKLOADS:
         r = g[name]
-        L.append("| %s | %s | %+.0f (%+.0f to %+.0f) |" % (name, " | ".join(
+        L.append("| %s | %s | %s | %s (%s to %s) |" % (name, " | ".join(
             "%s (%s-%s), %s/s" % (format(r[rec], ",.0f"), format(r[rec + "_iqr"][0], ",.0f"),
                                   format(r[rec + "_iqr"][1], ",.0f"),
                                   format(r[rec + "_per_s"], ",.0f"))
-            for rec in RECORDERS), r["diff"], r["diff_iqr"][0], r["diff_iqr"][1]))
+            for rec in RECORDERS), *(format(x, "+,.0f") for x in (
+                r["leaf_diff"], r["diff"], r["diff_iqr"][0], r["diff_iqr"][1]))))
     return L
 
 
