@@ -145,14 +145,6 @@ static __always_inline bool replay_at_cursor(struct trec_per_cpu_record *rec)
 #define TREC_UNROLL _Pragma("GCC unroll 32")
 #endif
 
-/* The window's word at byte offset off, 8-aligned (both the logged words
- * and the window's base are): masked as bytes, not shifted to an index
- * the JIT scales back, 2 instructions less per compare. */
-static __always_inline __u64 win_word_at(const __u64 *win, __u64 off)
-{
-	return *(const __u64 *)((const char *)win + (off & (TREC_STACK_WINDOW - 8)));
-}
-
 /* The check's constants. What it changes (the next word to check, and
  * whether all were the same) is in the record: in this context, on the
  * stack, the verifier would track each value and go over the callback
@@ -180,7 +172,7 @@ static __always_inline int replay_read_window(struct trec_per_cpu_record *rec, _
 	__u64 off = addr - st->win_base, len = hi - addr;
 
 	if (st->win_base && off <= (__u64)st->win_len - 8 && !(off & 7)) {
-		*dst = rec->win[(off >> 3) & (TREC_STACK_WINDOW / 8 - 1)];
+		*dst = win_word_at(rec->win, off);
 		return 0;
 	}
 	if (hi > addr && len > TREC_PAGE_SIZE - (addr & (TREC_PAGE_SIZE - 1))) {

@@ -204,28 +204,26 @@ struct native_loop {
 };
 
 /* bpf_loop's callback: one frame, or the rest of the stack replayed
- * (stack_replay.h); 1 ends the loop. A replay is tried at the moved
- * cursor before its pc is resolved: the old walk's lookup of that pc is
- * among what the replay proves unchanged (its pages and files), and a
- * replayed sample (`chain`) skips it. */
+ * (stack_replay.h); 1 ends the loop. A replay is tried at each cursor a
+ * step moved to: no other may start one (the leaf is frame 0, an
+ * interpreter's hand-over stops the log, a retry comes back to a cursor
+ * tried already). It is tried before the cursor's pc is resolved: the old
+ * walk's lookup of that pc is among what the replay proves unchanged (its
+ * pages and files), and a replayed sample (`chain`) skips it. */
 static long native_loop_step(__u64 i, void *arg)
 {
 	struct native_loop *l = arg;
-	int next;
+	int next = native_step_move(l->rec);
 
-	if (replay_at_cursor(l->rec) && replay_rest(l->rec))
-		goto replayed;
-	next = native_step_move(l->rec);
 	if (next == TREC_NATIVE_MOVED) {
-		if (replay_at_cursor(l->rec) && replay_rest(l->rec))
-			goto replayed;
+		if (replay_at_cursor(l->rec) && replay_rest(l->rec)) {
+			l->rec->loop_next = TREC_PROG_UNWIND_STOP;
+			return 1;
+		}
 		next = native_step_resolve(l->ctx, l->rec, true);
 	}
 	l->rec->loop_next = next;
 	return next != TREC_PROG_UNWIND_NATIVE;
-replayed:
-	l->rec->loop_next = TREC_PROG_UNWIND_STOP;
-	return 1;
 }
 
 TREC_UNWINDER(trec_unwind_native)
