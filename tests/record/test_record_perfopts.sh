@@ -132,3 +132,21 @@ bad "--switch-max-files alone" "^trecord: --switch-max-files needs --switch-outp
 bad "--overwrite with a size" "^trecord: --overwrite keeps a time window" --overwrite --switch-output=10M -a
 bad "--overwrite -o -" "^trecord: --overwrite and --switch-output write files" --overwrite -o - -a
 bad "--window 0" "^trecord: --window must be from 0.1 to 86400 seconds" --overwrite --window 0 -a
+
+# ---- README's table of perf record's options, row by row ----------------------------
+# Every spelling the table names: "unknown option" rows must be refused as
+# unknown, every other row's option must be one trecord knows (it then
+# stops at a later check: a missing argument, nothing to record).
+"$TRECORD" --bogus-option >/dev/null 2>"$T/err"
+check "perf options: an unknown option says so" grep -q "^trecord: unknown option '--bogus-option'" "$T/err"
+python3 "$TREC_ROOT/tests/record/perfopts_table.py" "$TREC_ROOT/README.md" >"$T/table" \
+	|| fail "perf options: README's table reads"
+nk=0 nu=0 wrong=""
+while read -r opt kind; do
+	timeout 10 "$TRECORD" "$opt" >/dev/null 2>"$T/err"
+	if grep -q "unknown option" "$T/err"; then got=unknown; else got=known; fi
+	[ "$got" = "$kind" ] || wrong="$wrong $opt($kind, trecord: $got)"
+	if [ "$kind" = known ]; then nk=$((nk + 1)); else nu=$((nu + 1)); fi
+done <"$T/table"
+check "perf options: README's table ($nk known, $nu unknown) matches trecord:${wrong:- all}" \
+	[ -z "$wrong" -a "$nk" -gt 20 -a "$nu" -gt 20 ]
