@@ -49,7 +49,7 @@ int trec_pycode_decode(const uint8_t *data, size_t len, struct trec_pycode *out)
 	if (trec_pf_take(&c, &out->pid, 4) || trec_pf_take(&c, &out->code_addr, 8) ||
 	    trec_pf_take(&c, &out->object_id, 4) || trec_pf_take(&c, &out->firstlineno, 4) ||
 	    trec_pf_take(&c, &out->py_major, 1) || trec_pf_take(&c, &out->py_minor, 1) ||
-	    trec_pf_take(&c, pad, 2) ||
+	    trec_pf_take(&c, pad, 2) || pad[0] || pad[1] || !out->object_id ||
 	    trec_pf_take_str(&c, &out->filename, &out->filename_len, TREC_PYCODE_MAX_STR) ||
 	    trec_pf_take_str(&c, &out->name, &out->name_len, TREC_PYCODE_MAX_STR) ||
 	    trec_pf_take_str(&c, &out->qualname, &out->qualname_len, TREC_PYCODE_MAX_STR) ||

@@ -132,6 +132,15 @@ fuzz-long: deps build/fuzz_reader build/fuzz-corpus/.stamp build/fuzz_archive \
 		build/fuzz-archive-corpus/.stamp
 	FUZZ_LONG_RUNS=$(FUZZ_LONG_RUNS) bash tests/fuzz/fuzz_long.sh
 
+# The PYCODE payload decoder and the Python line tables treport decodes from it.
+PYCODE_FUZZ_SRCS := format/trec_pycode.c report/interp/python/python_lines.c \
+	report/interp/python/python_lines_old.c
+build/fuzz_pycode: tests/fuzz/fuzz_pycode.c $(PYCODE_FUZZ_SRCS) format/trec_pycode.h \
+		report/interp/python/python_lines.h report/interp/python/python_lines_old.h
+	@mkdir -p build
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(PYCODE_FUZZ_SRCS)
+TEST_EXTRA_TARGETS += build/fuzz_pycode
+
 # The PHP INTERP_CODE payload decoder (treport reads it from recordings).
 build/fuzz_phpcode: tests/fuzz/fuzz_phpcode.c format/trec_phpcode.c format/trec_phpcode.h
 	@mkdir -p build

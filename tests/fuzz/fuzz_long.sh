@@ -33,7 +33,7 @@ echo "fuzz-long: $total executions of the reader and archive, nothing found"
 # seeds from this machine), FUZZ_LONG_SECS each (default 300; make test
 # gives them 5-12 s).
 secs=${FUZZ_LONG_SECS:-300}
-for v in DCACHE EHFRAME GOPCLN JIT PERLCODE PROC SCACHE; do export "${v}_FUZZ_SECONDS=$secs"; done
+for v in DCACHE EHFRAME GOPCLN JIT PERLCODE PROC PYCODE SCACHE; do export "${v}_FUZZ_SECONDS=$secs"; done
 export FUZZ_SHORT_SECONDS=$secs ARCHIVE_FUZZ_SECONDS=$secs
 for pat in tests/fuzz/test_fuzz_ tests/php/test_php_fuzz; do
 	bash tests/run.sh "$pat" || exit 1

@@ -34,7 +34,9 @@ int trec_py_line_of_310(const uint8_t *table, size_t len, int firstlineno, int64
 
 	if (lasti < 0)
 		return firstlineno;
-	if (!table)
+	/* (lasti comes from the recording: past what doubles in int64 no
+	 * table reaches it) */
+	if (!table || lasti > INT64_MAX / 2)
 		return -1;
 	addr = lasti * 2; /* code units to bytes */
 	for (size_t i = 0; i + 1 < len; i += 2) {
