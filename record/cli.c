@@ -172,7 +172,7 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 	all[n] = (struct option){ NULL, 0, NULL, 0 };
 
 	memset(o, 0, sizeof(*o));
-	o->freq_hz = TREC_DEFAULT_FREQ;
+	o->freq_hz = 0; /* not given: TREC_DEFAULT_FREQ, unless -c (cli_perf.c) */
 	o->output = TREC_DEFAULT_OUTPUT;
 	o->archive_level = TREC_ARCHIVE_SAMPLED;
 	o->max_cpu_pct = TREC_DEFAULT_MAX_CPU;

@@ -425,11 +425,13 @@ int trec_cli_perf_finish(struct trec_options *o, FILE *err)
 	const struct trec_flight_opts *f = &o->flight;
 
 	if (o->period_ns) {
-		if (o->freq_hz != TREC_DEFAULT_FREQ)
+		if (o->freq_hz)
 			return bad(err, "give -F or -c, not both%s", "");
 		o->freq_hz = (unsigned)((1000000000ULL + o->period_ns / 2) / o->period_ns);
 		if (!o->freq_hz)
 			o->freq_hz = 1;
+	} else if (!o->freq_hz) {
+		o->freq_hz = TREC_DEFAULT_FREQ;
 	}
 	if (f->max_files && f->switch_kind == TREC_SWITCH_NONE)
 		return bad(err, "--switch-max-files needs --switch-output%s", "");

@@ -21,7 +21,9 @@ import subprocess
 import sys
 import tempfile
 
-USER_KINDS = ("native", "inlined", "python", "jit")
+# Frames of the program's own code (JSON `kind`): not kernel, error or
+# the process root. JIT code is "native" (named from perf maps).
+USER_KINDS = ("native", "inlined", "python", "perl", "ruby", "php", "interpreted")
 
 
 class TreportError(RuntimeError):

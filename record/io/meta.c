@@ -41,7 +41,9 @@ int trec_meta_write(struct trec_output *out, const struct trec_options *o)
 	uname(&u);
 	gethostname(host, sizeof(host) - 1);
 	snprintf(freq, sizeof(freq), "%u", o->freq_hz);
-	snprintf(period, sizeof(period), "%llu", 1000000000ULL / o->freq_hz);
+	/* -c's period as given; with -F the mean period */
+	snprintf(period, sizeof(period), "%llu",
+		 o->period_ns ? (unsigned long long)o->period_ns : 1000000000ULL / o->freq_hz);
 	snprintf(ncpu, sizeof(ncpu), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
 	snprintf(offmin, sizeof(offmin), "%llu", (unsigned long long)o->offcpu_min_us * 1000);
 	for (size_t i = 0; i < o->num_pids; i++)

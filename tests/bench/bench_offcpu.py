@@ -19,7 +19,8 @@ The program also runs, and returns at once, for every other thread's
 switches on the machine; both tools pay that alike.
 
 usage: bench_offcpu.py --trecord T --treport R [--runs 5] [--loops 200000]
-                       [--out FILE.json]
+                       [--out FILE.json] [--readme README.md]
+       bench_offcpu.py --from-json FILE.json [--readme README.md]
 """
 import argparse
 import json
@@ -107,14 +108,59 @@ def run_offcputime(loops, tmp):
     return usecs_per_op(out), os.path.getsize(rep), None, bpf_ns
 
 
+BEGIN, END = "<!-- bench-offcpu:begin -->", "<!-- bench-offcpu:end -->"
+
+
+def table(data):
+    """The README table of a run's JSON (--out)."""
+    loops = data["loops"]
+    L = ["Off-CPU: `taskset -c 0 perf bench sched pipe -T -l %d`, median of %d runs%s." % (
+        loops, data.get("runs", 5),
+        "; load average %.1f at the end" % data["load"] if "load" in data else ""),
+         "", "| configuration | usecs/op | vs alone | BPF ns per loop | bytes per loop "
+         "| bytes per switch | blocking switches (trec) |",
+         "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for r in data["rows"]:
+        sw = statistics.median(r["switches_seen"]) if r["switches_seen"] else data["switches"]
+        size = statistics.median(r["bytes"]) if r["bytes"] else None
+        L.append("| %s | %.2f | %.2fx | %s | %s | %s | %s |" % (
+            r["config"], r["usecs_per_op"], r["ratio"],
+            "%.0f" % (statistics.median(r["bpf_ns"]) / loops) if r["bpf_ns"] else "-",
+            "%.3f" % (size / loops) if size is not None else "-",
+            "%.3f" % (size / sw) if size is not None else "-",
+            "%d" % sw if r["switches_seen"] else "-"))
+    return "\n".join(L) + "\n"
+
+
+def emit(data, readme):
+    text = table(data)
+    print("\n" + text)
+    if readme:
+        with open(readme) as f:
+            doc = f.read()
+        if BEGIN not in doc or END not in doc:
+            raise SystemExit("bench_offcpu: %s has no %s ... %s markers" % (readme, BEGIN, END))
+        head, rest = doc.split(BEGIN, 1)
+        with open(readme, "w") as f:
+            f.write(head + BEGIN + "\n" + text + END + rest.split(END, 1)[1])
+
+
 def main(argv):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--trecord", required=True)
-    ap.add_argument("--treport", required=True)
+    ap.add_argument("--trecord")
+    ap.add_argument("--treport")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--loops", type=int, default=200000)
     ap.add_argument("--out")
+    ap.add_argument("--readme", help="write the table into this README's bench-offcpu markers")
+    ap.add_argument("--from-json", help="no run: the table of an earlier run's --out")
     a = ap.parse_args(argv)
+    if a.from_json:
+        with open(a.from_json) as f:
+            emit(json.load(f), a.readme)
+        return 0
+    if not a.trecord or not a.treport:
+        ap.error("--trecord and --treport are needed for a run")
     for tool in ("perf", "offcputime"):
         if not shutil.which(tool):
             raise SystemExit("bench_offcpu: %s is missing (make deps)" % tool)
@@ -141,27 +187,20 @@ def main(argv):
     base = statistics.median(x[0] for x in res["alone"])
     all_seen = [x[2] for n, _ in configs for x in res[n] if x[2] is not None]
     switches = statistics.median(all_seen) if all_seen else 2 * a.loops
-    print("\nOff-CPU: `taskset -c 0 perf bench sched pipe -T -l %d`, median of %d runs" % (a.loops, a.runs))
-    print("\n| configuration | usecs/op | vs alone | BPF ns per loop | bytes per loop "
-          "| bytes per switch | blocking switches (trec) |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     rows = []
     for name, _ in configs:
         us = statistics.median(x[0] for x in res[name])
-        sizes = [x[1] for x in res[name] if x[1] is not None]
-        seen = [x[2] for x in res[name] if x[2] is not None]
-        sw = statistics.median(seen) if seen else switches
-        size = statistics.median(sizes) if sizes else None
-        bpf = [x[3] for x in res[name] if x[3] is not None]
-        print("| %s | %.2f | %.2fx | %s | %s | %s | %s |" % (
-            name, us, us / base, "%.0f" % (statistics.median(bpf) / a.loops) if bpf else "-",
-            "%.3f" % (size / a.loops) if sizes else "-",
-            "%.3f" % (size / sw) if sizes else "-", "%d" % sw if seen else "-"))
-        rows.append({"config": name, "usecs_per_op": us, "ratio": us / base, "bpf_ns": bpf,
-                     "bytes": sizes, "switches_seen": seen, "runs": res[name]})
+        rows.append({"config": name, "usecs_per_op": us, "ratio": us / base,
+                     "bpf_ns": [x[3] for x in res[name] if x[3] is not None],
+                     "bytes": [x[1] for x in res[name] if x[1] is not None],
+                     "switches_seen": [x[2] for x in res[name] if x[2] is not None],
+                     "runs": res[name]})
+    data = {"loops": a.loops, "runs": a.runs, "switches": switches, "rows": rows,
+            "load": os.getloadavg()[0]}
     if a.out:
         with open(a.out, "w") as f:
-            json.dump({"loops": a.loops, "switches": switches, "rows": rows}, f, indent=1)
+            json.dump(data, f, indent=1)
+    emit(data, a.readme)
     return 0
 
 

@@ -32,7 +32,7 @@ python3 tests/bench/bench.py \
 [ -z "${BENCH_ONLY:-}" ] || exit 0
 # Off-CPU (issue 13): trecord --off-cpu against offcputime on a pipe ping-pong.
 python3 tests/bench/bench_offcpu.py --trecord "${TRECORD:-$ROOT/build/trecord}" \
-	--treport "${TREPORT:-$ROOT/build/treport}" --runs "${BENCH_RUNS:-5}" --out "$out/offcpu.json"
+	--treport "${TREPORT:-$ROOT/build/treport}" --runs "${BENCH_RUNS:-5}" --out "$out/offcpu.json" "${readme[@]}"
 # The flight recorder against perf --overwrite (README "Catching the moment").
 python3 tests/bench/bench_flight.py \
 	--trecord "${TRECORD:-$ROOT/build/trecord}" --treport "${TREPORT:-$ROOT/build/treport}" \

@@ -115,6 +115,8 @@ bad "-t with a command" "^trecord: -t records threads that run already: not with
 bad "-e bogus" "^trecord: -e: unknown event 'bogus'" -e bogus -a
 bad "-c too small" "^trecord: -c must be a cpu-clock period" -c 5 -a
 bad "-F and -c" "^trecord: give -F or -c, not both" -F 999 -c 1000000 -a
+# (-F 99 is the default, but given it is still both)
+bad "-F 99 and -c" "^trecord: give -F or -c, not both" -c 1000000 -F 99 -a
 bad "--call-graph=foo" "^trecord: --call-graph must be fp, dwarf" --call-graph=foo -a
 bad "-z0" "^trecord: -z/--compression-level must be a zstd level from 1 to 22, not '0'" -z0 -a
 bad "--compression-level=23" "^trecord: -z/--compression-level must be a zstd level from 1 to 22" \
