@@ -563,7 +563,7 @@ void trec_consumer_stop(struct trec_consumer *c)
 {
 	atomic_store(&c->stop, true);
 	if (c->started)
-		pthread_join(c->writer_thread, NULL);
+		trec_stop_signals_join(c->writer_thread);
 	c->started = false;
 }
 

@@ -96,6 +96,14 @@ unsigned trec_stop_signals_wait(unsigned timeout_ms)
 	return (unsigned)num_sigs;
 }
 
+void trec_stop_signals_join(pthread_t t)
+{
+	/* 20 ms: a second signal is seen within that; the joins take up to
+	 * seconds only when there is something to skip */
+	while (pthread_tryjoin_np(t, NULL) == EBUSY)
+		trec_stop_signals_wait(20);
+}
+
 unsigned trec_stop_signals_count(void)
 {
 	return (unsigned)num_sigs;

@@ -12,6 +12,7 @@
 #define TREC_STOP_SIGNALS_H
 
 #include <signal.h>
+#include <pthread.h>
 #include <stdbool.h>
 
 /* Installs the handlers and gives SIGCHLD its default action (an inherited
@@ -30,6 +31,10 @@ unsigned trec_stop_signals_wait(unsigned timeout_ms);
  * (0 if none). No system call. */
 unsigned trec_stop_signals_count(void);
 int trec_stop_signal_first(void);
+/* Joins thread t (main thread only), taking the stop signals meanwhile,
+ * so that a thread which polls trec_stop_hurry() (the writer's wait for
+ * deferred samples) sees a second Ctrl-C that arrives while it runs. */
+void trec_stop_signals_join(pthread_t t);
 /* A second stop signal arrived: the shutdown skips what is optional. */
 static inline bool trec_stop_hurry(void)
 {

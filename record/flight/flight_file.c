@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "record/archive/archive.h"
 #include "record/flight/flight_file.h"
+#include "record/stop_signals.h"
 
 /* A FILE record's facts, for the archive of that file. */
 struct file_ref {
@@ -81,6 +82,11 @@ static int lookup(void *ctx, uint64_t file_id, struct trec_archive_file *f, char
 	struct trec_flight_file *d = ctx;
 	const struct file_ref *r = trec_u64map_get(&d->files, file_id);
 
+	/* (main thread) a second stop signal: the rest go without symbols,
+	 * as trec_archive_lookup_synced does */
+	trec_stop_signals_wait(0);
+	if (trec_stop_hurry())
+		return -1;
 	/* [vdso] and memfds have no path to open */
 	if (!r || r->path[0] != '/' || !strncmp(r->path, "/memfd:", 7))
 		return -1;

@@ -2,6 +2,9 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
+#include "format/trec_perlcode.h"
+#include "format/trec_phpcode.h"
+#include "format/trec_rbcode.h"
 #include "record/flight/record_copy.h"
 #include "record/flight/state.h"
 
@@ -28,7 +31,12 @@ static uint32_t record_pid(const struct trec_record *r)
 	case TREC_REC_JITSYMS:
 		return r->u.jitsyms.pid;
 	case TREC_REC_PYCODE:
-		/* FORMAT.md §11: the pid leads the payload */
+	case TREC_REC_INTERP_CODE:
+		/* FORMAT.md §11, §12: the pid leads every payload trecord writes
+		 * (an unknown subtype could be laid out otherwise: kept whole) */
+		if (r->type == TREC_REC_INTERP_CODE && b->subtype != TREC_PERLCODE_SUBTYPE &&
+		    b->subtype != TREC_RBCODE_SUBTYPE && b->subtype != TREC_PHPCODE_SUBTYPE)
+			return 0;
 		return b->len >= 4 ? (uint32_t)b->data[0] | (uint32_t)b->data[1] << 8 |
 					     (uint32_t)b->data[2] << 16 | (uint32_t)b->data[3] << 24
 				   : 0;
@@ -112,12 +120,12 @@ static bool keep(struct plan *p, const struct trec_record *r, int *err)
 	case TREC_REC_METRICS:
 		return p->n == p->last_metrics;
 	case TREC_REC_PYCODE:
+	case TREC_REC_INTERP_CODE:
 		return !gone(p, r);
 	case TREC_REC_JITSYMS:
 		return (uint64_t)(uintptr_t)trec_u64map_get(&p->last_jit, jit_key(r)) == p->n &&
 		       !gone(p, r);
 	case TREC_REC_BLOB:
-	case TREC_REC_INTERP_CODE: /* its layout is the interpreter's: kept whole */
 		return true;
 	default:
 		return false; /* SAMPLE, PID_EVENT, SYMTAB, SUMMARY */

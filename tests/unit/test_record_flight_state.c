@@ -39,6 +39,16 @@ static void put_pycode(struct trec_writer *w, uint32_t pid)
 	trec_write_blob(w, TREC_REC_PYCODE, &b);
 }
 
+/* An INTERP_CODE payload of SUBTYPE for pid (its first 4 bytes). */
+static void put_interp(struct trec_writer *w, uint32_t pid, uint32_t subtype)
+{
+	uint8_t data[8] = { (uint8_t)pid, (uint8_t)(pid >> 8), 0, 0, 5, 6, 7, 8 };
+	struct trec_blob b = { .file_id = 0x2000 + pid, .subtype = subtype, .len = sizeof(data),
+			       .data = data };
+
+	trec_write_blob(w, TREC_REC_INTERP_CODE, &b);
+}
+
 static void put_sample(struct trec_writer *w, uint32_t pid, uint64_t t)
 {
 	struct trec_rec_frame f = { .file_id = 7, .addr = 0x1234, .kind = 3 };
@@ -65,6 +75,11 @@ static void write_segment(struct trec_memfile *m)
 	put_mappings(m->w, 1, 500);        /* pid 1's newest */
 	put_mappings(m->w, 2, 200);
 	put_pycode(m->w, 2);
+	put_interp(m->w, 2, 2);            /* Perl, Ruby, PHP code of pid 2 */
+	put_interp(m->w, 2, 3);
+	put_interp(m->w, 2, 4);
+	put_interp(m->w, 2, 99);           /* a subtype trecord does not write */
+	put_interp(m->w, 1, 4);            /* PHP code of a live process */
 	put_exit(m->w, 2, 300);            /* pid 2 gone before the cut */
 	put_mappings(m->w, 3, 200);
 	put_exit(m->w, 3, 300);
@@ -80,7 +95,7 @@ static void write_segment(struct trec_memfile *m)
 }
 
 struct tally {
-	int meta, files, samples, events, pycode, ksyms;
+	int meta, files, samples, events, pycode, ksyms, interp, interp_unknown;
 	uint64_t map_time[5], ksyms_time;
 };
 
@@ -94,6 +109,10 @@ static int count(void *ctx, const struct trec_record *r)
 	case TREC_REC_SAMPLE: t->samples++; break;
 	case TREC_REC_PID_EVENT: t->events++; break;
 	case TREC_REC_PYCODE: t->pycode++; break;
+	case TREC_REC_INTERP_CODE:
+		t->interp++;
+		t->interp_unknown += r->u.blob.subtype == 99;
+		break;
 	case TREC_REC_KSYMS: t->ksyms++; t->ksyms_time = r->u.ksyms.time_ns; break;
 	case TREC_REC_MAPPINGS:
 		if (r->u.mappings.pid < 5)
@@ -120,6 +139,8 @@ static void test_state(void)
 	CHECK("state: a pid's newest MAPPINGS only", kept.map_time[1] == 500);
 	CHECK("state: a process gone before the cut is dropped, with its PYCODE",
 	      kept.map_time[2] == 0 && kept.pycode == 0);
+	CHECK("state: ... and its Perl, Ruby and PHP code; a live process's and an unknown "
+	      "subtype's stay", seen.interp == 5 && kept.interp == 2 && kept.interp_unknown == 1);
 	CHECK("state: a reused pid keeps the new process's MAPPINGS", kept.map_time[3] == 400);
 	CHECK("state: a process gone after the cut stays", kept.map_time[4] == 200);
 	CHECK("state: the newest KSYMS only", kept.ksyms == 1 && kept.ksyms_time == 2);
