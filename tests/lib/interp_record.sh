@@ -51,3 +51,22 @@ interp_code_check() {
 		return 1
 	fi
 }
+
+# interp_readme_example LABEL SCRIPT FOLDED: every script frame of
+# README's example stack for SCRIPT (`name (SCRIPT:LINE)`, tests/lib/
+# readme_example.py) is a frame of this recording's FOLDED output, so the
+# example cannot drift from the script it names.
+interp_readme_example() {
+	local label=$1 script=$2 folded=$3 missing="" f
+	if ! python3 "$TREC_ROOT/tests/lib/readme_example.py" "$TREC_ROOT/README.md" "$script" \
+		>"$dir/readme-frames" 2>"$dir/readme.err"; then
+		fail "$label: README's example"; cat "$dir/readme.err"
+		return
+	fi
+	while IFS= read -r f; do
+		# (a frame between ';', or at the leaf before the count)
+		grep -qF -e ";$f;" -e ";$f " "$folded" || missing="$missing [$f]"
+	done <"$dir/readme-frames"
+	check "$label: README's example frames ($(wc -l <"$dir/readme-frames")) are in the recording:${missing:- all}" \
+		test -z "$missing"
+}

@@ -36,6 +36,7 @@ python3 "$TREC_ROOT/tests/perl/check_stacks.py" "$script" "$dir/chain.txt" 0.95 
 check "perl $ver: folded stacks name perl frames 'Package::sub (file.pl:line)'" \
 	grep -q ';Worker::run (chain.pl:18);Perl_pp_sort;.*;Perl_runops_standard;main::descend (chain.pl:35);' \
 	"$dir/chain.folded"
+interp_readme_example "perl $ver" chain.pl "$dir/chain.folded"
 # A code object first seen as the script exits can go undescribed when
 # trecord reads its memory too late (a loaded machine): allow 1 sample in 200.
 read -r undesc total < <(awk '{ n = $NF; t += n } /(^|;)\[perl 0x/ { u += $NF } END { print u + 0, t + 0 }' "$dir/chain.folded")

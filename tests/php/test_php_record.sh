@@ -38,6 +38,7 @@ check "php $ver: the checker rejects leaf frames at the wrong line" \
 check "php $ver: folded stacks name php frames 'function (file.php:line)'" \
 	grep -q ';execute_ex;Walker::{closure} (chain.php:[0-9]*);recurse (chain.php:[0-9]*);' \
 	"$dir/chain.folded"
+interp_readme_example "php $ver" chain.php "$dir/chain.folded"
 interp_info "$out"
 # chain.php's functions: {main}, top, Walker::run, usort, the closure,
 # recurse, leaf.

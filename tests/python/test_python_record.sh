@@ -36,6 +36,7 @@ for py in "${pythons[@]}"; do
 	"$TREPORT" "$out" --folded >"$dir/busy.folded" 2>>"$dir/rep.log"
 	check "python $ver: folded stacks name python frames 'function (file.py:line)'" \
 		grep -q ';Worker.run (busy.py:[0-9]*);recurse (busy.py:[0-9]*);' "$dir/busy.folded"
+	interp_readme_example "python $ver" busy.py "$dir/busy.folded"
 	interp_info "$out"
 	interp_code_check "python $ver" "PYCODE records" PY_CODE_WRITTEN PYTHON_ERRORS 1 ||
 		{ [ -n "${TREC_KEEP:-}" ] && cp "$out" "$TREC_KEEP/"; }

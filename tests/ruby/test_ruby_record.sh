@@ -28,6 +28,7 @@ python3 "$TREC_ROOT/tests/ruby/check_stacks.py" "$script" "$dir/busy.txt" 0.95 "
 "$TREPORT" "$out" --folded >"$dir/busy.folded" 2>>"$dir/rep.log"
 check "ruby $ver: folded stacks name ruby frames 'label (file.rb:line)'" \
 	grep -q ';block in run (busy.rb:[0-9]*);recurse (busy.rb:[0-9]*);' "$dir/busy.folded"
+interp_readme_example "ruby $ver" busy.rb "$dir/busy.folded"
 interp_info "$out"
 interp_code_check "ruby $ver" "iseq descriptions" RB_CODE_WRITTEN RUBY_ERRORS 1
 frames=$(interp_metric RUBY_FRAMES)
