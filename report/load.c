@@ -81,7 +81,7 @@ void rp_load_sample(struct rp_model *m, uint32_t rec, const struct trec_sample *
 		r->offcpu_read++;
 		r->offcpu_ns_read = rp_sat_add(r->offcpu_ns_read, s->offcpu_ns);
 	} else {
-		r->samples_read += weight;
+		r->samples_read = rp_sat_add(r->samples_read, weight);
 	}
 	if (s->time_ns < r->min_ns)
 		r->min_ns = s->time_ns;
@@ -127,7 +127,7 @@ void rp_load_sample(struct rp_model *m, uint32_t rec, const struct trec_sample *
 	struct rp_process *p = rp_model_process(m, rec, s->pid, true);
 	p->comm = rp_strtab_intern(&m->strs, comm);
 	rp_model_add_sample(m, rec, s->pid, s->tid, comm, stack, s->time_ns, s->cpu, weight);
-	r->samples_kept += offcpu ? 1 : weight;
+	r->samples_kept = rp_sat_add(r->samples_kept, offcpu ? 1 : weight);
 }
 
 static void load_meta(struct rp_model *m, uint32_t rec, const struct trec_meta *meta)

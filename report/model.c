@@ -3,6 +3,7 @@
 #include "report/model.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +69,14 @@ void rp_model_add_meta(struct rp_model *m, uint32_t rec, const char *key, const 
 			r->meta_values[i] = v;
 			return;
 		}
+	}
+	if (r->nmeta >= RP_MAX_META) {
+		/* trecord writes 15; a hostile file would make this scan quadratic */
+		if (!r->meta_capped)
+			fprintf(stderr, "treport: warning: %s: more than %u META keys; the rest "
+				"ignored\n", rp_str(&m->strs, r->path), RP_MAX_META);
+		r->meta_capped = true;
+		return;
 	}
 	size_t cap = r->capmeta;
 	RP_GROW(r->meta_keys, r->capmeta, r->nmeta + 1);
@@ -202,17 +211,24 @@ void rp_model_add_snapshot(struct rp_model *m, uint32_t rec, const struct trec_m
 	}
 	m->nmaps = w;
 
-	/* Snapshots are normally in time order; insert in place if not. */
+	/* Snapshots are normally in time order; if not, they are sorted at
+	 * the first lookup (sorting as they come is quadratic). */
 	RP_GROW(p->snaps, p->capsnaps, p->nsnaps + 1);
-	size_t at = p->nsnaps;
-	while (at > 0 && p->snaps[at - 1].time_ns > s->time_ns) {
-		p->snaps[at] = p->snaps[at - 1];
-		at--;
-	}
-	p->snaps[at].time_ns = s->time_ns;
-	p->snaps[at].first = (uint32_t)first;
-	p->snaps[at].num = (uint32_t)(w - first);
+	if (p->nsnaps && p->snaps[p->nsnaps - 1].time_ns > s->time_ns)
+		p->unsorted = true;
+	p->snaps[p->nsnaps].time_ns = s->time_ns;
+	p->snaps[p->nsnaps].first = (uint32_t)first;
+	p->snaps[p->nsnaps].num = (uint32_t)(w - first);
 	p->nsnaps++;
+}
+
+/* By time; of equal times the one added first (first grows as they come). */
+static int cmp_snapshot(const void *a, const void *b)
+{
+	const struct rp_snapshot *x = a, *y = b;
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? -1 : 1;
+	return (x->first > y->first) - (x->first < y->first);
 }
 
 static const struct rp_mapping *snapshot_find(const struct rp_model *m,
@@ -232,6 +248,10 @@ const struct rp_mapping *rp_model_find_mapping(const struct rp_model *m, uint32_
 
 	if (!p || !p->nsnaps)
 		return NULL;
+	if (p->unsorted) {
+		qsort(p->snaps, p->nsnaps, sizeof(*p->snaps), cmp_snapshot);
+		p->unsorted = false;
+	}
 	/* the last snapshot at or before time_ns; the first one if all are later */
 	size_t at = TREC_UPPER_BOUND(p->snaps, p->nsnaps, time_ns, time_ns);
 	at = at ? at - 1 : 0;
@@ -239,11 +259,12 @@ const struct rp_mapping *rp_model_find_mapping(const struct rp_model *m, uint32_
 		return mp;
 	/* Not there: a sample taken before trecord synced the mapping (a
 	 * library just loaded) is in a later snapshot; failing that, the
-	 * nearest earlier one. */
-	for (size_t i = at + 1; i < p->nsnaps; i++)
+	 * nearest earlier one; at most RP_SNAPSHOT_SCAN each way (a pc no
+	 * mapping holds would otherwise cost every snapshot of the process). */
+	for (size_t i = at + 1; i < p->nsnaps && i <= at + RP_SNAPSHOT_SCAN; i++)
 		if ((mp = snapshot_find(m, &p->snaps[i], addr)))
 			return mp;
-	for (size_t i = at; i-- > 0;)
+	for (size_t i = at; i-- > 0 && at - i <= RP_SNAPSHOT_SCAN;)
 		if ((mp = snapshot_find(m, &p->snaps[i], addr)))
 			return mp;
 	return NULL;
@@ -395,7 +416,7 @@ void rp_model_filter_time(struct rp_model *m, uint64_t start_rel_ns, uint64_t en
 			continue;
 		a->count = a->count + e->weight < a->count ? UINT64_MAX : a->count + e->weight;
 		a->hits++;
-		m->total_samples += e->weight;
+		m->total_samples = rp_sat_add(m->total_samples, e->weight);
 		m->events[w++] = *e;
 	}
 	m->nevents = w;

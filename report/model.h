@@ -52,9 +52,15 @@ struct rp_snapshot {
 struct rp_process {
 	uint32_t rec, pid;
 	uint32_t comm; /* string id, last seen */
-	struct rp_snapshot *snaps; /* sorted by time */
+	struct rp_snapshot *snaps; /* sorted by time (once unsorted is cleared) */
 	size_t nsnaps, capsnaps;
+	bool unsorted; /* added out of time order: sorted at the next lookup */
 };
+/* Bounds against hostile files: META keys kept per recording (trecord
+ * writes 15); snapshots a mapping lookup looks at past the one in force,
+ * each way (a sample's mapping is normally in the next one or two). */
+#define RP_MAX_META 256
+#define RP_SNAPSHOT_SCAN 64
 
 struct rp_ksym {
 	uint64_t addr;
@@ -75,6 +81,7 @@ struct rp_recording {
 	struct trec_header hdr;
 	uint32_t *meta_keys, *meta_values;
 	size_t nmeta, capmeta;
+	bool meta_capped; /* past RP_MAX_META keys (warned once) */
 	struct rp_ksym *ksyms; /* sorted by addr */
 	size_t nksyms;
 	uint64_t ksyms_time_ns;

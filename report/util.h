@@ -28,6 +28,10 @@ static inline uint64_t rp_sat_add(uint64_t a, uint64_t b)
 {
 	return a + b < a ? UINT64_MAX : a + b;
 }
+static inline uint64_t rp_sat_mul(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
 
 uint64_t rp_hash_bytes(const void *p, size_t n, uint64_t seed);
 static inline uint64_t rp_hash_u64(uint64_t x)

@@ -3,10 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/containers/hash_seed.h"
 #include "format/containers/index_table.h"
 
 static uint32_t hash32(uint64_t hash)
 {
+	hash = trec_hash_mix(hash); /* hash_seed.h: no chosen collisions */
 	return (uint32_t)(hash ^ (hash >> 32));
 }
 

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <stdlib.h>
+#include "format/containers/hash_seed.h"
 #include "format/containers/u64map.h"
 
 static size_t slot_of(uint64_t key, size_t cap)
 {
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdULL;
-	key ^= key >> 33;
-	return key & (cap - 1);
+	return trec_hash_mix(key) & (cap - 1); /* hash_seed.h: no chosen collisions */
 }
 
 void *trec_u64map_get(const struct trec_u64map *m, uint64_t key)

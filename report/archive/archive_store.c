@@ -15,11 +15,18 @@
 #include <string.h>
 
 #include "format/archive/archive_reader.h"
+#include "format/containers/u64map.h"
 #include "report/archive/archive_store.h"
 #include "report/util.h"
 #include "trec_format.h"
 
+/* A file's archives are few (one per merged recording of it); past these
+ * bounds a hostile file would only cost memory and time. */
+#define MAX_ARCHIVES_PER_ID 64
+#define MAX_STORED_BYTES (512u << 20)
+
 struct part {
+	uint32_t idx;
 	uint8_t *data;
 	size_t len;
 };
@@ -27,14 +34,29 @@ struct part {
 struct entry {
 	uint64_t file_id;
 	uint32_t nparts, have;
-	struct part *parts;
+	struct part *parts; /* as received; sorted by idx once complete */
+	size_t cap_parts;
+	uint8_t *got;       /* nparts bits: which parts came */
 	struct trec_archive *archive;
-	int state; /* 0 collecting, 1 parsed, -1 unusable (warned) */
+	int state;          /* 0 collecting, 1 parsed, -1 unusable (warned) */
+	size_t next;        /* index + 1 of the file's next entry; 0: none */
+};
+
+/* A file id's entries: a chain through entry.next, in the order they began. */
+struct id_info {
+	size_t first, last;
+	uint32_t count;
+	bool warned_many;
 };
 
 struct trec_archive_store {
 	struct entry *v;
 	size_t n, cap;
+	struct trec_u64map ids; /* file id -> struct id_info */
+	uint64_t *order;        /* file ids in the order first seen */
+	size_t norder, cap_order;
+	uint64_t bytes;         /* parts held (MAX_STORED_BYTES) */
+	bool warned_bytes;
 	trec_archive_warn_fn warn;
 	void *warn_ctx;
 };
@@ -61,23 +83,35 @@ struct trec_archive_store *trec_archive_store_new(trec_archive_warn_fn warn, voi
 	return s;
 }
 
-static void drop_parts(struct entry *e)
+static void drop_parts(struct trec_archive_store *s, struct entry *e)
 {
-	for (uint32_t i = 0; i < e->nparts; i++)
+	for (size_t i = 0; i < e->have; i++) {
+		s->bytes -= e->parts[i].len;
 		free(e->parts[i].data);
+	}
 	free(e->parts);
+	free(e->got);
 	e->parts = NULL;
+	e->got = NULL;
 	e->nparts = e->have = 0;
+	e->cap_parts = 0;
 }
 
 void trec_archive_store_free(struct trec_archive_store *s)
 {
+	uint64_t k;
+	void *v;
+
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->n; i++) {
-		drop_parts(&s->v[i]);
+		drop_parts(s, &s->v[i]);
 		trec_archive_free(s->v[i].archive);
 	}
+	for (size_t i = 0; trec_u64map_next(&s->ids, &i, &k, &v);)
+		free(v);
+	trec_u64map_free(&s->ids);
+	free(s->order);
 	free(s->v);
 	free(s);
 }
@@ -85,10 +119,14 @@ void trec_archive_store_free(struct trec_archive_store *s)
 /* The k-th entry of file_id (in the order they began). */
 static struct entry *find_nth(const struct trec_archive_store *s, uint64_t file_id, size_t k)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (s->v[i].file_id == file_id && !k--)
-			return &s->v[i];
-	return NULL;
+	const struct id_info *in = trec_u64map_get(&s->ids, file_id);
+
+	if (!in || k >= in->count)
+		return NULL;
+	size_t i = in->first;
+	while (k--)
+		i = s->v[i].next - 1;
+	return &s->v[i];
 }
 
 static int complete(const struct entry *e)
@@ -101,35 +139,81 @@ static int complete(const struct entry *e)
 static struct entry *collecting(const struct trec_archive_store *s, uint64_t file_id,
 				uint32_t part, bool *another)
 {
-	*another = false;
-	for (size_t i = s->n; i-- > 0;) {
-		struct entry *e = &s->v[i];
-		if (e->file_id != file_id)
-			continue;
-		if ((e->state || complete(e)) && part == 0)
-			*another = true;
-		return e;
-	}
-	return NULL;
+	const struct id_info *in = trec_u64map_get(&s->ids, file_id);
+	struct entry *e = in ? &s->v[in->last] : NULL;
+
+	*another = e && (e->state || complete(e)) && part == 0;
+	return e;
+}
+
+static int by_idx(const void *a, const void *b)
+{
+	const struct part *x = a, *y = b;
+	return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
 /* A just completed archive identical to an earlier one of its file adds
- * nothing: drop it (merged recordings of one binary at level full). */
+ * nothing: drop it (merged recordings of one binary at level full). e is
+ * the last entry, and the last of its id. */
 static void drop_if_repeated(struct trec_archive_store *s, struct entry *e)
 {
-	for (struct entry *o = s->v; o < e; o++) {
-		if (o->file_id != e->file_id || o->state || !complete(o) || o->nparts != e->nparts)
+	struct id_info *in = trec_u64map_get(&s->ids, e->file_id);
+	size_t prev = SIZE_MAX;
+
+	for (size_t j = in->first; j != (size_t)(e - s->v); j = s->v[j].next - 1) {
+		const struct entry *o = &s->v[j];
+		prev = j;
+		if (o->state || !complete(o) || o->nparts != e->nparts)
 			continue;
 		uint32_t i = 0;
 		while (i < e->nparts && o->parts[i].len == e->parts[i].len &&
 		       !memcmp(o->parts[i].data, e->parts[i].data, e->parts[i].len))
 			i++;
-		if (i == e->nparts) {
-			drop_parts(e);
-			s->n--; /* e is the last entry */
-			return;
-		}
+		if (i < e->nparts)
+			continue;
+		/* (prev is e's predecessor once the walk ends; find it) */
+		while (s->v[prev].next - 1 != (size_t)(e - s->v))
+			prev = s->v[prev].next - 1;
+		drop_parts(s, e);
+		s->v[prev].next = 0;
+		in->last = prev;
+		in->count--;
+		s->n--;
+		return;
 	}
+}
+
+/* A new entry for file_id, last of its chain; NULL past the bounds. */
+static struct entry *begin_entry(struct trec_archive_store *s, uint64_t file_id)
+{
+	struct id_info *in = trec_u64map_get(&s->ids, file_id);
+
+	if (in && in->count >= MAX_ARCHIVES_PER_ID) {
+		if (!in->warned_many)
+			warnf(s, "file id %#" PRIx64 ": more than %u archives; the rest ignored",
+			      file_id, MAX_ARCHIVES_PER_ID);
+		in->warned_many = true;
+		return NULL;
+	}
+	RP_GROW(s->v, s->cap, s->n + 1);
+	struct entry *e = &s->v[s->n];
+	memset(e, 0, sizeof(*e));
+	e->file_id = file_id;
+	if (in) {
+		s->v[in->last].next = s->n + 1;
+		in->last = s->n;
+		in->count++;
+	} else {
+		in = xcalloc(1, sizeof(*in));
+		in->first = in->last = s->n;
+		in->count = 1;
+		if (trec_u64map_put_new(&s->ids, file_id, in) != in)
+			rp_out_of_memory(sizeof(*in));
+		RP_GROW(s->order, s->cap_order, s->norder + 1);
+		s->order[s->norder++] = file_id;
+	}
+	s->n++;
+	return e;
 }
 
 int trec_archive_store_add(struct trec_archive_store *s, const struct trec_blob *b)
@@ -142,6 +226,15 @@ int trec_archive_store_add(struct trec_archive_store *s, const struct trec_blob 
 		      b->file_id, part, nparts);
 		return 0;
 	}
+	if (!b->len)
+		return 0; /* (no archive is made of an empty part) */
+	if (s->bytes + b->len > MAX_STORED_BYTES) {
+		if (!s->warned_bytes)
+			warnf(s, "embedded symbols past %u MiB in all; the rest ignored",
+			      MAX_STORED_BYTES >> 20);
+		s->warned_bytes = true;
+		return 0;
+	}
 	bool another;
 	struct entry *e = collecting(s, b->file_id, part, &another);
 	if (another)
@@ -151,27 +244,29 @@ int trec_archive_store_add(struct trec_archive_store *s, const struct trec_blob 
 	if (e && e->nparts != nparts) {
 		warnf(s, "file id %#" PRIx64 ": SYMTAB parts of two archives mixed; "
 		      "keeping the later one", b->file_id);
-		drop_parts(e);
+		drop_parts(s, e);
 	}
-	if (!e) {
-		RP_GROW(s->v, s->cap, s->n + 1);
-		e = &s->v[s->n++];
-		memset(e, 0, sizeof(*e));
-		e->file_id = b->file_id;
-	}
-	if (!e->parts) {
-		e->parts = xcalloc(nparts, sizeof(*e->parts));
+	if (!e && !(e = begin_entry(s, b->file_id)))
+		return 0;
+	if (!e->got) {
+		e->got = xcalloc((nparts + 7) / 8, 1);
 		e->nparts = nparts;
 	}
-	struct part *p = &e->parts[part];
-	if (p->data || !b->len)
+	if (e->got[part / 8] & (1u << (part % 8)))
 		return 0;
+	e->got[part / 8] |= (uint8_t)(1u << (part % 8));
+	RP_GROW(e->parts, e->cap_parts, e->have + 1);
+	struct part *p = &e->parts[e->have++];
+	p->idx = part;
 	p->data = xmalloc(b->len);
 	memcpy(p->data, b->data, b->len);
 	p->len = b->len;
-	e->have++;
-	if (complete(e) && e == &s->v[s->n - 1])
-		drop_if_repeated(s, e);
+	s->bytes += b->len;
+	if (complete(e)) {
+		qsort(e->parts, e->have, sizeof(*e->parts), by_idx);
+		if (e == &s->v[s->n - 1])
+			drop_if_repeated(s, e);
+	}
 	return 0;
 }
 
@@ -182,7 +277,7 @@ static void parse_entry(struct trec_archive_store *s, struct entry *e, const cha
 		total += e->parts[i].len;
 	uint8_t *joined = e->nparts == 1 ? e->parts[0].data : xmalloc(total);
 	if (e->nparts > 1)
-		for (uint32_t i = 0, off = 0; i < e->nparts; off += e->parts[i].len, i++)
+		for (size_t i = 0, off = 0; i < e->nparts; off += e->parts[i].len, i++)
 			memcpy(joined + off, e->parts[i].data, e->parts[i].len);
 	char err[256];
 	int rc = trec_archive_parse(joined, total, &e->archive, err, sizeof(err));
@@ -192,7 +287,7 @@ static void parse_entry(struct trec_archive_store *s, struct entry *e, const cha
 		rp_out_of_memory(total);
 	if (rc)
 		warnf(s, "%s: embedded symbols unusable: %s", name, err);
-	drop_parts(e);
+	drop_parts(s, e);
 	e->state = rc ? -1 : 1;
 }
 
@@ -213,7 +308,7 @@ const struct trec_archive *trec_archive_store_get_nth(struct trec_archive_store 
 			warnf(s, "%s: embedded symbols incomplete (%u of %u parts)", name, e->have,
 			      e->nparts);
 			e->state = -1;
-			drop_parts(e);
+			drop_parts(s, e);
 			return NULL;
 		}
 		parse_entry(s, e, name);
@@ -225,30 +320,16 @@ const struct trec_archive *trec_archive_store_get_nth(struct trec_archive_store 
 
 size_t trec_archive_store_archives(const struct trec_archive_store *s, uint64_t file_id)
 {
-	size_t k = 0;
-	while (find_nth(s, file_id, k))
-		k++;
-	return k;
-}
-
-/* Whether entry i is the first of its file id. */
-static bool first_of_id(const struct trec_archive_store *s, size_t i)
-{
-	return find_nth(s, s->v[i].file_id, 0) == &s->v[i];
+	const struct id_info *in = trec_u64map_get(&s->ids, file_id);
+	return in ? in->count : 0;
 }
 
 size_t trec_archive_store_count(const struct trec_archive_store *s)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < s->n; i++)
-		n += first_of_id(s, i);
-	return n;
+	return s->norder;
 }
 
 uint64_t trec_archive_store_file_id(const struct trec_archive_store *s, size_t k)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (first_of_id(s, i) && !k--)
-			return s->v[i].file_id;
-	return 0;
+	return k < s->norder ? s->order[k] : 0;
 }

@@ -43,11 +43,23 @@ void rp_codes_free(struct rp_codes *s)
 	free(s);
 }
 
+/* Descriptions kept per code address: forked processes share addresses,
+ * and a frame of a pid past these finds another pid's description of the
+ * same object (same key), which names it alike. A hostile file's
+ * thousands would make every lookup of the address walk them all. */
+#define MAX_PER_ADDR 64
+
 void rp_codes_add(struct rp_codes *s, uint64_t addr, uint32_t pid, uint64_t key, void *desc)
 {
-	struct code *c = xcalloc(1, sizeof(*c));
-	int err = 0;
+	struct code *c = trec_u64map_get(&s->by_addr, addr);
+	int err = 0, n = 0;
 
+	for (; c; c = c->next, n++)
+		if ((c->pid == pid && c->key == key) || n >= MAX_PER_ADDR) {
+			s->free_desc(desc); /* the same object again, or one too many */
+			return;
+		}
+	c = xcalloc(1, sizeof(*c));
 	c->pid = pid;
 	c->key = key;
 	c->desc = desc;

@@ -10,8 +10,12 @@
 #include "report/util.h"
 
 /* Covering candidates looked at per lookup: a hostile table of nested
- * ranges cannot make lookups quadratic. */
+ * ranges cannot make lookups quadratic. Past SCAN_BUDGET candidates in
+ * all (about a second; real maps look at a few per lookup), lookups look
+ * at SCAN_SHORT: time stays bounded whatever the file holds. */
 #define MAX_SCAN 4096
+#define SCAN_SHORT 64
+#define SCAN_BUDGET (1ull << 28)
 
 struct jit_entry {
 	uint64_t start, end;  /* [start, end) */
@@ -45,6 +49,7 @@ struct rp_jit {
 	struct trec_itab index; /* (rec, pid, source, time) -> table */
 	uint32_t *by_pid;     /* tables by rec, pid, time, jitdump first */
 	size_t sorted;        /* tables by_pid covers */
+	uint64_t scanned;     /* candidates looked at in all (SCAN_BUDGET) */
 };
 
 struct table_key {
@@ -178,9 +183,19 @@ static void index_table(struct jit_table *t)
 
 /* The entry naming addr at time: in force then, the latest load winning
  * (ties: the later position); else the first loaded after it; or -1. */
-static int64_t table_lookup(struct jit_table *t, uint64_t time, uint64_t addr)
+static int64_t table_lookup(struct jit_table *t, uint64_t time, uint64_t addr,
+			    uint64_t *total)
 {
-	size_t lo = 0, hi, scanned = 0;
+	size_t lo = 0, hi, scanned = 0, limit = MAX_SCAN;
+
+	if (*total >= SCAN_BUDGET) {
+		if (*total != UINT64_MAX)
+			fprintf(stderr, "treport: warning: JIT symbol tables with heavily "
+				"overlapping entries: lookups look at %u candidates from here on\n",
+				SCAN_SHORT);
+		*total = UINT64_MAX;
+		limit = SCAN_SHORT;
+	}
 	int64_t best = -1, later = -1;
 
 	if (t->indexed != t->n)
@@ -193,7 +208,7 @@ static int64_t table_lookup(struct jit_table *t, uint64_t time, uint64_t addr)
 		else
 			hi = mid;
 	}
-	for (size_t i = lo; i-- > 0 && t->maxend[i] > addr && scanned < MAX_SCAN; scanned++) {
+	for (size_t i = lo; i-- > 0 && t->maxend[i] > addr && scanned < limit; scanned++) {
 		uint32_t p = t->order[i];
 		const struct jit_entry *e = &t->e[p];
 
@@ -209,6 +224,8 @@ static int64_t table_lookup(struct jit_table *t, uint64_t time, uint64_t addr)
 				later = p;
 		}
 	}
+	if (*total != UINT64_MAX)
+		*total += scanned;
 	return best >= 0 ? best : later;
 }
 
@@ -256,9 +273,19 @@ uint64_t rp_jit_key(struct rp_jit *j, uint32_t rec, uint32_t pid, uint64_t time_
 		;
 	if (lo == end)
 		return 0;
-	/* the read that followed the sample, else the last one */
-	for (group = lo; group < end && j->t[j->by_pid[group]].time_ns < time_ns; group++)
-		;
+	/* the read that followed the sample, else the last one (binary: a
+	 * process may have many reads) */
+	for (size_t l = lo, h = end; ; ) {
+		if (l >= h) {
+			group = l;
+			break;
+		}
+		size_t mid = l + (h - l) / 2;
+		if (j->t[j->by_pid[mid]].time_ns < time_ns)
+			l = mid + 1;
+		else
+			h = mid;
+	}
 	if (group == end)
 		group = end - 1;
 	uint64_t read_at = j->t[j->by_pid[group]].time_ns;
@@ -267,7 +294,7 @@ uint64_t rp_jit_key(struct rp_jit *j, uint32_t rec, uint32_t pid, uint64_t time_
 		group--;
 	for (; group < end && j->t[j->by_pid[group]].time_ns == read_at; group++) {
 		uint32_t ti = j->by_pid[group];
-		int64_t e = table_lookup(&j->t[ti], time_ns, addr);
+		int64_t e = table_lookup(&j->t[ti], time_ns, addr, &j->scanned);
 
 		if (e >= 0)
 			return (uint64_t)(ti + 1) << 32 | (uint64_t)e;

@@ -101,7 +101,7 @@ static void count_errors(const struct rp_model *m, uint32_t rec, struct err_coun
 				(*out)[(*n)++] = (struct err_count){ .code = f[k].addr };
 			}
 			(*out)[j].frames++;
-			(*out)[j].samples += a->count;
+			(*out)[j].samples = rp_sat_add((*out)[j].samples, a->count);
 		}
 	}
 }

@@ -163,7 +163,7 @@ static void main_binary_first(struct pp *p, struct rp_model *m)
 	for (size_t i = 0; i < m->naggs; i++) {
 		struct rp_process *pr = rp_model_process(m, m->aggs[i].rec, m->aggs[i].pid, false);
 		size_t k = pr ? (size_t)(pr - m->procs) : m->nprocs;
-		count[k] += m->aggs[i].count;
+		count[k] = rp_sat_add(count[k], m->aggs[i].count);
 		if (k < m->nprocs && (best == m->nprocs || count[k] > count[best]))
 			best = k;
 	}

@@ -101,9 +101,9 @@ int rp_output_summary(const struct rp_report *r, FILE *out)
 	uint64_t waits = 0;
 	for (size_t i = 0; i < m->naggs; i++) {
 		const struct rp_agg *a = &m->aggs[i];
-		total += a->count;
-		waits += a->hits;
-		cpu_ns += a->count * rp_period_ns(m, a->rec);
+		total = rp_sat_add(total, a->count);
+		waits = rp_sat_add(waits, a->hits);
+		cpu_ns = rp_sat_add(cpu_ns, rp_sat_mul(a->count, rp_period_ns(m, a->rec)));
 	}
 	/* distinct threads and processes among the kept samples */
 	struct u64_set pids = { 0 }, tids = { 0 };

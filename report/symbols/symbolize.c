@@ -362,6 +362,8 @@ uint32_t rp_symbolize(struct rp_symbolizer *s, uint32_t rec, uint32_t pid, uint6
 	struct sym_key k = { .kind = f->kind, .flags = f->flags };
 	bool is_error = f->flags & TREC_FRAME_F_ERROR;
 	bool absolute = trec_frame_is_absolute(f->kind, f->flags, f->file_id);
+	const struct rp_mapping *mp = NULL;
+	const struct rp_file *file = NULL;
 	/* The key says exactly what the result depends on. */
 	if (is_error) {
 		k.a = f->addr;
@@ -373,11 +375,19 @@ uint32_t rp_symbolize(struct rp_symbolizer *s, uint32_t rec, uint32_t pid, uint6
 	} else if (absolute) {
 		k.a = ((uint64_t)rec << 32) | pid;
 		k.b = f->addr;
-		/* JIT code at this pc changes with time: which entry names it */
-		uint64_t jit = rp_jit_key(s->m->jit, rec, pid, time_ns,
-					  trec_frame_lookup_addr(f->addr, f->flags));
-		k.rec = (uint32_t)(jit >> 32);
-		k.pid = (uint32_t)jit;
+		/* What is mapped at this pc changes with time: the mapping in
+		 * force (a file's), else the JIT entry that names it */
+		mp = rp_model_find_mapping(s->m, rec, pid, time_ns, f->addr);
+		file = mp && mp->file_id ? rp_model_file(s->m, mp->file_id) : NULL;
+		if (file) {
+			k.rec = UINT32_MAX;
+			k.pid = (uint32_t)(mp - s->m->maps);
+		} else {
+			uint64_t jit = rp_jit_key(s->m->jit, rec, pid, time_ns,
+						  trec_frame_lookup_addr(f->addr, f->flags));
+			k.rec = (uint32_t)(jit >> 32);
+			k.pid = (uint32_t)jit;
+		}
 	} else if (rp_interp_for_kind(f->kind, NULL)) {
 		/* a code object address means something in one process only */
 		k.a = f->file_id;
@@ -414,8 +424,6 @@ uint32_t rp_symbolize(struct rp_symbolizer *s, uint32_t rec, uint32_t pid, uint6
 		symbolize_interp(s, &sym, rec, pid, f, interp, interp_idx);
 	} else if (absolute) {
 		sym.kind = RP_SYM_NATIVE;
-		const struct rp_mapping *mp = rp_model_find_mapping(s->m, rec, pid, time_ns, f->addr);
-		const struct rp_file *file = mp && mp->file_id ? rp_model_file(s->m, mp->file_id) : NULL;
 		if (file) {
 			/* a pc in a known file: symbolize at its ELF address */
 			sym.addr = f->addr - mp->bias;

@@ -128,6 +128,54 @@ t.check(f.get("busy;spin.constprop.0") == 0xffffffffffffffff, "huge weight satur
 t.check("busy;[busy];[busy];[busy] 1" in outs["--folded"].stdout, "addresses outside every symbol: [dso]")
 t.check("freq_hz" in err and "not a frequency" in err, "bad META freq_hz: warning")
 
+# ---- bounds: what a small hostile file may cost ------------------------------------
+# Every output is the same from run to run (the hash tables' seed is random
+# per process: hash_seed.h).
+for opt in ("--folded", "--json", "--perf-script"):
+    a, b = rep(hostile, opt), rep(hostile, opt)
+    t.check(a.returncode == 0 and a.stdout == b.stdout and a.stdout,
+            "hostile values: %s the same in two runs" % opt)
+# META: at most 256 keys per recording, warned once.
+spec = ["meta k%d v" % i for i in range(300)] + ["sample 10 9 9 0 1 busy e:1"]
+r = rep(t.write_tr(os.path.join(d, "meta.tr"), "\n".join(spec) + "\n"), "--info")
+t.check(r.returncode == 0 and r.stderr.count("more than 256 META keys") == 1,
+        "300 META keys: the first 256 kept, one warning", r.stderr[-500:])
+# Mapping snapshots out of time order are sorted before lookups: at 150 the
+# snapshot of time 100 (added last) is in force and maps the pc to another
+# file (unresolved), at 350 the one of time 300 (busy: spin). (Two threads:
+# a thread's samples of one stack are named once, at the first.)
+bias = 0x555555553000
+spec = ["file 0x1111 %s %s" % (busy, t.build_id(busy)),
+        "file 0x2222 %s 00112233445566778899aabbccddeeff00112233" % busy,
+        "map 300 7 0x555555554000 0x555555556000 0x1000 0x1111 0x%x 5 %s" % (bias, busy), "maps",
+        "map 100 7 0x555555554000 0x555555556000 0x1000 0x2222 0x%x 5 other" % bias, "maps",
+        "sample 150 7 7 0 1 busy a:0x%x" % (bias + spin),
+        "sample 350 7 8 0 1 busy a:0x%x" % (bias + spin)]
+r = rep(t.write_tr(os.path.join(d, "snaps.tr"), "\n".join(spec) + "\n"), "--folded")
+f = t.parse_folded(r.stdout)
+t.check(r.returncode == 0 and f.get("busy;spin.constprop.0") == 1 and
+        sum(v for k, v in f.items() if k != "busy;spin.constprop.0") == 1,
+        "snapshots out of time order: each sample takes the one in force", r.stdout)
+# perf.data: a weight is written as copies of its sample, but copies add at
+# most 64 MiB to the file in all; past that the weight goes into the period.
+deep = " ".join("u:0x1111:0x%x" % spin for _ in range(1000))
+spec = ["file 0x1111 %s %s" % (busy, t.build_id(busy))] + \
+    ["sample %d 9 9 0 4096 busy %s" % (10 + i, deep) for i in range(4)]
+pd = os.path.join(d, "w.data")
+r = rep(t.write_tr(os.path.join(d, "weights.tr"), "\n".join(spec) + "\n"), "--perf-data", "-o", pd)
+size = os.path.getsize(pd) if os.path.exists(pd) else -1
+t.check(r.returncode == 0 and 0 < size < 70 << 20 and "in the period" in r.stderr,
+        "perf.data of 4 samples of weight 4096, 1000 frames: %d bytes (not 130 MB), warned" % size,
+        r.stderr[-500:])
+# JIT entries nested 4096 deep under one pc: lookups look at fewer
+# candidates once 2^28 were looked at in all, with one warning.
+spec = ["jit 5 9 0x%x %d f%d" % (0x7f0000000000 + i, 2 * (4096 - i), i) for i in range(4096)]
+frames = " ".join(["a:0x7f0000001000"] * 4095)
+spec += ["sample 10 9 %d 0 1 busy %s" % (100 + i, frames) for i in range(20)]  # 20 threads
+r = rep(t.write_tr(os.path.join(d, "jit.tr"), "\n".join(spec) + "\n"), "--folded")
+t.check(r.returncode == 0 and r.stderr.count("heavily overlapping") == 1 and "f4095" in r.stdout,
+        "4096 nested JIT entries: named, the scans cut short with one warning", r.stderr[-500:])
+
 # ---- bad options ----------------------------------------------------------------
 for args in (["--bogus", good], [good, "--pid", "abc"], [good, "--pid", "-1"], [good, "--tid", ""],
              [good, "--time", "5"], [good, "--time", "2,1"], [good, "--time", "x,y"],

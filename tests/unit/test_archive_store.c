@@ -112,6 +112,32 @@ static void store_tests(const uint8_t *p, size_t n)
 	trec_archive_store_free(s);
 }
 
+/* What a hostile file can make the store hold: at most 64 archives per
+ * file id (each a different one-part blob), and nothing for empty parts. */
+static void bound_tests(void)
+{
+	struct trec_archive_store *s = trec_archive_store_new(on_warn, NULL);
+	uint8_t data[8] = { 0 };
+
+	warnings = 0;
+	for (uint32_t i = 0; i < 100; i++) {
+		memcpy(data, &i, sizeof(i)); /* each archive different: none dropped as a repeat */
+		struct trec_blob b = { .file_id = 9, .subtype = TREC_SYMTAB_SUBTYPE(0, 1),
+				       .len = sizeof(data), .data = data };
+		trec_archive_store_add(s, &b);
+	}
+	check(trec_archive_store_archives(s, 9) == 64 && warnings == 1 &&
+		      strstr(last_warning, "more than 64 archives"),
+	      "a file id keeps at most 64 archives, with one warning");
+	for (uint32_t i = 0; i < 1000; i++) {
+		struct trec_blob b = { .file_id = 1000 + i, .subtype = TREC_SYMTAB_SUBTYPE(0, 4095),
+				       .len = 0, .data = data };
+		trec_archive_store_add(s, &b);
+	}
+	check(trec_archive_store_count(s) == 1, "empty parts begin no archive");
+	trec_archive_store_free(s);
+}
+
 /* ---- extraction ------------------------------------------------------------- */
 
 static int run(const char *cmd, char *out, size_t outlen)
@@ -203,6 +229,7 @@ int main(void)
 		printf("FAIL: archive store: build the busy workload's archive\n");
 		return 1;
 	}
+	bound_tests();
 	store_tests(p, n);
 	extract_tests(p, n, workload("busy"));
 	free(p);

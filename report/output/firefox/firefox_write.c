@@ -350,15 +350,15 @@ static void write_markers(struct ff *f, struct rp_jw *j, const struct ff_th *t)
 	rp_jw_end(j);
 }
 
-/* When the process started and ended: its first sample or fork, its exit. */
-static void process_times(struct ff *f, const struct ff_th *t, uint64_t *start, int64_t *end)
+/* When the process started and ended: its first sample or fork, its exit.
+ * Its threads are th[order[0..n)] (order sorts threads by process). */
+static void process_times(struct ff *f, const uint32_t *order, size_t n, uint64_t *start,
+			  int64_t *end)
 {
 	*start = UINT64_MAX;
 	*end = -1;
-	for (size_t k = 0; k < f->threads.n; k++) {
-		const struct ff_th *o = &f->th[k];
-		if (o->rec != t->rec || o->pid != t->pid)
-			continue;
+	for (size_t k = 0; k < n; k++) {
+		const struct ff_th *o = &f->th[order[k]];
 		if (o->n && o->time[0] < *start)
 			*start = o->time[0];
 		for (size_t i = 0; i < o->nmarkers; i++) {
@@ -374,12 +374,10 @@ static void process_times(struct ff *f, const struct ff_th *t, uint64_t *start, 
 		*start = 0;
 }
 
-static void write_thread(struct ff *f, struct rp_jw *j, const struct ff_th *t)
+static void write_thread(struct ff *f, struct rp_jw *j, const struct ff_th *t, uint64_t start,
+			 int64_t end)
 {
 	char pid[32];
-	uint64_t start;
-	int64_t end;
-	process_times(f, t, &start, &end);
 	const struct ff_th *main_thread = ff_thread(f, t->rec, t->pid, t->pid, false);
 	pid_str(f, t->rec, t->pid, pid, sizeof(pid));
 	rp_jw_obj(j);
@@ -435,8 +433,17 @@ void ff_write(struct ff *f, struct rp_jw *j, const uint32_t *order, uint64_t end
 	write_shared(f, j);
 	rp_jw_key(j, "threads");
 	rp_jw_arr(j);
-	for (size_t i = 0; i < f->threads.n; i++)
-		write_thread(f, j, &f->th[order[i]]);
+	for (size_t i = 0, k; i < f->threads.n; i = k) {
+		const struct ff_th *first = &f->th[order[i]];
+		uint64_t start;
+		int64_t end;
+		for (k = i + 1; k < f->threads.n && f->th[order[k]].rec == first->rec &&
+				f->th[order[k]].pid == first->pid; k++)
+			;
+		process_times(f, order + i, k - i, &start, &end);
+		for (size_t t = i; t < k; t++)
+			write_thread(f, j, &f->th[order[t]], start, end);
+	}
 	rp_jw_end(j);
 	rp_jw_end(j);
 }

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/containers/u64map.h"
 #include "report/output/firefox/firefox_profile.h"
 #include "trec_format.h"
 
@@ -200,19 +201,30 @@ static void collect_samples(struct ff *f)
 static void collect_markers(struct ff *f)
 {
 	struct rp_model *m = f->m;
+	/* (rec, pid) -> its first thread + 1: one pass, not one per event */
+	struct trec_u64map any = { 0 };
+	for (size_t k = 0; k < f->threads.n; k++) {
+		uint64_t key = (uint64_t)f->th[k].rec << 32 | f->th[k].pid;
+		int err = 0;
+		if (!trec_u64map_get(&any, key))
+			trec_u64map_put(&any, key, (void *)(uintptr_t)(k + 1), &err);
+		if (err)
+			rp_out_of_memory(sizeof(uint64_t));
+	}
 	for (size_t i = 0; i < m->npid_events; i++) {
 		const struct rp_pid_event *e = &m->pid_events[i];
 		if (e->kind != TREC_PEV_FORK && e->kind != TREC_PEV_EXEC && e->kind != TREC_PEV_EXIT)
 			continue;
 		struct ff_th *t = ff_thread(f, e->rec, e->pid, e->pid, false);
-		for (size_t k = 0; !t && k < f->threads.n; k++)
-			if (f->th[k].rec == e->rec && f->th[k].pid == e->pid)
-				t = &f->th[k];
+		uintptr_t k = (uintptr_t)trec_u64map_get(&any, (uint64_t)e->rec << 32 | e->pid);
+		if (!t && k)
+			t = &f->th[k - 1];
 		if (!t)
 			continue; /* a process without samples */
 		RP_GROW(t->markers, t->capmarkers, t->nmarkers + 1);
 		t->markers[t->nmarkers++] = (uint32_t)i;
 	}
+	trec_u64map_free(&any);
 }
 
 static int cmp_thread(const void *a, const void *b, void *ctx)

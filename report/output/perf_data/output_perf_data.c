@@ -27,6 +27,10 @@
 #include "trec_format.h"
 
 #define MAX_COPIES 4096 /* a weight beyond this goes into the last copy's period */
+/* What the copies past each sample's first may add to the file in all: a
+ * weight is the writer's word (trecord writes 1), so a hostile file of a
+ * few bytes must not make gigabytes; past it weights go into periods. */
+#define MAX_COPY_BYTES (64u << 20)
 #define ROUND 4096      /* records between FINISHED_ROUNDs */
 
 /* The events of the file; an off-CPU event would be a second entry. */
@@ -56,6 +60,7 @@ struct exporter {
 	struct trec_u64map comms; /* pid << 32 | tid -> comm string id + 1 */
 	size_t records;
 	uint64_t samples; /* SAMPLE records written */
+	uint64_t copy_bytes; /* written by copies past a sample's first (MAX_COPY_BYTES) */
 };
 
 static void round_maybe(struct exporter *x)
@@ -168,9 +173,16 @@ static void sample(struct exporter *x, const struct rp_event *e, bool *warned)
 	}
 	uint64_t period = rp_period_ns(m, a->rec) ? rp_period_ns(m, a->rec) : 1;
 	uint64_t copies = e->weight > MAX_COPIES ? MAX_COPIES : e->weight;
+	/* (a bound on a copy's size: its callchain and fixed fields) */
+	uint64_t copy_size = 8 * (uint64_t)n + 128;
+	uint64_t budget = x->copy_bytes < MAX_COPY_BYTES ? MAX_COPY_BYTES - x->copy_bytes : 0;
+	if (copies > 1 + budget / copy_size)
+		copies = 1 + budget / copy_size;
+	x->copy_bytes += (copies - 1) * copy_size;
 	if (copies < e->weight && !warned[1]) {
-		fprintf(stderr, "treport: warning: samples of weight over %u are written %u times, "
-			"the rest in the period\n", MAX_COPIES, MAX_COPIES);
+		fprintf(stderr, "treport: warning: samples of weight over %u (or past %u MiB of "
+			"copies in all) are written fewer times, the rest in the period\n",
+			MAX_COPIES, MAX_COPY_BYTES >> 20);
 		warned[1] = true;
 	}
 	for (uint64_t c = 0; c < copies; c++) {
