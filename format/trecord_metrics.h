@@ -75,7 +75,8 @@
 	X(JIT_UNWATCHED, "jit: JIT-like processes not re-read: watch list full") \
 	X(DEFERRED_NO_PID_GONE, "deferred samples of unsynced processes that exited before their maps were read: leaf only") \
 	X(DEFERRED_NO_PID_STALE, "deferred samples of unsynced processes that exec'd (or whose pid was reused) before the sync: leaf only") \
-	X(TRACES_DELTA_NO_BASE, "trace deltas whose previous trace on their CPU was lost: leaf only")
+	X(TRACES_DELTA_NO_BASE, "trace deltas whose previous trace on their CPU was lost: leaf only") \
+	X(SYNC_REQUESTS_DROPPED, "process sync requests dropped: queue full (synced when next reported)")
 
 #define TRECORD_METRIC_BASE 1000
 enum trecord_metric {

@@ -428,8 +428,11 @@ int trec_record(const struct trec_options *opt, int *die_sig)
 		trec_bpf_print_prog_stats(&s.bpf, stderr);
 	err = trec_output_close(&s.out);
 	if (err) {
-		fprintf(stderr, "trecord: writing %s failed: %s\n", trec_output_name(&s.out),
-			strerror(-err));
+		/* (in flight mode the error was a segment's: trec_flight_finish
+		 * said it, naming the files) */
+		if (!s.flight)
+			fprintf(stderr, "trecord: writing %s failed: %s\n",
+				trec_output_name(&s.out), strerror(-err));
 		rc = 1;
 	} else if (!rc && !opt->quiet) {
 		print_summary(&s, bpf, &at);

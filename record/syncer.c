@@ -45,6 +45,8 @@ static int push_request(struct trec_syncer *s, const struct trec_sync_req *r)
 	/* An exec'd image must be synced while it runs: wake the thread. */
 	if (!err && s->efd >= 0 && write(s->efd, &one, sizeof(one)) < 0)
 		err = -errno;
+	else if (err)
+		trecord_count(s->x.cnt, TRECORD_METRIC_SYNC_REQUESTS_DROPPED, 1);
 	return err;
 }
 

@@ -328,7 +328,10 @@ int trec_flight_tick(struct trec_flight *f, uint64_t now, unsigned switch_reques
 	f->switches_seen = switch_requests;
 	if (f->o.switch_kind == TREC_SWITCH_TIME && now >= f->next_switch)
 		want = true;
-	return write_failed(f, tick(f, now, want));
+	/* a segment the writer could not write (memory full): said once,
+	 * and nothing more is published */
+	int err = f->failed ? -EIO : trec_output_error(f->out);
+	return write_failed(f, err ? err : tick(f, now, want));
 }
 
 int trec_flight_finish(struct trec_flight *f, const struct trec_summary *sum)
@@ -336,7 +339,10 @@ int trec_flight_finish(struct trec_flight *f, const struct trec_summary *sum)
 	uint64_t now = trec_now_ns();
 	/* after a failed write, what memory holds is not written: the
 	 * message was given, trecord exits 1 */
-	int err = f->failed ? -EIO : seal(f, now);
+	int err = f->failed ? -EIO : trec_output_error(f->out);
+
+	if (!err)
+		err = seal(f, now);
 
 	if (!err && f->o.overwrite)
 		err = evict(f, now);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "format/containers/hash_seed.h"
 #include "record/interp/interp_seen.h"
 
 struct trec_interp_seen_pair {
@@ -12,8 +13,8 @@ struct trec_interp_seen_pair {
 static struct trec_interp_seen_pair *slot(struct trec_interp_seen_pair *slots, size_t cap,
 					  uint64_t addr, uint64_t key)
 {
-	size_t i = (size_t)(((addr >> 3) ^ key * 0x9e3779b97f4a7c15ull) * 0xff51afd7ed558ccdull >> 20) &
-		   (cap - 1);
+	/* seeded (hash_seed.h): addresses the process chooses cannot collide */
+	size_t i = (size_t)(trec_hash_mix((addr >> 3) ^ key * 0x9e3779b97f4a7c15ull) & (cap - 1));
 
 	while (slots[i].addr && (slots[i].addr != addr || slots[i].key != key))
 		i = (i + 1) & (cap - 1);

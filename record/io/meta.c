@@ -30,7 +30,7 @@ static char *join_args(char *const *argv, int argc)
 
 int trec_meta_write(struct trec_output *out, const struct trec_options *o)
 {
-	char freq[16], period[24], ncpu[16], offmin[24], pids[256] = "";
+	char freq[16], period[24], ncpu[16], offmin[24], *pids;
 	struct trec_meta_entry e[16];
 	struct trec_meta m = { .entries = e };
 	char host[256] = "", *cmdline, *command = NULL;
@@ -46,9 +46,13 @@ int trec_meta_write(struct trec_output *out, const struct trec_options *o)
 		 o->period_ns ? (unsigned long long)o->period_ns : 1000000000ULL / o->freq_hz);
 	snprintf(ncpu, sizeof(ncpu), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
 	snprintf(offmin, sizeof(offmin), "%llu", (unsigned long long)o->offcpu_min_us * 1000);
-	for (size_t i = 0; i < o->num_pids; i++)
-		snprintf(pids + strlen(pids), sizeof(pids) - strlen(pids), "%s%u", i ? "," : "",
-			 o->pids[i]);
+	/* every -p pid, however many (11 bytes each at most) */
+	pids = malloc(o->num_pids * 11 + 1);
+	if (!pids)
+		return -ENOMEM;
+	pids[0] = 0;
+	for (size_t i = 0, len = 0; i < o->num_pids; i++)
+		len += (size_t)sprintf(pids + len, "%s%u", i ? "," : "", o->pids[i]);
 	if (o->cmd)
 		while (o->cmd[cmd_argc])
 			cmd_argc++;
@@ -58,6 +62,7 @@ int trec_meta_write(struct trec_output *out, const struct trec_options *o)
 	if (!cmdline || (o->cmd && !command)) {
 		free(cmdline);
 		free(command);
+		free(pids);
 		return -ENOMEM;
 	}
 
@@ -83,5 +88,6 @@ int trec_meta_write(struct trec_output *out, const struct trec_options *o)
 	rc = w ? trec_output_unlock(out, trec_write_meta(w, &m)) : trec_output_error(out);
 	free(cmdline);
 	free(command);
+	free(pids);
 	return rc;
 }

@@ -85,20 +85,13 @@ static const char *store(struct trec_jit_table *t, const char *s, size_t len)
 	return d;
 }
 
-int64_t trec_jit_table_add(struct trec_jit_table *t, uint64_t start, uint64_t size,
-			   uint64_t load_ns, uint64_t code_index, const char *name, size_t len)
+/* Appends an entry named nm (stored in t already, or NULL: -ENOMEM). */
+static int64_t add_entry(struct trec_jit_table *t, uint64_t start, uint64_t size,
+			 uint64_t load_ns, uint64_t code_index, const char *nm)
 {
 	struct trec_jit_entry *e;
-	const char *nm;
 
-	if (t->n >= t->lim.max_entries) {
-		t->flags |= TREC_JIT_F_TRUNCATED;
-		return -E2BIG;
-	}
-	if (len > t->lim.max_name)
-		len = t->lim.max_name;
-	if (TREC_GROW(t->entries, t->cap, (size_t)t->n + 1, 64) ||
-	    !(nm = store(t, name, len)))
+	if (!nm || TREC_GROW(t->entries, t->cap, (size_t)t->n + 1, 64))
 		return -ENOMEM;
 	e = &t->entries[t->n];
 	*e = (struct trec_jit_entry){
@@ -110,6 +103,28 @@ int64_t trec_jit_table_add(struct trec_jit_table *t, uint64_t start, uint64_t si
 		.first_line = t->nlines,
 	};
 	return t->n++;
+}
+
+int64_t trec_jit_table_add(struct trec_jit_table *t, uint64_t start, uint64_t size,
+			   uint64_t load_ns, uint64_t code_index, const char *name, size_t len)
+{
+	if (t->n >= t->lim.max_entries) {
+		t->flags |= TREC_JIT_F_TRUNCATED;
+		return -E2BIG;
+	}
+	if (len > t->lim.max_name)
+		len = t->lim.max_name;
+	return add_entry(t, start, size, load_ns, code_index, store(t, name, len));
+}
+
+int64_t trec_jit_table_add_moved(struct trec_jit_table *t, uint64_t start, uint64_t size,
+				 uint64_t load_ns, uint64_t code_index, const char *name)
+{
+	if (t->n >= t->lim.max_entries) {
+		t->flags |= TREC_JIT_F_TRUNCATED;
+		return -E2BIG;
+	}
+	return add_entry(t, start, size, load_ns, code_index, name);
 }
 
 int trec_jit_table_add_line(struct trec_jit_table *t, uint64_t addr, uint32_t line,

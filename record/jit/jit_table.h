@@ -72,6 +72,11 @@ void trec_jit_table_bad(struct trec_jit_table *t, const char *fmt, ...)
  * then marked truncated), or -ENOMEM. */
 int64_t trec_jit_table_add(struct trec_jit_table *t, uint64_t start, uint64_t size,
 			   uint64_t load_ns, uint64_t code_index, const char *name, size_t len);
+/* As trec_jit_table_add, for code that moved: name is an entry's of t
+ * already, shared, not copied (a jitdump of many moves of long names
+ * would copy each name once per move). */
+int64_t trec_jit_table_add_moved(struct trec_jit_table *t, uint64_t start, uint64_t size,
+				 uint64_t load_ns, uint64_t code_index, const char *name);
 /* Appends a row to the last entry; 0, -E2BIG (dropped, truncated) or -ENOMEM. */
 int trec_jit_table_add_line(struct trec_jit_table *t, uint64_t addr, uint32_t line,
 			    uint32_t file);

@@ -219,8 +219,7 @@ static void code_move(struct jd *d, uint64_t off, uint32_t size, uint64_t ts)
 	trec_u64map_del(&d->live, index);
 	if (!csize || !trec_jit_filter_covers(d->filter, naddr, csize))
 		return;
-	idx = trec_jit_table_add(d->t, naddr, csize, d->no_time ? 0 : ts, index, old.name,
-				 strlen(old.name));
+	idx = trec_jit_table_add_moved(d->t, naddr, csize, d->no_time ? 0 : ts, index, old.name);
 	if (idx < 0) {
 		set_err(d, idx);
 		return;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include "record/procs/open_regular.h"
 #include "record/procs/file_id.h"
 #include "format/containers/u64map.h"
 
@@ -163,7 +164,9 @@ int trec_file_describe(int fd, const char *path, struct trec_file *f)
 		return -ENOMEM;
 
 	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* (a file the process mapped: its header may ask libelf for millions
+	 * of sections; such a file is described as not ELF) */
+	elf = trec_elf_headers_bounded(fd) ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF) {
 		f->is_elf = true;
 		read_elf_facts(elf, f);

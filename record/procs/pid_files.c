@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "record/procs/open_regular.h"
 #include "record/procs/pid_sync_internal.h"
 
 int open_mapping(uint32_t pid, const struct trec_proc_map *m, char *path, size_t pathlen)
@@ -18,11 +19,13 @@ int open_mapping(uint32_t pid, const struct trec_proc_map *m, char *path, size_t
 	 * in another mount namespace; root/ is the fallback. */
 	snprintf(path, pathlen, "/proc/%u/map_files/%llx-%llx", pid,
 		 (unsigned long long)m->start, (unsigned long long)m->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
+	/* (the process may have mapped a device, or put a FIFO at the path:
+	 * regular files only) */
+	fd = trec_open_regular(path);
+	if (fd >= 0 || fd == -EINVAL)
 		return fd;
 	snprintf(path, pathlen, "/proc/%u/root%s", pid, m->path);
-	return open(path, O_RDONLY | O_CLOEXEC);
+	return trec_open_regular(path);
 }
 
 /* Strips the " (deleted)" /proc/PID/maps appends to unlinked files. */
@@ -53,7 +56,7 @@ int pid_sync_resolve_file(struct trec_pid_sync *s, uint32_t pid, const struct tr
 		return 0; /* anonymous: JIT code, or [vsyscall] */
 	o->fd = open_mapping(pid, m, opath, sizeof(opath));
 	if (o->fd < 0)
-		return -errno;
+		return o->fd;
 	snprintf(o->path, sizeof(o->path), "/proc/self/fd/%d", o->fd);
 	record_path(m->path, rpath, sizeof(rpath));
 	err = fstat(o->fd, &st) ? -errno : trec_file_cache_get(s->files, o->fd, &st, rpath, &o->f);

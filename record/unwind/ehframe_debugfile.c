@@ -21,6 +21,7 @@
 #include <zlib.h>
 #include <elfutils/libdwelf.h>
 
+#include "record/procs/open_regular.h"
 #include "record/unwind/ehframe.h"
 
 #define DEBUG_ROOT "/usr/lib/debug"
@@ -44,11 +45,13 @@ static int candidate(const char *path, const void *bid, ssize_t bidlen, uint32_t
 		     const struct stat *self, Elf **out)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* (the name comes from the binary's debug link: regular files only) */
+	int fd = trec_open_regular(path);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    (st.st_dev == self->st_dev && st.st_ino == self->st_ino))
+	    (st.st_dev == self->st_dev && st.st_ino == self->st_ino) ||
+	    trec_elf_headers_bounded(fd))
 		goto no;
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	const void *id;

@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <gelf.h>
 #include "format/containers/vec.h"
+#include "record/procs/open_regular.h"
 #include "record/unwind/ehframe.h"
 
 #define CMD(c) ((uint16_t)(TREC_UNWIND_COMMAND | (c)))
@@ -363,10 +364,10 @@ int trec_deltas_extract(const char *path, struct trec_file_deltas *out)
 	memset(out, 0, sizeof(*out));
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = trec_open_regular(path);
 	if (fd < 0)
-		return -errno;
-	x.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		return fd;
+	x.elf = trec_elf_headers_bounded(fd) ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!x.elf || elf_kind(x.elf) != ELF_K_ELF) {
 		err = -ENOEXEC;
 		goto out;

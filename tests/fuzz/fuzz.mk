@@ -192,7 +192,7 @@ TEST_EXTRA_TARGETS += build/fuzz_symbol_cache
 #                              tests/fuzz/test_fuzz_ehframe.sh runs it briefly
 #                              on small ELF files it builds or finds
 
-EHFRAME_FUZZ_SRCS := $(wildcard record/unwind/ehframe_*.c) format/containers/vec.c \
+EHFRAME_FUZZ_SRCS := $(wildcard record/unwind/ehframe_*.c) format/containers/vec.c record/procs/open_regular.c \
 	record/unwind/go_roots.c record/unwind/go_frames.c $(GOPCLN_SRCS)
 
 build/fuzz_ehframe: tests/fuzz/fuzz_ehframe.c $(EHFRAME_FUZZ_SRCS) $(wildcard record/unwind/*.h)

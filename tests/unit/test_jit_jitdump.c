@@ -114,6 +114,9 @@ static void test_moves_and_filter(void)
 	      row_is(&t, t.entries[2].first_line + 1, 0x5008, 8, "/m.js") && t.entries[1].end_ns == 30);
 	CHECK("jitdump: a move of an unknown index and an empty load are ignored, not refused",
 	      t.bad == 0 && t.entries[0].end_ns == 0);
+	CHECK("jitdump: a moved entry shares its name, not a copy (moves of long names "
+	      "cannot multiply the table's memory)",
+	      t.entries[2].name == t.entries[1].name);
 	trec_jit_table_free(&t);
 
 	parse_buf(&b, &f, &t);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "format/containers/vec.h"
 #include "record/interp/python/python_elf.h"
+#include "record/procs/open_regular.h"
 
 #ifndef R_X86_64_RELATIVE
 #define R_X86_64_RELATIVE 8
@@ -17,10 +18,12 @@ int trec_pyelf_open(struct trec_pyelf *e, const char *path)
 	int err = -ENOEXEC;
 
 	memset(e, 0, sizeof(*e));
-	e->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* (a path the process named: regular files only, and no ELF file
+	 * that makes libelf allocate per section by the million) */
+	e->fd = trec_open_regular(path);
 	if (e->fd < 0)
-		return -errno;
-	if (elf_version(EV_CURRENT) == EV_NONE)
+		return e->fd;
+	if (elf_version(EV_CURRENT) == EV_NONE || trec_elf_headers_bounded(e->fd))
 		goto fail;
 	e->elf = elf_begin(e->fd, ELF_C_READ_MMAP, NULL);
 	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF || gelf_getclass(e->elf) != ELFCLASS64 ||
@@ -66,7 +69,11 @@ static int lookup_in(struct trec_pyelf *e, Elf64_Word type, const char *name,
 		d = elf_getdata(scn, NULL);
 		if (!d)
 			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+		/* (sh_entsize is the file's word: the data's size bounds the loop) */
+		size_t nsyms = sh.sh_size / sh.sh_entsize;
+		if (nsyms > d->d_size / sizeof(Elf64_Sym))
+			nsyms = d->d_size / sizeof(Elf64_Sym);
+		for (size_t i = 0; i < nsyms; i++) {
 			GElf_Sym sym;
 			const char *n;
 
@@ -138,7 +145,10 @@ static int load_rels(struct trec_pyelf *e)
 		d = elf_getdata(scn, NULL);
 		if (!d)
 			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+		size_t n = sh.sh_size / sh.sh_entsize;
+		if (n > d->d_size / sizeof(Elf64_Rela))
+			n = d->d_size / sizeof(Elf64_Rela);
+		for (size_t i = 0; i < n; i++) {
 			GElf_Rela r;
 
 			if (!gelf_getrela(d, (int)i, &r) ||
