@@ -3,11 +3,15 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "format/containers/u64map.h"
+#include "record/interp/interp_read.h"
 #include "record/interp/interp_table.h"
 #include "record/io/metrics.h"
 
@@ -26,6 +30,15 @@ struct pid_entry {
 	alignas(max_align_t) unsigned char data[];
 };
 
+/* What describing code may read of processes' memory per second, all
+ * interpreters together: a Python program's start-up describes some
+ * thousands of code objects of a few KiB each, while a hostile one could
+ * make every frame's code new, each read up to MiBs (a line table). Past
+ * it, frames are described when a later sample names them. */
+#define DESCRIBE_BYTES_PER_SEC (64ull << 20)
+
+static _Atomic uint64_t describes_deferred; /* all tables: one metric */
+
 struct trec_interp_table {
 	const struct trec_interp_table_ops *ops;
 	struct trec_interp_sink sink;
@@ -34,7 +47,23 @@ struct trec_interp_table {
 	pthread_mutex_t lock;
 	struct trec_u64map files, pids; /* of struct file_entry, struct pid_entry */
 	struct trec_interp_stats stats;
+	uint64_t window_ns, window_bytes; /* the read budget's second, its first count */
 };
+
+/* Whether the read budget allows describing now (writer thread). */
+static bool describe_budget_ok(struct trec_interp_table *t)
+{
+	struct timespec ts;
+	uint64_t now, read = trec_interp_bytes_read();
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (now - t->window_ns >= 1000000000ull) {
+		t->window_ns = now;
+		t->window_bytes = read;
+	}
+	return read - t->window_bytes < DESCRIBE_BYTES_PER_SEC;
+}
 
 struct trec_interp_table *trec_interp_table_new(const struct trec_interp_table_ops *ops,
 						const struct trec_interp_sink *sink, void *backend,
@@ -273,6 +302,10 @@ void trec_interp_table_trace(struct trec_interp_table *t, uint32_t pid,
 				return;
 			}
 		}
+		if (!describe_budget_ok(t)) {
+			atomic_fetch_add_explicit(&describes_deferred, 1, memory_order_relaxed);
+			break; /* (not noted as seen: a later sample describes it) */
+		}
 		ret = t->ops->describe(t, arg, pid, p->data, &p->seen, f);
 		if (ret == 1)
 			t->stats.code_written++;
@@ -397,4 +430,6 @@ void trec_interp_table_on_stats(void *state, struct trecord_counters *cnt)
 	trecord_set(cnt, (enum trecord_metric)m++, st.code_written);
 	trecord_set(cnt, (enum trecord_metric)m++, st.code_unreadable);
 	trecord_set(cnt, (enum trecord_metric)m, st.code_stale);
+	trecord_set(cnt, TRECORD_METRIC_INTERP_DESCRIBES_DEFERRED,
+		    atomic_load_explicit(&describes_deferred, memory_order_relaxed));
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "record/interp/interp_read.h"
 #include "harness_php.h"
 #include "harness_verdict.h"
 #include "record/interp/php/php_code.h"
@@ -81,7 +82,7 @@ static int describe(struct harness_php *p, uint32_t pid, const struct trec_frame
 	uint8_t *buf;
 	size_t len;
 
-	err = live ? trec_php_read_function(trec_php_read_pid, &ipid, pid, p->layout, f->file_id, &fn)
+	err = live ? trec_php_read_function(trec_interp_read_pid, &ipid, pid, p->layout, f->file_id, &fn)
 		   : trec_php_read_function(read_captured, p->env, pid, p->layout, f->file_id, &fn);
 	if (err)
 		return err;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "record/interp/interp_read.h"
 #include "record/interp/php/php_code.h"
 #include "report/interp/php/php_frames.h"
 #include "python_check.h"
@@ -131,7 +132,7 @@ int main(void)
 		return 1;
 	build(l);
 
-	CHECK(!trec_php_read_function(trec_php_read_pid, &self, pid, l, addr, &fn) &&
+	CHECK(!trec_php_read_function(trec_interp_read_pid, &self, pid, l, addr, &fn) &&
 	      fn.c.type == TREC_PHPCODE_USER && !strcmp(fn.c.function, "run") &&
 	      !strcmp(fn.c.class_name, "Walker") && !strcmp(fn.c.file, "/srv/app/chain.php") &&
 	      fn.c.line_start == 35 && fn.c.line_end == 45,

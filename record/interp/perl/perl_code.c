@@ -4,22 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include "record/interp/interp_read.h"
 #include "record/interp/perl/perl_code.h"
 
 struct mem {
 	trec_perl_read_fn read;
 	void *ctx;
 };
-
-static int read_pid(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n = process_vm_readv((pid_t) * (const uint32_t *)ctx, &local, 1, &remote, 1, 0);
-
-	if (n == (ssize_t)len)
-		return 0;
-	return n < 0 && errno == ESRCH ? -ESRCH : -EFAULT;
-}
 
 static int rd(const struct mem *m, uint64_t addr, void *buf, size_t len)
 {
@@ -206,7 +197,7 @@ fail:
 int trec_perl_read_code(uint32_t pid, const struct trec_perl_offsets *off, uint64_t cop,
 			uint64_t key, struct trec_perlcode_owned *out)
 {
-	return trec_perl_read_code_from(read_pid, &pid, pid, off, cop, key, out);
+	return trec_perl_read_code_from(trec_interp_read_pid, &pid, pid, off, cop, key, out);
 }
 
 void trec_perlcode_owned_free(struct trec_perlcode_owned *c)

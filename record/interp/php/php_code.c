@@ -4,17 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include "record/interp/interp_read.h"
 #include "record/interp/php/php_code.h"
-
-int trec_php_read_pid(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n = process_vm_readv(*(const int *)ctx, &local, 1, &remote, 1, 0);
-
-	if (n == (ssize_t)len)
-		return 0;
-	return n < 0 && errno == ESRCH ? -ESRCH : -EFAULT;
-}
 
 /* A zend_string as a malloc'ed C string (cut at the format's limit; NULs
  * inside become '?'). addr 0 gives "". */
@@ -135,7 +126,7 @@ int trec_phpcode_note(struct trec_interp_seen *seen, trec_phpcode_write_fn write
 	err = trec_interp_seen_note(seen, addr, object_id);
 	if (err)
 		return err < 0 ? err : 0;
-	err = trec_php_read_function(trec_php_read_pid, &ipid, pid, l, addr, &fn);
+	err = trec_php_read_function(trec_interp_read_pid, &ipid, pid, l, addr, &fn);
 	if (err)
 		return err;
 	if (object_id && fn.c.object_id != object_id) {

@@ -16,8 +16,7 @@
 /* Reads len bytes at addr of the process: 0, -ESRCH (gone), -EFAULT. */
 typedef int (*trec_php_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 
-/* Reads through process_vm_readv; ctx points at the pid (an int). */
-int trec_php_read_pid(void *ctx, uint64_t addr, void *buf, size_t len);
+/* (live processes: trec_interp_read_pid, record/interp/interp_read.h) */
 
 /* A description with owned strings. */
 struct trec_phpcode_owned {

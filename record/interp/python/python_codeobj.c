@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include "record/interp/interp_read.h"
 #include "record/interp/python/python_codeobj.h"
 
 /* Where the object's bytes come from: the live process, or a snapshot. */
@@ -11,16 +12,6 @@ struct mem {
 	trec_py_read_fn read;
 	void *ctx;
 };
-
-static int read_pid(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n = process_vm_readv(*(const int *)ctx, &local, 1, &remote, 1, 0);
-
-	if (n == (ssize_t)len)
-		return 0;
-	return n < 0 && errno == ESRCH ? -ESRCH : -EFAULT;
-}
 
 static int rd(const struct mem *m, uint64_t addr, void *buf, size_t len)
 {
@@ -161,7 +152,7 @@ static int32_t field_int(const uint8_t *obj, uint16_t off)
 int trec_py_read_code(int pid, const struct trec_py_process *proc, uint64_t addr,
 		      struct trec_pycode_owned *out)
 {
-	return trec_py_read_code_from(read_pid, &pid, (uint32_t)pid, proc, addr, out);
+	return trec_py_read_code_from(trec_interp_read_pid, &pid, (uint32_t)pid, proc, addr, out);
 }
 
 int trec_py_read_code_from(trec_py_read_fn read, void *ctx, uint32_t pid,

@@ -15,19 +15,9 @@
 #define ARY_EMBED FL_USER1            /* RARRAY_EMBED_FLAG */
 #define ARY_EMBED_LEN(f) ((f) >> 15 & 3)
 #define BODY_READ 152                 /* through insns_info.succ_index_table */
-#define MAX_ISEQ_WORDS (1u << 24)     /* bounds the index we read */
+#define MAX_ISEQ_WORDS (1u << 21)     /* bounds the index we read (2M words: no real method comes near) */
 #define SUCC_IMM 54                   /* IMMEDIATE_TABLE_SIZE */
 #define SUCC_BLOCK_WORDS 10           /* rank (padded), small ranks, bits[8] */
-
-int trec_rb_read_pid(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n = process_vm_readv(*(const int *)ctx, &local, 1, &remote, 1, 0);
-
-	if (n == (ssize_t)len)
-		return 0;
-	return n < 0 && errno == ESRCH ? -ESRCH : -EFAULT;
-}
 
 struct mem {
 	trec_rb_read_fn read;

@@ -16,8 +16,7 @@
 /* Reads len bytes at addr of the process: 0, -ESRCH (gone), -EFAULT. */
 typedef int (*trec_rb_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 
-/* A read fn over process_vm_readv; ctx points at the pid (int). */
-int trec_rb_read_pid(void *ctx, uint64_t addr, void *buf, size_t len);
+/* (live processes: trec_interp_read_pid, record/interp/interp_read.h) */
 
 /* An iseq description with owned buffers. */
 struct trec_rbcode_owned {

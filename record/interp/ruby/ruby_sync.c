@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "record/interp/interp_read.h"
 #include "record/interp/interp_table.h"
 #include "record/io/metrics.h"
 #include "record/interp/ruby/ruby_sync.h"
@@ -69,7 +70,7 @@ static int write_code(const struct trec_interp_sink *sink, uint32_t pid, const s
 
 	bool captured = r && r->read;
 
-	err = trec_rb_read_iseq(captured ? r->read : trec_rb_read_pid, captured ? r->ctx : &ipid,
+	err = trec_rb_read_iseq(captured ? r->read : trec_interp_read_pid, captured ? r->ctx : &ipid,
 				pid, p->offsets, iseq, object_id, &code);
 	if (err)
 		return err;
