@@ -36,7 +36,8 @@ struct entry {
 	uint32_t nparts, have;
 	struct part *parts; /* as received; sorted by idx once complete */
 	size_t cap_parts;
-	uint8_t *got;       /* nparts bits: which parts came */
+	uint8_t *got;       /* nparts bits: which parts came (got_small up to 64) */
+	uint64_t got_small;
 	struct trec_archive *archive;
 	int state;          /* 0 collecting, 1 parsed, -1 unusable (warned) */
 	size_t next;        /* index + 1 of the file's next entry; 0: none */
@@ -91,6 +92,7 @@ static void drop_parts(struct trec_archive_store *s, struct entry *e)
 	}
 	free(e->parts);
 	free(e->got);
+	e->got_small = 0;
 	e->parts = NULL;
 	e->got = NULL;
 	e->nparts = e->have = 0;
@@ -248,13 +250,18 @@ int trec_archive_store_add(struct trec_archive_store *s, const struct trec_blob 
 	}
 	if (!e && !(e = begin_entry(s, b->file_id)))
 		return 0;
-	if (!e->got) {
-		e->got = xcalloc((nparts + 7) / 8, 1);
+	if (!e->nparts) {
+		/* (most archives are one part: nothing allocated for the bits,
+		 * and the parts array sized to the first few) */
+		e->got = nparts > 64 ? xcalloc((nparts + 7) / 8, 1) : NULL;
+		e->cap_parts = nparts < 16 ? nparts : 16;
+		e->parts = xmalloc(e->cap_parts * sizeof(*e->parts));
 		e->nparts = nparts;
 	}
-	if (e->got[part / 8] & (1u << (part % 8)))
+	uint8_t *byte = e->got ? &e->got[part / 8] : (uint8_t *)&e->got_small + part / 8;
+	if (*byte & (1u << (part % 8)))
 		return 0;
-	e->got[part / 8] |= (uint8_t)(1u << (part % 8));
+	*byte |= (uint8_t)(1u << (part % 8));
 	RP_GROW(e->parts, e->cap_parts, e->have + 1);
 	struct part *p = &e->parts[e->have++];
 	p->idx = part;
