@@ -64,8 +64,17 @@ struct trec_writer *trec_output_lock(struct trec_output *o)
 
 int trec_output_unlock(struct trec_output *o, int rc)
 {
-	if (rc < 0 && !o->err)
+	/* A record the format cannot hold (-E2BIG: a process's mapping
+	 * paths past 64 MiB, say; -EINVAL) is refused by the writer before
+	 * any byte of it is written: that record is lost, said once, and the
+	 * recording goes on. Every other error ends it. */
+	if (rc == -E2BIG || rc == -EINVAL) {
+		if (!o->refused++)
+			fprintf(stderr, "trecord: warning: a record past the format's limits was "
+				"left out (%s)\n", strerror(-rc));
+	} else if (rc < 0 && !o->err) {
 		o->err = rc;
+	}
 	pthread_mutex_unlock(&o->lock);
 	return rc;
 }

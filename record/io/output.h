@@ -29,6 +29,7 @@ struct trec_output {
 	struct trec_writer *w;
 	const char *path;
 	int err;          /* first error, negative errno */
+	uint64_t refused; /* records the writer refused as past the format's limits */
 	uint64_t bytes;   /* written, once closed */
 	/* Compression: -z's level, or 0 (auto: level 3, or 1 while records
 	 * come faster than output.c's threshold); the auto rate's last look. */

@@ -68,14 +68,30 @@ bool pid_state_sigs_equal(const struct pid_state *ps, const struct map_sig *sigs
 	return ps->num_sigs == n && (!n || !memcmp(ps->sigs, sigs, n * sizeof(*sigs)));
 }
 
+/* Mappings then their paths, in one allocation shared by a process and
+ * the children forked from it (the sync thread's alone: no atomics). */
+struct pid_snap {
+	unsigned refs;
+	size_t n;
+	struct trec_mapping v[];
+};
+
+static void snap_release(struct pid_state *ps)
+{
+	if (ps->snap_block && !--ps->snap_block->refs)
+		free(ps->snap_block);
+	ps->snap_block = NULL;
+	ps->snap = NULL;
+	ps->num_snap = 0;
+}
+
 static void free_pid_state(struct pid_state *ps)
 {
 	if (!ps)
 		return;
 	free(ps->ents);
 	free(ps->sigs);
-	free(ps->snap);
-	free(ps->paths);
+	snap_release(ps);
 	free(ps);
 }
 
@@ -85,31 +101,42 @@ static void free_pid_state(struct pid_state *ps)
 int pid_state_keep_snapshot(struct pid_state *ps, const struct trec_mapping *v, size_t n)
 {
 	size_t len = 0, off = 0;
-	struct trec_mapping *snap;
+	struct pid_snap *b;
 	char *paths;
 
 	for (size_t i = 0; i < n; i++)
 		len += strlen(v[i].path) + 1;
-	snap = malloc((n ? n : 1) * sizeof(*snap));
-	paths = malloc(len ? len : 1);
-	if (!snap || !paths) {
-		free(snap);
-		free(paths);
+	b = malloc(sizeof(*b) + n * sizeof(b->v[0]) + len);
+	if (!b)
 		return -ENOMEM;
-	}
+	b->refs = 1;
+	b->n = n;
+	paths = (char *)&b->v[n];
 	for (size_t i = 0; i < n; i++) {
 		size_t l = strlen(v[i].path) + 1;
 
-		snap[i] = v[i];
-		snap[i].path = memcpy(paths + off, v[i].path, l);
+		b->v[i] = v[i];
+		b->v[i].path = memcpy(paths + off, v[i].path, l);
 		off += l;
 	}
-	free(ps->snap);
-	free(ps->paths);
-	ps->snap = snap;
-	ps->paths = paths;
+	snap_release(ps);
+	ps->snap_block = b;
+	ps->snap = b->v;
 	ps->num_snap = n;
 	return 0;
+}
+
+void pid_state_share_snapshot(struct pid_state *child, const struct pid_state *parent)
+{
+	if (child->snap_block == parent->snap_block)
+		return;
+	snap_release(child);
+	if (!parent->snap_block)
+		return;
+	parent->snap_block->refs++;
+	child->snap_block = parent->snap_block;
+	child->snap = parent->snap;
+	child->num_snap = parent->num_snap;
 }
 
 /* The pid's state, created empty if it has none; NULL on -ENOMEM. */

@@ -321,7 +321,7 @@ int trec_pid_sync_fork(struct trec_pid_sync *s, uint32_t child, uint32_t parent)
 		goto nomem;
 	/* pp is still valid: get_pid_state adds an entry, which may move
 	 * the map's values but not what they point to. */
-	pid_state_keep_snapshot(cs, pp->snap, pp->num_snap);
+	pid_state_share_snapshot(cs, pp);
 	cs->synced_ns = s->ops->now_ns(s->ctx);
 	memcpy(cs->image, pp->image, sizeof(cs->image));
 	pid_state_set_entries(s, cs, ents, pp->num_ents, sigs, pp->num_sigs);

@@ -31,10 +31,11 @@ struct pid_state {
 	struct map_sig *sigs;
 	size_t num_sigs;
 	/* The last snapshot written, paths in one block: a forked child
-	 * starts with it (build ids point into the file cache). */
+	 * starts with it, sharing the block (build ids point into the file
+	 * cache). snap and num_snap are the block's. */
 	struct trec_mapping *snap;
 	size_t num_snap;
-	char *paths;
+	struct pid_snap *snap_block;
 	uint64_t synced_ns; /* last sync that read the mappings */
 	uint64_t exited_ns; /* its last exit seen (event or sweep), 0 if none */
 	uint64_t image[2];  /* its marker's image identity (bpf/trec_types.h) */
@@ -93,6 +94,10 @@ void pid_state_apply_entries(struct trec_pid_sync *s, struct pid_state *old,
 void pid_state_write_marker(struct trec_pid_sync *s, uint32_t pid, const uint64_t image[2]);
 bool pid_state_sigs_equal(const struct pid_state *ps, const struct map_sig *sigs, size_t n);
 int pid_state_keep_snapshot(struct pid_state *ps, const struct trec_mapping *v, size_t n);
+/* A forked child's snapshot: its parent's block, shared, not copied (a
+ * process of many long mapping paths forking often would otherwise cost
+ * a copy per child). */
+void pid_state_share_snapshot(struct pid_state *child, const struct pid_state *parent);
 void pid_state_set_entries(struct trec_pid_sync *s, struct pid_state *ps,
 			   struct trec_lpm_entry *ents, size_t num_ents, struct map_sig *sigs,
 			   size_t num_sigs);

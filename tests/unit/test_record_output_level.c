@@ -105,6 +105,34 @@ static void test_auto_and_fixed(void)
 		close(fd2);
 }
 
+/* A record the format cannot hold is left out and the recording goes
+ * on; any other error ends it (trec_output_error, which the session
+ * loop stops on). */
+static void test_refused_records(void)
+{
+	struct trec_output o;
+	struct trec_writer *w;
+	int fd;
+
+	w = new_writer(&fd);
+	if (!w) {
+		CHECK("a writer", false);
+		return;
+	}
+	trec_output_open_writer(&o, "mem", w);
+	trec_output_lock(&o);
+	trec_output_unlock(&o, -E2BIG);
+	trec_output_lock(&o);
+	trec_output_unlock(&o, -EINVAL);
+	CHECK("records past the format's limits: left out, not an error",
+	      trec_output_error(&o) == 0 && o.refused == 2);
+	CHECK("... and the output still takes records", trec_output_lock(&o) == w);
+	trec_output_unlock(&o, -EIO);
+	CHECK("an I/O error ends it", trec_output_error(&o) == -EIO && !trec_output_lock(&o));
+	trec_output_close(&o);
+	close(fd);
+}
+
 /* The same records at level 1 and 19: the level is the one compressed at. */
 static void test_level_applies(void)
 {
@@ -137,5 +165,6 @@ int main(void)
 {
 	test_auto_and_fixed();
 	test_level_applies();
+	test_refused_records();
 	return failures != 0;
 }
