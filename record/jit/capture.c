@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "record/io/metrics.h"
+#include "record/jit/jit_budget.h"
 #include "record/jit/jitdump.h"
 #include "record/jit/perfmap.h"
 #include "record/jit/watch.h"
@@ -49,6 +50,7 @@ struct trec_jit_capture {
 	struct trecord_counters *cnt;
 	bool verbose, quiet;
 	bool hold; /* deferred samples are waiting (sync thread) */
+	struct trec_jit_budget budget; /* bytes all files may hold per second */
 };
 
 struct trec_jit_capture *trec_jit_capture_new(trec_jit_write_fn write, void *ctx,
@@ -62,6 +64,7 @@ struct trec_jit_capture *trec_jit_capture_new(trec_jit_write_fn write, void *ctx
 		return NULL;
 	}
 	pthread_mutex_init(&c->lock, NULL);
+	trec_jit_budget_init(&c->budget);
 	c->write = write;
 	c->ctx = ctx;
 	c->cnt = cnt;
@@ -97,6 +100,7 @@ void trec_jit_capture_free(struct trec_jit_capture *c)
 	trec_u64map_free(&c->pids);
 	trec_jit_watch_free(c->watch);
 	pthread_mutex_destroy(&c->lock);
+	pthread_mutex_destroy(&c->budget.lock);
 	free(c);
 }
 
@@ -374,10 +378,15 @@ static void read_file(struct trec_jit_capture *c, const struct jit_pid *jp, int 
 	};
 	const char *unit = source == TREC_JIT_PERF_MAP ? "line" : "record";
 	parse_fn parse = source == TREC_JIT_PERF_MAP ? trec_perfmap_parse_fd : trec_jitdump_parse_fd;
+	struct trec_jit_limits lim = TREC_JIT_LIMITS_DEFAULT;
 	struct trec_jit_table t;
+	struct stat st;
 	int err;
 
-	trec_jit_table_init(&t, NULL);
+	lim.max_file_bytes = trec_jit_budget_take(&c->budget, now, lim.max_file_bytes);
+	trec_jit_budget_used(&c->budget, fstat(fd, &st) || (uint64_t)st.st_size > lim.max_file_bytes
+						 ? lim.max_file_bytes : (uint64_t)st.st_size);
+	trec_jit_table_init(&t, &lim);
 	err = parse(fd, f, &t);
 	close(fd);
 	if (err == -EINVAL) {
