@@ -406,8 +406,7 @@ int trec_record(const struct trec_options *opt, int *die_sig)
 	if (opt->off_cpu)
 		trecord_count(&s.cnt, TRECORD_METRIC_OFFCPU_UNFINISHED, trec_bpf_offcpu_pending(&s.bpf));
 	trec_session_write_metrics(&s, bpf);
-	trec_stop_signals_wait(0);
-	if (trec_stop_hurry() && opt->archive_level != TREC_ARCHIVE_NONE && !opt->quiet)
+	if (trec_stop_hurry_now() && opt->archive_level != TREC_ARCHIVE_NONE && !opt->quiet)
 		fprintf(stderr, "trecord: second signal: not embedding symbols, finishing %s\n",
 			trec_output_name(&s.out));
 	struct trec_summary sum = {

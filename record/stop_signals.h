@@ -40,6 +40,13 @@ static inline bool trec_stop_hurry(void)
 {
 	return trec_stop_signals_count() >= 2;
 }
+/* As trec_stop_hurry, taking the signals pending first (main thread: a
+ * long step of the shutdown, asked between its items). */
+static inline bool trec_stop_hurry_now(void)
+{
+	trec_stop_signals_wait(0);
+	return trec_stop_hurry();
+}
 
 /* --overwrite, --switch-output: SIGUSR2 asks for a switched file, as in
  * perf. Call before trec_stop_signals_block; then the main thread takes it

@@ -93,8 +93,7 @@ void rp_load_sample(struct rp_model *m, uint32_t rec, const struct trec_sample *
 	if (offcpu) /* weighed in time blocked */
 		weight = s->offcpu_ns ? s->offcpu_ns : 1;
 	else if (o->event == RP_EVENT_WALL) /* weighed in time on the CPU */
-		weight = r->period_ns && weight > UINT64_MAX / r->period_ns ? UINT64_MAX
-									     : weight * (r->period_ns ? r->period_ns : 1);
+		weight = rp_sat_mul(weight, r->period_ns ? r->period_ns : 1);
 
 	uint32_t nk = s->kernel_frames ? s->num_kernel_frames : 0;
 	uint32_t nu = s->user_frames ? s->num_user_frames : 0;

@@ -378,10 +378,9 @@ void rp_model_add_sample(struct rp_model *m, uint32_t rec, uint32_t pid, uint32_
 	}
 	struct rp_agg *a = &m->aggs[id];
 	/* weights are hostile: saturate instead of wrapping */
-	a->count = a->count + weight < a->count ? UINT64_MAX : a->count + weight;
+	a->count = rp_sat_add(a->count, weight);
 	a->hits++;
-	m->total_samples = m->total_samples + weight < m->total_samples ? UINT64_MAX
-									: m->total_samples + weight;
+	m->total_samples = rp_sat_add(m->total_samples, weight);
 	if (time_ns < a->first_ns)
 		a->first_ns = time_ns;
 	if (m->keep_events) {
@@ -414,7 +413,7 @@ void rp_model_filter_time(struct rp_model *m, uint64_t start_rel_ns, uint64_t en
 		uint64_t rel = e->time_ns >= start ? e->time_ns - start : 0;
 		if (rel < start_rel_ns || rel > end_rel_ns)
 			continue;
-		a->count = a->count + e->weight < a->count ? UINT64_MAX : a->count + e->weight;
+		a->count = rp_sat_add(a->count, e->weight);
 		a->hits++;
 		m->total_samples = rp_sat_add(m->total_samples, e->weight);
 		m->events[w++] = *e;

@@ -17,8 +17,7 @@ int trec_archive_lookup_synced(void *ctx, uint64_t file_id, struct trec_archive_
 	const struct trec_file *tf;
 
 	/* A second stop signal: the rest of the files go without symbols. */
-	trec_stop_signals_wait(0);
-	if (trec_stop_hurry())
+	if (trec_stop_hurry_now())
 		return -1;
 	tf = trec_pid_sync_file(sync, file_id, buf, buflen);
 	/* A memfd (mapped as /memfd:NAME) has no path to open it by: it goes

@@ -301,6 +301,13 @@ static int write_failed(struct trec_flight *f, int err)
 	return err;
 }
 
+/* An earlier failure: ours (said already), or a segment the writer could
+ * not write (memory full). After it nothing more is published. */
+static int failed_before(struct trec_flight *f)
+{
+	return f->failed ? -EIO : trec_output_error(f->out);
+}
+
 static int tick(struct trec_flight *f, uint64_t now, bool want)
 {
 	int err = 0;
@@ -328,9 +335,7 @@ int trec_flight_tick(struct trec_flight *f, uint64_t now, unsigned switch_reques
 	f->switches_seen = switch_requests;
 	if (f->o.switch_kind == TREC_SWITCH_TIME && now >= f->next_switch)
 		want = true;
-	/* a segment the writer could not write (memory full): said once,
-	 * and nothing more is published */
-	int err = f->failed ? -EIO : trec_output_error(f->out);
+	int err = failed_before(f);
 	return write_failed(f, err ? err : tick(f, now, want));
 }
 
@@ -338,8 +343,8 @@ int trec_flight_finish(struct trec_flight *f, const struct trec_summary *sum)
 {
 	uint64_t now = trec_now_ns();
 	/* after a failed write, what memory holds is not written: the
-	 * message was given, trecord exits 1 */
-	int err = f->failed ? -EIO : trec_output_error(f->out);
+	 * message is given once, trecord exits 1 */
+	int err = failed_before(f);
 
 	if (!err)
 		err = seal(f, now);

@@ -84,8 +84,7 @@ static int lookup(void *ctx, uint64_t file_id, struct trec_archive_file *f, char
 
 	/* (main thread) a second stop signal: the rest go without symbols,
 	 * as trec_archive_lookup_synced does */
-	trec_stop_signals_wait(0);
-	if (trec_stop_hurry())
+	if (trec_stop_hurry_now())
 		return -1;
 	/* [vdso] and memfds have no path to open */
 	if (!r || r->path[0] != '/' || !strncmp(r->path, "/memfd:", 7))

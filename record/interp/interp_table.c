@@ -50,19 +50,19 @@ struct trec_interp_table {
 	uint64_t window_ns, window_bytes; /* the read budget's second, its first count */
 };
 
-/* Whether the read budget allows describing now (writer thread). */
-static bool describe_budget_ok(struct trec_interp_table *t)
+/* Starts a new second of the read budget when one has passed (writer
+ * thread, once a trace: the frames then only compare a count). */
+static void describe_budget_tick(struct trec_interp_table *t)
 {
 	struct timespec ts;
-	uint64_t now, read = trec_interp_bytes_read();
+	uint64_t now;
 
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	if (now - t->window_ns >= 1000000000ull) {
 		t->window_ns = now;
-		t->window_bytes = read;
+		t->window_bytes = trec_interp_bytes_read();
 	}
-	return read - t->window_bytes < DESCRIBE_BYTES_PER_SEC;
 }
 
 struct trec_interp_table *trec_interp_table_new(const struct trec_interp_table_ops *ops,
@@ -301,8 +301,9 @@ void trec_interp_table_trace(struct trec_interp_table *t, uint32_t pid,
 				pthread_mutex_unlock(&t->lock);
 				return;
 			}
+			describe_budget_tick(t);
 		}
-		if (!describe_budget_ok(t)) {
+		if (trec_interp_bytes_read() - t->window_bytes >= DESCRIBE_BYTES_PER_SEC) {
 			atomic_fetch_add_explicit(&describes_deferred, 1, memory_order_relaxed);
 			break; /* (not noted as seen: a later sample describes it) */
 		}

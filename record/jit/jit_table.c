@@ -105,13 +105,20 @@ static int64_t add_entry(struct trec_jit_table *t, uint64_t start, uint64_t size
 	return t->n++;
 }
 
+/* max_entries reached: the table is marked truncated. */
+static bool full(struct trec_jit_table *t)
+{
+	if (t->n < t->lim.max_entries)
+		return false;
+	t->flags |= TREC_JIT_F_TRUNCATED;
+	return true;
+}
+
 int64_t trec_jit_table_add(struct trec_jit_table *t, uint64_t start, uint64_t size,
 			   uint64_t load_ns, uint64_t code_index, const char *name, size_t len)
 {
-	if (t->n >= t->lim.max_entries) {
-		t->flags |= TREC_JIT_F_TRUNCATED;
+	if (full(t))
 		return -E2BIG;
-	}
 	if (len > t->lim.max_name)
 		len = t->lim.max_name;
 	return add_entry(t, start, size, load_ns, code_index, store(t, name, len));
@@ -120,11 +127,7 @@ int64_t trec_jit_table_add(struct trec_jit_table *t, uint64_t start, uint64_t si
 int64_t trec_jit_table_add_moved(struct trec_jit_table *t, uint64_t start, uint64_t size,
 				 uint64_t load_ns, uint64_t code_index, const char *name)
 {
-	if (t->n >= t->lim.max_entries) {
-		t->flags |= TREC_JIT_F_TRUNCATED;
-		return -E2BIG;
-	}
-	return add_entry(t, start, size, load_ns, code_index, name);
+	return full(t) ? -E2BIG : add_entry(t, start, size, load_ns, code_index, name);
 }
 
 int trec_jit_table_add_line(struct trec_jit_table *t, uint64_t addr, uint32_t line,

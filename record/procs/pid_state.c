@@ -72,7 +72,6 @@ bool pid_state_sigs_equal(const struct pid_state *ps, const struct map_sig *sigs
  * the children forked from it (the sync thread's alone: no atomics). */
 struct pid_snap {
 	unsigned refs;
-	size_t n;
 	struct trec_mapping v[];
 };
 
@@ -110,7 +109,6 @@ int pid_state_keep_snapshot(struct pid_state *ps, const struct trec_mapping *v, 
 	if (!b)
 		return -ENOMEM;
 	b->refs = 1;
-	b->n = n;
 	paths = (char *)&b->v[n];
 	for (size_t i = 0; i < n; i++) {
 		size_t l = strlen(v[i].path) + 1;

@@ -160,11 +160,10 @@ static int by_idx(const void *a, const void *b)
 static void drop_if_repeated(struct trec_archive_store *s, struct entry *e)
 {
 	struct id_info *in = trec_u64map_get(&s->ids, e->file_id);
-	size_t prev = SIZE_MAX;
+	size_t last = (size_t)(e - s->v);
 
-	for (size_t j = in->first; j != (size_t)(e - s->v); j = s->v[j].next - 1) {
+	for (size_t j = in->first; j != last; j = s->v[j].next - 1) {
 		const struct entry *o = &s->v[j];
-		prev = j;
 		if (o->state || !complete(o) || o->nparts != e->nparts)
 			continue;
 		uint32_t i = 0;
@@ -173,8 +172,9 @@ static void drop_if_repeated(struct trec_archive_store *s, struct entry *e)
 			i++;
 		if (i < e->nparts)
 			continue;
-		/* (prev is e's predecessor once the walk ends; find it) */
-		while (s->v[prev].next - 1 != (size_t)(e - s->v))
+		/* e leaves its chain: its predecessor, at or after j, ends it */
+		size_t prev = j;
+		while (s->v[prev].next - 1 != last)
 			prev = s->v[prev].next - 1;
 		drop_parts(s, e);
 		s->v[prev].next = 0;

@@ -243,10 +243,31 @@ static int cmp_tables(const void *a, const void *b, void *ctx)
 	return (x->source < y->source) - (x->source > y->source); /* jitdump first */
 }
 
+/* The first of by_pid's tables whose (rec, pid, time) is >= the key's (or
+ * > it, upper): by_pid is sorted that way (cmp_tables). */
+static size_t bound(const struct rp_jit *j, uint32_t rec, uint32_t pid, uint64_t time_ns,
+		    bool upper)
+{
+	size_t lo = 0, hi = j->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct jit_table *t = &j->t[j->by_pid[mid]];
+		bool before = t->rec != rec ? t->rec < rec : t->pid != pid ? t->pid < pid
+				: upper ? t->time_ns <= time_ns : t->time_ns < time_ns;
+
+		if (before)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 uint64_t rp_jit_key(struct rp_jit *j, uint32_t rec, uint32_t pid, uint64_t time_ns,
 		    uint64_t addr)
 {
-	size_t lo = 0, hi, end, group;
+	size_t lo, end, group;
 
 	if (!j || !j->n)
 		return 0;
@@ -258,34 +279,14 @@ uint64_t rp_jit_key(struct rp_jit *j, uint32_t rec, uint32_t pid, uint64_t time_
 		qsort_r(j->by_pid, j->n, sizeof(*j->by_pid), cmp_tables, j->t);
 		j->sorted = j->n;
 	}
-	/* the pid's tables: [lo, end) */
-	for (hi = j->n; lo < hi;) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct jit_table *t = &j->t[j->by_pid[mid]];
-
-		if (t->rec < rec || (t->rec == rec && t->pid < pid))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (end = lo; end < j->n && j->t[j->by_pid[end]].rec == rec &&
-		       j->t[j->by_pid[end]].pid == pid; end++)
-		;
+	/* the pid's tables, [lo, end): binary searches all (a process may
+	 * have many reads) */
+	lo = bound(j, rec, pid, 0, false);
+	end = bound(j, rec, pid, UINT64_MAX, true);
 	if (lo == end)
 		return 0;
-	/* the read that followed the sample, else the last one (binary: a
-	 * process may have many reads) */
-	for (size_t l = lo, h = end; ; ) {
-		if (l >= h) {
-			group = l;
-			break;
-		}
-		size_t mid = l + (h - l) / 2;
-		if (j->t[j->by_pid[mid]].time_ns < time_ns)
-			l = mid + 1;
-		else
-			h = mid;
-	}
+	/* the read that followed the sample, else the last one */
+	group = bound(j, rec, pid, time_ns, false);
 	if (group == end)
 		group = end - 1;
 	uint64_t read_at = j->t[j->by_pid[group]].time_ns;

@@ -32,7 +32,7 @@ static struct rp_func *func_get(struct rp_funcs *s, const struct rp_sym *sym)
 
 static void add(uint64_t *v, uint64_t w)
 {
-	*v = *v + w < *v ? UINT64_MAX : *v + w;
+	*v = rp_sat_add(*v, w);
 }
 
 void rp_funcs_collect(const struct rp_report *r, struct rp_funcs *s, unsigned ncols)

@@ -122,7 +122,7 @@ int rp_output_perf_script(const struct rp_report *r, FILE *out)
 		uint64_t p = rp_period_ns(m, a->rec), period = e->weight;
 		/* Off-CPU: the weight is the time blocked, perf's offcpu-time period. */
 		if (p && r->o->event != RP_EVENT_OFFCPU)
-			period = e->weight > UINT64_MAX / p ? UINT64_MAX : e->weight * p;
+			period = rp_sat_mul(e->weight, p);
 		char ts[32];
 		snprintf(ts, sizeof(ts), "%" PRIu64 ".%06" PRIu64, (uint64_t)(e->time_ns / 1000000000u),
 			 (uint64_t)(e->time_ns % 1000000000u / 1000u));

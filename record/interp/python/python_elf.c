@@ -69,11 +69,9 @@ static int lookup_in(struct trec_pyelf *e, Elf64_Word type, const char *name,
 		d = elf_getdata(scn, NULL);
 		if (!d)
 			continue;
-		/* (sh_entsize is the file's word: the data's size bounds the loop) */
-		size_t nsyms = sh.sh_size / sh.sh_entsize;
-		if (nsyms > d->d_size / sizeof(Elf64_Sym))
-			nsyms = d->d_size / sizeof(Elf64_Sym);
-		for (size_t i = 0; i < nsyms; i++) {
+		size_t end = trec_pyelf_entries(&sh, d, sizeof(Elf64_Sym));
+
+		for (size_t i = 0; i < end; i++) {
 			GElf_Sym sym;
 			const char *n;
 
@@ -145,10 +143,9 @@ static int load_rels(struct trec_pyelf *e)
 		d = elf_getdata(scn, NULL);
 		if (!d)
 			continue;
-		size_t n = sh.sh_size / sh.sh_entsize;
-		if (n > d->d_size / sizeof(Elf64_Rela))
-			n = d->d_size / sizeof(Elf64_Rela);
-		for (size_t i = 0; i < n; i++) {
+		size_t end = trec_pyelf_entries(&sh, d, sizeof(Elf64_Rela));
+
+		for (size_t i = 0; i < end; i++) {
 			GElf_Rela r;
 
 			if (!gelf_getrela(d, (int)i, &r) ||

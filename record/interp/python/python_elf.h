@@ -33,6 +33,15 @@ void trec_pyelf_close(struct trec_pyelf *e);
 
 /* Looks name up in .symtab, then .dynsym. 0 or -ENOENT. size may be NULL. */
 int trec_pyelf_symbol(struct trec_pyelf *e, const char *name, uint64_t *addr, uint64_t *size);
+/* Entries of a symbol or relocation section (entry size esize): its
+ * sh_size / sh_entsize, but no more than its data holds (both are the
+ * file's words; sh_entsize 1 would loop once per byte). */
+static inline size_t trec_pyelf_entries(const GElf_Shdr *sh, const Elf_Data *d, size_t esize)
+{
+	size_t n = sh->sh_size / sh->sh_entsize;
+
+	return n < d->d_size / esize ? n : d->d_size / esize;
+}
 
 /* Reads len bytes at vaddr from the PT_LOAD that holds them (bytes past
  * p_filesz read as zero). 0 or -EFAULT. */

@@ -86,10 +86,9 @@ static int find_dtpmod(struct trec_pyelf *e, const char *name, uint64_t *vaddr)
 		if (!symscn || !gelf_getshdr(symscn, &symsh) || !(d = elf_getdata(scn, NULL)) ||
 		    !(syms = elf_getdata(symscn, NULL)))
 			continue;
-		size_t nrel = sh.sh_size / sh.sh_entsize; /* bounded by the data (python_elf.c) */
-		if (nrel > d->d_size / sizeof(Elf64_Rela))
-			nrel = d->d_size / sizeof(Elf64_Rela);
-		for (size_t i = 0; i < nrel; i++) {
+		size_t end = trec_pyelf_entries(&sh, d, sizeof(Elf64_Rela));
+
+		for (size_t i = 0; i < end; i++) {
 			GElf_Rela r;
 			GElf_Sym s;
 			const char *n;

@@ -43,7 +43,7 @@ static uint32_t child(struct rp_ftree *t, uint32_t parent, const struct rp_nfram
 
 static void add_weight(struct rp_fnode *n, unsigned col, uint64_t w)
 {
-	n->w[col] = n->w[col] + w < n->w[col] ? UINT64_MAX : n->w[col] + w;
+	n->w[col] = rp_sat_add(n->w[col], w);
 }
 
 static int cmp_name(const void *a, const void *b, void *ctx)

@@ -189,7 +189,7 @@ static void sample(struct exporter *x, const struct rp_event *e, bool *warned)
 		uint64_t p = period;
 		if (c + 1 == copies && e->weight > copies) {
 			uint64_t extra = e->weight - copies;
-			p = extra > (UINT64_MAX - period) / period ? UINT64_MAX : period * (extra + 1);
+			p = rp_sat_mul(period, extra + 1);
 		}
 		pd_sample(x->w, EV_CPU_CLOCK, a->pid, a->tid, e->cpu, e->time_ns, p, ip, mode,
 			  chain, n);
