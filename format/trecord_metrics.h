@@ -77,7 +77,8 @@
 	X(DEFERRED_NO_PID_STALE, "deferred samples of unsynced processes that exec'd (or whose pid was reused) before the sync: leaf only") \
 	X(TRACES_DELTA_NO_BASE, "trace deltas whose previous trace on their CPU was lost: leaf only") \
 	X(SYNC_REQUESTS_DROPPED, "process sync requests dropped: queue full (synced when next reported)") \
-	X(INTERP_DESCRIBES_DEFERRED, "interpreter frames not described yet: past 64 MiB/s of reads (a later sample describes them)")
+	X(INTERP_DESCRIBES_DEFERRED, "interpreter frames not described yet: past 64 MiB/s of reads (a later sample describes them)") \
+	X(OFFCPU_WAITS_WRITTEN, "off-CPU waits written (sample records with the off-CPU flag; in SAMPLES_WRITTEN too)")
 
 #define TRECORD_METRIC_BASE 1000
 enum trecord_metric {

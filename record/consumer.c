@@ -140,6 +140,13 @@ static void release_output(struct trec_consumer *c)
 	c->held_samples = 0;
 }
 
+static void count_written(struct trec_consumer *c, const struct trec_sample *smp)
+{
+	trecord_count(c->x.cnt, TRECORD_METRIC_SAMPLES_WRITTEN, 1);
+	if (smp->flags & TREC_SAMPLE_F_OFFCPU)
+		trecord_count(c->x.cnt, TRECORD_METRIC_OFFCPU_WAITS_WRITTEN, 1);
+}
+
 /* A trace whose stack the chunk being written has (stack_cache.h): its
  * stack is not encoded again, nor its files noted; smp has no frames.
  * False: write it whole (the output is not held then). */
@@ -154,7 +161,7 @@ static bool write_known_stack(struct trec_consumer *c, const struct trec_sample 
 		return true; /* nothing more is written */
 	rc = trec_stack_cache_write_known(&c->stacks, w, key, smp);
 	if (rc == 0) {
-		trecord_count(c->x.cnt, TRECORD_METRIC_SAMPLES_WRITTEN, 1);
+		count_written(c, smp);
 		c->held = w;
 		if (++c->held_samples >= HOLD_SAMPLES)
 			release_output(c);
@@ -261,7 +268,7 @@ static void handle_trace_key(struct trec_consumer *c, const uint8_t *data, size_
 
 		err = trec_stack_cache_write_new(&c->stacks, w, key, &smp, keep, &stack_new);
 		if (trec_output_unlock(c->x.out, err) >= 0)
-			trecord_count(c->x.cnt, TRECORD_METRIC_SAMPLES_WRITTEN, 1);
+			count_written(c, &smp);
 	}
 	/* The files a sample touched, for the symbols at the end. A stack
 	 * already in the chunk's table had its file-relative frames noted

@@ -336,13 +336,16 @@ static void teardown(struct trec_session *s)
 static void print_summary(struct trec_session *s, const uint64_t *bpf,
 			  const struct trec_archive_totals *at)
 {
-	uint64_t samples = atomic_load(&s->cnt.v[TRECORD_METRIC_SAMPLES_WRITTEN]);
+	uint64_t waits = atomic_load(&s->cnt.v[TRECORD_METRIC_OFFCPU_WAITS_WRITTEN]);
+	uint64_t samples = atomic_load(&s->cnt.v[TRECORD_METRIC_SAMPLES_WRITTEN]) - waits;
 	uint64_t lost = bpf[TREC_METRIC_TRACES_LOST_RINGBUF];
 	uint64_t ev_lost = bpf[TREC_METRIC_PID_EVENTS_LOST];
 
-	fprintf(stderr, "[ trecord: %llu samples (%llu lost), %zu pids",
-		(unsigned long long)samples, (unsigned long long)lost,
-		trec_consumer_pids_seen(&s->consumer));
+	fprintf(stderr, "[ trecord: %llu samples (%llu lost)", (unsigned long long)samples,
+		(unsigned long long)lost);
+	if (s->opt->off_cpu)
+		fprintf(stderr, ", %llu off-CPU waits", (unsigned long long)waits);
+	fprintf(stderr, ", %zu pids", trec_consumer_pids_seen(&s->consumer));
 	if (ev_lost)
 		fprintf(stderr, ", %llu process events lost", (unsigned long long)ev_lost);
 	if (bpf[TREC_METRIC_THROTTLED])

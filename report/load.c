@@ -82,6 +82,10 @@ void rp_load_sample(struct rp_model *m, uint32_t rec, const struct trec_sample *
 		r->offcpu_ns_read = rp_sat_add(r->offcpu_ns_read, s->offcpu_ns);
 	} else {
 		r->samples_read = rp_sat_add(r->samples_read, weight);
+		if (s->time_ns < r->cpu_min_ns)
+			r->cpu_min_ns = s->time_ns;
+		if (s->time_ns > r->cpu_max_ns)
+			r->cpu_max_ns = s->time_ns;
 	}
 	if (s->time_ns < r->min_ns)
 		r->min_ns = s->time_ns;
@@ -90,6 +94,7 @@ void rp_load_sample(struct rp_model *m, uint32_t rec, const struct trec_sample *
 	if ((o->event != RP_EVENT_WALL && offcpu != (o->event == RP_EVENT_OFFCPU)) ||
 	    !sample_selected(s, comm, o))
 		return;
+	uint64_t count = weight;
 	if (offcpu) /* weighed in time blocked */
 		weight = s->offcpu_ns ? s->offcpu_ns : 1;
 	else if (o->event == RP_EVENT_WALL) /* weighed in time on the CPU */
@@ -125,13 +130,31 @@ void rp_load_sample(struct rp_model *m, uint32_t rec, const struct trec_sample *
 
 	struct rp_process *p = rp_model_process(m, rec, s->pid, true);
 	p->comm = rp_strtab_intern(&m->strs, comm);
-	rp_model_add_sample(m, rec, s->pid, s->tid, comm, stack, s->time_ns, s->cpu, weight);
-	r->samples_kept = rp_sat_add(r->samples_kept, offcpu ? 1 : weight);
+	rp_model_add_sample(m, rec, s->pid, s->tid, comm, stack, s->time_ns, s->cpu, weight, offcpu);
+	if (offcpu)
+		r->offcpu_kept++;
+	else
+		r->samples_kept = rp_sat_add(r->samples_kept, count);
+}
+
+/* A META number in [1, max], or 0 with a warning. */
+static uint64_t meta_number(struct rp_model *m, uint32_t rec, const char *key, const char *v,
+			    uint64_t max, const char *what)
+{
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (!errno && end != v && !*end && n > 0 && n <= max)
+		return n;
+	fprintf(stderr, "treport: warning: %s: META %s '%s' is not %s\n",
+		rp_str(&m->strs, m->recs[rec].path), key, v, what);
+	return 0;
 }
 
 static void load_meta(struct rp_model *m, uint32_t rec, const struct trec_meta *meta)
 {
 	struct rp_recording *r = &m->recs[rec];
+	uint64_t period = 0;
 	for (uint32_t i = 0; i < meta->num_entries; i++) {
 		const char *k = meta->entries[i].key ? meta->entries[i].key : "";
 		const char *v = meta->entries[i].value ? meta->entries[i].value : "";
@@ -140,17 +163,19 @@ static void load_meta(struct rp_model *m, uint32_t rec, const struct trec_meta *
 		rp_sanitize(vb, sizeof(vb), v);
 		rp_model_add_meta(m, rec, kb, vb);
 		if (!strcmp(kb, "freq_hz")) {
-			char *end;
-			errno = 0;
-			unsigned long long f = strtoull(vb, &end, 10);
-			if (!errno && end != vb && !*end && f > 0 && f <= 1000000000ULL) {
+			uint64_t f = meta_number(m, rec, kb, vb, 1000000000ULL, "a frequency");
+			if (f) {
 				r->freq_hz = f;
 				r->period_ns = 1000000000ULL / f;
-			} else {
-				fprintf(stderr, "treport: warning: %s: META freq_hz '%s' is not a frequency\n",
-					rp_str(&m->strs, r->path), vb);
 			}
+		} else if (!strcmp(kb, "sample_period_ns")) {
+			/* trecord -c's exact period (freq_hz is rounded from it) */
+			period = meta_number(m, rec, kb, vb, 1000000000000ULL, "a period");
 		}
+	}
+	if (period) {
+		r->fixed_period = !r->freq_hz || period != 1000000000ULL / r->freq_hz;
+		r->period_ns = period;
 	}
 }
 

@@ -30,6 +30,22 @@ static FILE *open_output(const struct rp_options *o)
 	return f;
 }
 
+/* Outputs that add the samples of merged recordings as equals say so when
+ * they were taken at other rates; the summary weighs them by period, and
+ * pprof, perf script and perf.data carry each sample's period. */
+static void warn_mixed_periods(const struct rp_model *m, const struct rp_options *o)
+{
+	bool equal = o->diff ? !o->diff_normalize
+			     : o->output == RP_OUT_FOLDED || o->output == RP_OUT_FLAMEGRAPH ||
+				       o->output == RP_OUT_JSON || o->output == RP_OUT_FIREFOX;
+
+	if (equal && o->event == RP_EVENT_CPU_CLOCK && rp_mixed_periods(m))
+		fprintf(stderr, "treport: warning: the recordings were sampled at different rates: "
+			"their samples are counted as equals here (%s; the summary and --pprof "
+			"weigh them in CPU time)\n", o->diff ? "--normalize scales the base"
+							 : "--event wall weighs them in time");
+}
+
 int main(int argc, char **argv)
 {
 	struct rp_options o;
@@ -54,7 +70,9 @@ int main(int argc, char **argv)
 		return status;
 	}
 	if (o.time_set)
-		rp_model_filter_time(&m, o.time_start_ns, o.time_end_ns);
+		rp_model_filter_time(&m, o.time_start_ns, o.time_end_ns, o.event == RP_EVENT_WALL);
+
+	warn_mixed_periods(&m, &o);
 
 	if (o.extract_dir) {
 		status = rp_extract_archives(&m, o.extract_dir) ? 1 : 0;

@@ -55,7 +55,7 @@ uint32_t rp_model_add_recording(struct rp_model *m, const char *path)
 	struct rp_recording *r = &m->recs[m->nrecs];
 	memset(r, 0, sizeof(*r));
 	r->path = rp_strtab_intern(&m->strs, path);
-	r->min_ns = UINT64_MAX;
+	r->min_ns = r->cpu_min_ns = UINT64_MAX;
 	return (uint32_t)m->nrecs++;
 }
 
@@ -362,7 +362,7 @@ static bool agg_eq(const void *ctx, uint32_t idx)
 
 void rp_model_add_sample(struct rp_model *m, uint32_t rec, uint32_t pid, uint32_t tid,
 			 const char *comm, uint32_t stack, uint64_t time_ns, uint32_t cpu,
-			 uint64_t weight)
+			 uint64_t weight, bool offcpu)
 {
 	struct agg_key k = { m, { .rec = rec, .pid = pid, .tid = tid, .stack = stack } };
 	k.a.comm = rp_strtab_intern(&m->strs, comm);
@@ -389,7 +389,8 @@ void rp_model_add_sample(struct rp_model *m, uint32_t rec, uint32_t pid, uint32_
 		e->time_ns = time_ns;
 		e->weight = weight;
 		e->agg = id;
-		e->cpu = cpu;
+		e->cpu = cpu < 0x7fffffff ? cpu : 0x7fffffff;
+		e->offcpu = offcpu;
 	}
 }
 
@@ -400,22 +401,46 @@ uint64_t rp_recording_start(const struct rp_recording *r)
 	return r->min_ns == UINT64_MAX ? 0 : r->min_ns;
 }
 
-void rp_model_filter_time(struct rp_model *m, uint64_t start_rel_ns, uint64_t end_rel_ns)
+/* The part of e inside [lo, hi] (relative to start): a sample is in or
+ * out; a wait keeps its overlap, beginning no earlier than lo. */
+static bool clip_event(struct rp_event *e, uint64_t start, uint64_t lo, uint64_t hi)
+{
+	uint64_t rel = e->time_ns >= start ? e->time_ns - start : 0;
+
+	if (!e->offcpu)
+		return rel >= lo && rel <= hi;
+	uint64_t end = rp_sat_add(rel, e->weight);
+	uint64_t from = rel > lo ? rel : lo, to = end < hi ? end : hi;
+	if (to < from || (to == from && e->weight))
+		return false;
+	e->weight = to - from;
+	e->time_ns = rp_sat_add(start, from);
+	return true;
+}
+
+void rp_model_filter_time(struct rp_model *m, uint64_t start_rel_ns, uint64_t end_rel_ns,
+			  bool wall)
 {
 	for (size_t i = 0; i < m->naggs; i++)
 		m->aggs[i].count = m->aggs[i].hits = 0;
+	for (size_t i = 0; i < m->nrecs; i++)
+		m->recs[i].samples_kept = m->recs[i].offcpu_kept = 0;
 	m->total_samples = 0;
 	size_t w = 0;
 	for (size_t i = 0; i < m->nevents; i++) {
 		struct rp_event *e = &m->events[i];
 		struct rp_agg *a = &m->aggs[e->agg];
-		uint64_t start = rp_recording_start(&m->recs[a->rec]);
-		uint64_t rel = e->time_ns >= start ? e->time_ns - start : 0;
-		if (rel < start_rel_ns || rel > end_rel_ns)
+		struct rp_recording *r = &m->recs[a->rec];
+		if (!clip_event(e, rp_recording_start(r), start_rel_ns, end_rel_ns))
 			continue;
 		a->count = rp_sat_add(a->count, e->weight);
 		a->hits++;
 		m->total_samples = rp_sat_add(m->total_samples, e->weight);
+		if (e->offcpu)
+			r->offcpu_kept++;
+		else
+			r->samples_kept = rp_sat_add(r->samples_kept, wall && r->period_ns
+						     ? e->weight / r->period_ns : e->weight);
 		m->events[w++] = *e;
 	}
 	m->nevents = w;

@@ -90,11 +90,17 @@ struct rp_recording {
 	uint64_t metrics_time_ns;
 	bool have_summary;
 	struct trec_summary summary;
-	uint64_t min_ns, max_ns; /* time range of the samples read */
+	uint64_t min_ns, max_ns; /* time range of the samples and waits read */
+	uint64_t cpu_min_ns, cpu_max_ns; /* and of the cpu-clock samples alone */
+	/* period_ns: META sample_period_ns (else 10^9 / freq_hz); fixed_period:
+	 * trecord -c, a period that is not 10^9 / freq_hz */
 	uint64_t freq_hz, period_ns;
-	uint64_t samples_read, samples_kept; /* counted in weight */
-	/* Off-CPU waits read (any --event, before filters) and their time. */
-	uint64_t offcpu_read, offcpu_ns_read;
+	bool fixed_period;
+	/* cpu-clock samples (counted in weight), before and after filters */
+	uint64_t samples_read, samples_kept;
+	/* Off-CPU waits read (any --event, before filters) and their time;
+	 * waits kept by the filters and --event */
+	uint64_t offcpu_read, offcpu_ns_read, offcpu_kept;
 	uint64_t records_by_type[16];
 	struct trec_reader_stats stats;
 	uint64_t pid_events;
@@ -113,10 +119,10 @@ struct rp_agg {
 };
 
 struct rp_event {
-	uint64_t time_ns;
-	uint64_t weight;
+	uint64_t time_ns; /* an off-CPU wait's: when it began */
+	uint64_t weight;  /* an off-CPU wait's: how long it lasted, ns */
 	uint32_t agg;
-	uint32_t cpu;
+	uint32_t cpu : 31, offcpu : 1;
 };
 
 /* A PID_EVENT record (fork, exec, exit, comm), for outputs that show them. */
@@ -204,16 +210,20 @@ static inline const struct rp_frame *rp_stack_frames(const struct rp_model *m, u
 	return m->frames + m->stacks[stack].first;
 }
 
+/* offcpu: a wait, whose weight is its length in ns from time_ns on. */
 void rp_model_add_sample(struct rp_model *m, uint32_t rec, uint32_t pid, uint32_t tid,
 			 const char *comm, uint32_t stack, uint64_t time_ns, uint32_t cpu,
-			 uint64_t weight);
+			 uint64_t weight, bool offcpu);
 
 /*
  * Keeps only events whose time relative to their recording's start is in
- * [start_rel_ns, end_rel_ns], and recounts the aggregates from them.
- * Needs keep_events.
+ * [start_rel_ns, end_rel_ns], and recounts the aggregates from them. A
+ * wait keeps only its part inside the range (its weight and start cut to
+ * it). Recounts each recording's samples_kept and offcpu_kept; wall: the
+ * samples' weights are in ns of their period. Needs keep_events.
  */
-void rp_model_filter_time(struct rp_model *m, uint64_t start_rel_ns, uint64_t end_rel_ns);
+void rp_model_filter_time(struct rp_model *m, uint64_t start_rel_ns, uint64_t end_rel_ns,
+			  bool wall);
 
 /* Recording start: the summary's start, else the earliest sample. */
 uint64_t rp_recording_start(const struct rp_recording *r);

@@ -35,7 +35,8 @@ static void add(uint64_t *v, uint64_t w)
 	*v = rp_sat_add(*v, w);
 }
 
-void rp_funcs_collect(const struct rp_report *r, struct rp_funcs *s, unsigned ncols)
+void rp_funcs_collect(const struct rp_report *r, struct rp_funcs *s, unsigned ncols,
+		      bool by_time)
 {
 	uint32_t *syms = NULL;
 	size_t capsyms = 0;
@@ -45,16 +46,17 @@ void rp_funcs_collect(const struct rp_report *r, struct rp_funcs *s, unsigned nc
 		if (!a->count)
 			continue;
 		unsigned col = ncols == 2 && a->rec < 2 ? a->rec : 0;
-		add(&s->all[col], a->count);
+		uint64_t w = by_time ? rp_sat_mul(a->count, rp_period_ns(r->m, a->rec)) : a->count;
+		add(&s->all[col], w);
 		uint32_t n = rp_agg_syms(r, a, &syms, &capsyms);
 		for (uint32_t k = 0; k < n; k++) {
 			struct rp_func *f = func_get(s, rp_sym_get(r->s, syms[k]));
 			if (f->stamp != i + 1) {
 				f->stamp = i + 1;
-				add(&f->total[col], a->count);
+				add(&f->total[col], w);
 			}
 			if (k == n - 1)
-				add(&f->self[col], a->count);
+				add(&f->self[col], w);
 		}
 	}
 	free(syms);

@@ -25,8 +25,10 @@ struct rp_funcs {
 };
 
 /* Counts every kept aggregate; with ncols 2 in the column of its
- * recording (0 base, 1 new), else in 0. */
-void rp_funcs_collect(const struct rp_report *r, struct rp_funcs *fs, unsigned ncols);
+ * recording (0 base, 1 new), else in 0; by_time: each count times its
+ * recording's period (ns of CPU). */
+void rp_funcs_collect(const struct rp_report *r, struct rp_funcs *fs, unsigned ncols,
+		      bool by_time);
 void rp_funcs_free(struct rp_funcs *fs);
 
 #endif /* RP_FUNC_STATS_H */

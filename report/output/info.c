@@ -204,14 +204,17 @@ static void print_recording(FILE *out, const struct rp_report *r, uint32_t rec)
 				rr->records_by_type[t]);
 	fprintf(out, "  samples:     %" PRIu64 " read, %" PRIu64 " after filters", rr->samples_read,
 		rr->samples_kept);
-	if (rr->freq_hz)
+	if (rr->fixed_period)
+		fprintf(out, ", one every %" PRIu64 " ns", rr->period_ns);
+	else if (rr->freq_hz)
 		fprintf(out, ", %" PRIu64 " Hz", rr->freq_hz);
-	if (rr->max_ns >= rr->min_ns && rr->samples_read)
-		fprintf(out, ", over %.3f s", (double)(rr->max_ns - rr->min_ns) / 1e9);
+	if (rr->cpu_max_ns >= rr->cpu_min_ns && rr->samples_read)
+		fprintf(out, ", over %.3f s", (double)(rr->cpu_max_ns - rr->cpu_min_ns) / 1e9);
 	fprintf(out, " (cpu-clock)\n");
 	if (rr->offcpu_read || rp_model_meta(m, rec, "offcpu_min_ns"))
-		fprintf(out, "  off-CPU:     %" PRIu64 " waits read, %.6f s blocked (offcpu-time)\n",
-			rr->offcpu_read, (double)rr->offcpu_ns_read / 1e9);
+		fprintf(out, "  off-CPU:     %" PRIu64 " waits read, %" PRIu64 " after filters, "
+			"%.6f s blocked (offcpu-time)\n", rr->offcpu_read, rr->offcpu_kept,
+			(double)rr->offcpu_ns_read / 1e9);
 	fprintf(out, "  kernel syms: %zu\n", rr->nksyms);
 	uint64_t jt, je;
 	rp_jit_counts(m->jit, rec, &jt, &je);

@@ -40,6 +40,11 @@ uint32_t rp_agg_syms(const struct rp_report *r, const struct rp_agg *a, uint32_t
 /* Sample period in ns of a recording (from META freq_hz), 0 if unknown. */
 uint64_t rp_period_ns(const struct rp_model *m, uint32_t rec);
 
+/* Whether the kept cpu-clock samples come from recordings of different
+ * periods (merged files of other rates or -c): one sample of one is not
+ * worth one of another. */
+bool rp_mixed_periods(const struct rp_model *m);
+
 /* What an aggregate's count measures, for labels ("samples"; an event
  * weighed in time would say so here). */
 const char *rp_weight_unit(const struct rp_report *r);

@@ -26,6 +26,21 @@ uint64_t rp_period_ns(const struct rp_model *m, uint32_t rec)
 	return m->recs[rec].period_ns;
 }
 
+bool rp_mixed_periods(const struct rp_model *m)
+{
+	uint64_t first = 0;
+
+	for (size_t i = 0; i < m->nrecs; i++) {
+		if (!m->recs[i].samples_kept)
+			continue;
+		if (!first)
+			first = m->recs[i].period_ns ? m->recs[i].period_ns : 1;
+		else if ((m->recs[i].period_ns ? m->recs[i].period_ns : 1) != first)
+			return true;
+	}
+	return false;
+}
+
 const char *rp_weight_unit(const struct rp_report *r)
 {
 	return RP_EVENT_IN_NS(r->o) ? "ns" : "samples";

@@ -66,13 +66,13 @@ static double pct(uint64_t v, uint64_t total)
 }
 
 static void print_table(FILE *out, const struct rp_report *r, const struct rp_funcs *s,
-			uint32_t *order, bool by_self, uint64_t total)
+			uint32_t *order, bool by_self, bool by_time, uint64_t total)
 {
 	const struct rp_strtab *st = &r->m->strs;
 	qsort_r(order, s->n, sizeof(*order), by_self ? cmp_self : cmp_total, s->funcs);
-	bool ns = RP_EVENT_IN_NS(r->o);
-	const char *what = r->o->event == RP_EVENT_OFFCPU ? "time blocked" : ns ? "wall time"
-											 : "samples";
+	bool ns = RP_EVENT_IN_NS(r->o) || by_time;
+	const char *what = r->o->event == RP_EVENT_OFFCPU ? "time blocked"
+			   : by_time ? "CPU time" : ns ? "wall time" : "samples";
 	fprintf(out, "# Top functions by %s %s (%s)\n#\n#    Self    Total  %8s  Shared Object         Symbol\n",
 		by_self ? "self" : "total", what, by_self ? "leaf" : "self + children",
 		ns ? "ns" : "Samples");
@@ -96,7 +96,9 @@ int rp_output_summary(const struct rp_report *r, FILE *out)
 	struct rp_funcs s;
 	uint64_t total = 0, cpu_ns = 0, threads = 0, procs = 0;
 
-	rp_funcs_collect(r, &s, 1);
+	/* Recordings of other rates: a sample is worth its period. */
+	bool by_time = r->o->event == RP_EVENT_CPU_CLOCK && rp_mixed_periods(m);
+	rp_funcs_collect(r, &s, 1, by_time);
 	bool offcpu = r->o->event == RP_EVENT_OFFCPU;
 	uint64_t waits = 0;
 	for (size_t i = 0; i < m->naggs; i++) {
@@ -133,7 +135,9 @@ int rp_output_summary(const struct rp_report *r, FILE *out)
 		const char *cmd = rp_model_meta(m, (uint32_t)i, "cmdline");
 		fprintf(out, "# %s: %" PRIu64 " samples read", rp_str(&m->strs, rr->path),
 			rr->samples_read);
-		if (rr->freq_hz)
+		if (rr->fixed_period)
+			fprintf(out, ", one every %" PRIu64 " ns of CPU", rr->period_ns);
+		else if (rr->freq_hz)
 			fprintf(out, " at %" PRIu64 " Hz", rr->freq_hz);
 		if (rr->have_summary && rr->summary.lost)
 			fprintf(out, ", %" PRIu64 " lost", rr->summary.lost);
@@ -151,8 +155,11 @@ int rp_output_summary(const struct rp_report *r, FILE *out)
 		uint32_t *order = xcalloc(s.n, sizeof(*order));
 		for (size_t i = 0; i < s.n; i++)
 			order[i] = (uint32_t)i;
-		print_table(out, r, &s, order, true, total);
-		print_table(out, r, &s, order, false, total);
+		if (by_time)
+			fprintf(out, "# the recordings were sampled at different rates: "
+				"functions weighed in CPU time (samples x period)\n#\n");
+		print_table(out, r, &s, order, true, by_time, s.all[0]);
+		print_table(out, r, &s, order, false, by_time, s.all[0]);
 		free(order);
 	}
 	rp_funcs_free(&s);

@@ -83,8 +83,15 @@ check "offcpu: --pprof has the offcpu-time/nanoseconds sample type" \
 "$W" --loop 6 >/dev/null & target=$!
 BG_PIDS+=("$target")
 sleep 0.5
-"$TRECORD" --off-cpu -q -o "$T/pid.tr" -p "$target" --duration 2 2>"$T/err_p"
+"$TRECORD" --off-cpu -o "$T/pid.tr" -p "$target" --duration 2 2>"$T/err_p"
 check "offcpu: -p exits 0" [ "$?" = 0 ]
+# trecord's last line tells samples and waits apart, as treport --info does
+read -r ls lw < <(sed -n 's/^\[ trecord: \([0-9]*\) samples ([0-9]* lost), \([0-9]*\) off-CPU waits, .*/\1 \2/p' "$T/err_p")
+"$TREPORT" --info "$T/pid.tr" >"$T/info_p"
+is=$(awk '$1 == "samples:" { print $2 }' "$T/info_p")
+iw=$(awk '$1 == "off-CPU:" { print $2 }' "$T/info_p")
+check "offcpu: trecord's line: $ls samples and $lw waits, as --info's $is and $iw" \
+	[ -n "$ls" -a "$ls" = "$is" -a "$lw" = "$iw" -a "${lw:-0}" -gt 0 ]
 "$TREPORT" --event offcpu-time --folded --folded-tid "$T/pid.tr" >"$T/folded_p"
 for f in block_in_nanosleep block_in_pipe_read block_in_mutex block_in_fsync; do
 	check "offcpu: -p: $f -> main waits recorded" \

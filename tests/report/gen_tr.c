@@ -16,6 +16,7 @@
  *   metric ID NAME VALUE
  *   metrics TIME                          ends a METRICS record
  *   sample TIME PID TID CPU WEIGHT COMM FRAME...
+ *   wait TIME PID TID CPU NS COMM FRAME...   an off-CPU wait of NS ns
  *     FRAME: k:ADDR[:FLAGS] kernel, u:FILE_ID:ADDR[:FLAGS] native,
  *            a:ADDR absolute pc, e:CODE error, p:CODE_ADDR:VALUE python;
  *            leaf first, kernel frames before user frames
@@ -196,13 +197,18 @@ int main(int argc, char **argv)
 						  metrics };
 			check(trec_write_metrics(w, &m), "metrics");
 			nmetrics = 0;
-		} else if (!strcmp(cmd, "sample")) {
+		} else if (!strcmp(cmd, "sample") || !strcmp(cmd, "wait")) {
 			struct trec_sample s = { 0 };
 			s.time_ns = num(strtok_r(NULL, " \t", &save));
 			s.pid = (uint32_t)num(strtok_r(NULL, " \t", &save));
 			s.tid = (uint32_t)num(strtok_r(NULL, " \t", &save));
 			s.cpu = (uint32_t)num(strtok_r(NULL, " \t", &save));
 			s.weight = num(strtok_r(NULL, " \t", &save));
+			if (!strcmp(cmd, "wait")) {
+				s.flags = TREC_SAMPLE_F_OFFCPU;
+				s.offcpu_ns = s.weight;
+				s.weight = 1;
+			}
 			char *comm = strtok_r(NULL, " \t", &save);
 			if (!comm)
 				die("sample needs a comm");

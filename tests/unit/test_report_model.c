@@ -106,17 +106,34 @@ static void test_aggregation(void)
 	uint32_t s2 = rp_model_intern_stack(&m, f2, 1, 2);
 	uint32_t s3 = rp_model_intern_stack(&m, f1, 0, 3); /* same frames, other split */
 	check(s1 == s1b && s1 != s2 && s1 != s3 && m.nstacks == 3, "stacks: interned by frames, flags and split");
-	rp_model_add_sample(&m, rec, 1, 1, "a", s1, 1000, 0, 1);
-	rp_model_add_sample(&m, rec, 1, 1, "a", s1, 2000000000, 0, 2);
-	rp_model_add_sample(&m, rec, 1, 2, "a", s1, 3000000000, 0, 1);
-	rp_model_add_sample(&m, rec, 1, 1, "b", s1, 4000000000, 0, 1);
+	rp_model_add_sample(&m, rec, 1, 1, "a", s1, 1000, 0, 1, false);
+	rp_model_add_sample(&m, rec, 1, 1, "a", s1, 2000000000, 0, 2, false);
+	rp_model_add_sample(&m, rec, 1, 2, "a", s1, 3000000000, 0, 1, false);
+	rp_model_add_sample(&m, rec, 1, 1, "b", s1, 4000000000, 0, 1, false);
 	check(m.naggs == 3 && m.aggs[0].count == 3 && m.total_samples == 5,
 	      "samples: aggregated by (pid, tid, comm, stack) with weights");
-	rp_model_filter_time(&m, 1500000000, 3000000000);
+	rp_model_filter_time(&m, 1500000000, 3000000000, false);
 	/* relative times 0, 2 s, 3 s, 4 s (minus 1 us): the middle two are kept */
 	check(m.total_samples == 3 && m.aggs[0].count == 2 && m.aggs[1].count == 1 &&
 	      m.aggs[2].count == 0 && m.nevents == 2,
 	      "time filter: relative to the recording start, inclusive");
+	rp_model_free(&m);
+
+	/* waits: each keeps its part inside the range, not all or nothing */
+	rp_model_init(&m);
+	m.keep_events = true;
+	rec = rp_model_add_recording(&m, "w.tr");
+	m.recs[rec].min_ns = 1000;
+	s1 = rp_model_intern_stack(&m, f1, 1, 2);
+	rp_model_add_sample(&m, rec, 1, 1, "a", s1, 1000 + 500000000, 0, 1800000000, true);
+	rp_model_add_sample(&m, rec, 1, 1, "a", s1, 1000 + 2500000000ULL, 0, 100, true);
+	rp_model_add_sample(&m, rec, 1, 2, "a", s1, 1000 + 1200000000, 0, 1, false);
+	rp_model_filter_time(&m, 1000000000, 2000000000, false);
+	/* the 0.5-2.3 s wait: 1-2 s of it, from 1 s; the 2.5 s one: out */
+	check(m.nevents == 2 && m.events[0].weight == 1000000000 &&
+	      m.events[0].time_ns == 1000 + 1000000000 && m.recs[rec].offcpu_kept == 1 &&
+	      m.recs[rec].samples_kept == 1 && m.total_samples == 1000000001,
+	      "time filter: a wait is cut to the range");
 	rp_model_free(&m);
 }
 

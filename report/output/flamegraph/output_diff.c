@@ -110,7 +110,7 @@ static void print_table(const struct rp_report *r, FILE *out, struct table *t, u
 static int diff_summary(const struct rp_report *r, FILE *out)
 {
 	struct rp_funcs fs;
-	rp_funcs_collect(r, &fs, 2);
+	rp_funcs_collect(r, &fs, 2, false);
 	const char *unit = rp_weight_unit(r);
 	struct table t = { .fs = &fs, .scale = 1 };
 	if (r->o->diff_normalize && fs.all[0])

@@ -256,7 +256,7 @@ int rp_output_perf_data(const struct rp_report *r, FILE *out)
 		fprintf(stderr, "treport: output path too long\n");
 		return -1;
 	}
-	uint64_t freq = rec->freq_hz;
+	uint64_t freq = rec->fixed_period ? 0 : rec->freq_hz; /* -c: perf's -c */
 	const struct pd_event events[] = {
 		[EV_CPU_CLOCK] = { "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, freq,
 				   rec->period_ns ? rec->period_ns : 1 },
