@@ -10,6 +10,7 @@
 #include "record/cli.h"
 #include "record/cli_perf.h"
 #include "record/io/output.h"
+#include "record/procs/proc_status.h"
 
 static const char usage[] =
 	"usage: trecord [options] [--] command [args...]\n"
@@ -128,6 +129,39 @@ static int parse_pids(const char *arg, struct trec_options *o, FILE *err)
 		rc = bad(err, "-p: no process id in '%s'", arg);
 	free(copy);
 	return rc;
+}
+
+/* Each -p pid must run. A thread id stands for its process, as in perf
+ * (BPF follows processes: a thread's id alone would match no sample). */
+static int check_pids(struct trec_options *o, FILE *err)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < o->num_pids; i++) {
+		uint32_t pid = o->pids[i], tgid = pid;
+		bool dup = false;
+
+		switch (trec_proc_status(pid, &tgid)) {
+		case TREC_PROC_GONE:
+			fprintf(err, "trecord: no such process: %u\n", pid);
+			return TREC_CLI_ERROR;
+		case TREC_PROC_ZOMBIE:
+			fprintf(err, "trecord: process %u has exited (a zombie its parent has not "
+				"reaped): nothing to record\n", pid);
+			return TREC_CLI_ERROR;
+		case TREC_PROC_LIVE:
+			break;
+		}
+		if (tgid != pid && !o->quiet)
+			fprintf(err, "trecord: %u is a thread of process %u: recording the process "
+				"(-t %u records the thread alone)\n", pid, tgid, pid);
+		for (size_t j = 0; j < n; j++)
+			dup |= o->pids[j] == tgid;
+		if (!dup)
+			o->pids[n++] = tgid;
+	}
+	o->num_pids = n;
+	return TREC_CLI_RUN;
 }
 
 /* Long-only options: above any short letter, below cli_perf.c's 0x200. */
@@ -284,16 +318,7 @@ int trec_parse_options(int argc, char **argv, struct trec_options *o, FILE *out,
 		fprintf(err, "trecord: %s\n", msg);
 		return TREC_CLI_ERROR;
 	}
-	for (size_t i = 0; i < o->num_pids; i++) {
-		if (kill((pid_t)o->pids[i], 0) && errno == ESRCH) {
-			char buf[16];
-
-			snprintf(buf, sizeof(buf), "%u", o->pids[i]);
-			fprintf(err, "trecord: no such process: %s\n", buf);
-			return TREC_CLI_ERROR;
-		}
-	}
-	return TREC_CLI_RUN;
+	return check_pids(o, err);
 }
 
 void trec_options_free(struct trec_options *o)

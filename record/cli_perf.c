@@ -10,6 +10,7 @@
 #include <sys/vfs.h>
 #include "record/cli.h"
 #include "record/cli_perf.h"
+#include "record/procs/proc_status.h"
 #include "trec_format.h"
 #include "trec_types.h"
 
@@ -179,26 +180,6 @@ static int add_cpu(void *ctx, unsigned long cpu)
 
 	o->cpus[cpu] = 1;
 	return 0;
-}
-
-/* The process a thread belongs to (Tgid in /proc/TID/status). */
-static int tgid_of(uint32_t tid, uint32_t *tgid)
-{
-	char path[64], line[128];
-	FILE *f;
-	int rc = -ESRCH;
-
-	snprintf(path, sizeof(path), "/proc/%u/status", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return -ESRCH;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %u", tgid) == 1) {
-			rc = 0;
-			break;
-		}
-	fclose(f);
-	return rc;
 }
 
 static int parse_tids(const char *arg, struct trec_options *o, FILE *err)
@@ -450,7 +431,7 @@ int trec_cli_perf_finish(struct trec_options *o, FILE *err)
 		bool have = false;
 
 		snprintf(buf, sizeof(buf), "%u", o->tids[i]);
-		if (tgid_of(o->tids[i], &tgid))
+		if (trec_proc_status(o->tids[i], &tgid) != TREC_PROC_LIVE)
 			return bad(err, "-t: no such thread: %s", buf);
 		for (size_t j = 0; j < o->num_pids; j++)
 			have |= o->pids[j] == tgid;

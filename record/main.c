@@ -3,6 +3,7 @@
 #include "format/elf/debuginfod.h"
 #include <signal.h>
 #include "record/cli.h"
+#include "record/inherit.h"
 #include "record/session.h"
 #include "record/stop_signals.h"
 
@@ -11,8 +12,10 @@ int main(int argc, char **argv)
 	struct trec_options o;
 	int rc, die_sig = 0;
 
-	/* First: from here on a stop signal is never lost, whatever
-	 * disposition we inherited. */
+	/* First, what the command is to inherit as trecord did; then from
+	 * here on a stop signal is never lost (SIGINT and SIGTERM whatever
+	 * disposition we inherited, SIGHUP unless nohup ignores it). */
+	trec_inherit_note();
 	if (trec_stop_signals_init())
 		perror("trecord: warning: cannot catch SIGINT/SIGTERM/SIGHUP");
 	trec_debuginfod_set_prog("trecord");

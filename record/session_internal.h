@@ -48,6 +48,7 @@ struct trec_session {
 	uint64_t start_ns, stop_ns; /* sampling */
 	struct trec_workload wl;
 	bool have_child, child_done;
+	bool child_ended; /* trecord sent it SIGTERM: the recording ended first */
 	int child_status;
 };
 

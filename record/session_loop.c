@@ -11,6 +11,7 @@
 #include "record/clock.h"
 #include "record/cli.h"
 #include "record/flight/flight.h"
+#include "record/procs/proc_status.h"
 #include "record/session_internal.h"
 #include "record/stop_signals.h"
 
@@ -22,10 +23,11 @@
 #define CHILD_TERM_GRACE_NS 2000000000ULL
 #define LOOP_TICK_MS 100
 
+/* A zombie has exited: its parent may reap it much later, or never. */
 static bool any_alive(const struct trec_options *o)
 {
 	for (size_t i = 0; i < o->num_pids; i++)
-		if (!kill((pid_t)o->pids[i], 0) || errno != ESRCH)
+		if (trec_proc_status(o->pids[i], NULL) == TREC_PROC_LIVE)
 			return true;
 	return false;
 }
@@ -108,6 +110,7 @@ void trec_session_end_child(struct trec_session *s)
 	if (!s->have_child || s->child_done)
 		return;
 	kill(s->wl.pid, SIGTERM);
+	s->child_ended = true;
 	until = trec_now_ns() + CHILD_TERM_GRACE_NS;
 	/* SIGCHLD ends the wait at once; a second stop signal ends the grace. */
 	while (!s->child_done && trec_now_ns() < until && !trec_stop_hurry()) {
@@ -121,11 +124,14 @@ void trec_session_end_child(struct trec_session *s)
 }
 
 /* perf record's exit status: a command killed by a signal, else the stop
- * signal, kills trecord the same way; else the command's exit code. */
+ * signal, kills trecord the same way; else the command's exit code. A
+ * command trecord ended itself (--duration) ended as asked: 0. */
 int trec_session_exit_status(const struct trec_session *s, int *die_sig)
 {
 	bool known = s->child_done && s->child_status != -1;
 
+	if (s->child_ended && !trec_stop_signal_first())
+		return 0;
 	if (known && WIFSIGNALED(s->child_status))
 		*die_sig = WTERMSIG(s->child_status);
 	else if (trec_stop_signal_first())

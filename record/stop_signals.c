@@ -4,9 +4,16 @@
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
+#include "record/inherit.h"
 #include "record/stop_signals.h"
 
 static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
+/* nohup: the hangup is to leave the recording be, as under perf record */
+static bool stops(int sig)
+{
+	return sig != SIGHUP || !trec_inherit_ignored(SIGHUP);
+}
 
 /* Written by the handler only before the signals are blocked (main thread,
  * before any other thread exists), by the main thread afterwards. */
@@ -30,7 +37,8 @@ static void wait_set(sigset_t *set)
 {
 	sigemptyset(set);
 	for (size_t i = 0; i < sizeof(stop_sigs) / sizeof(stop_sigs[0]); i++)
-		sigaddset(set, stop_sigs[i]);
+		if (stops(stop_sigs[i])) /* (blocked, an ignored one would pend) */
+			sigaddset(set, stop_sigs[i]);
 	sigaddset(set, SIGCHLD);
 	if (switch_enabled)
 		sigaddset(set, SIGUSR2);
@@ -64,7 +72,7 @@ int trec_stop_signals_init(void)
 
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(stop_sigs) / sizeof(stop_sigs[0]); i++)
-		if (sigaction(stop_sigs[i], &sa, NULL))
+		if (stops(stop_sigs[i]) && sigaction(stop_sigs[i], &sa, NULL))
 			return -errno;
 	sa.sa_handler = SIG_DFL;
 	return sigaction(SIGCHLD, &sa, NULL) ? -errno : 0;

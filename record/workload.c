@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/close_range.h>
 #include <sys/prctl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "record/inherit.h"
 #include "record/workload.h"
 
 /* The command, held until trecord has attached its programs. It must
@@ -24,11 +23,8 @@ static void child(int go_rd, int go_wr, int err_rd, int err_wr, pid_t parent,
 	close(err_rd);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 		_exit(127);
-	for (int sig = 1; sig < NSIG; sig++)
-		signal(sig, SIG_DFL);
+	trec_inherit_restore();
 	sigprocmask(SIG_SETMASK, mask, NULL);
-	/* Nothing of trecord's (BPF fds, the output) leaks into the command. */
-	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
 	/* Samples inside execve still carry the old comm: make it the
 	 * command's name rather than trecord's (perf says "perf-exec"). */
 	const char *base = strrchr(argv[0], '/');

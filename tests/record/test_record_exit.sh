@@ -23,6 +23,36 @@ rc=$?
 check "exit: missing command gives 127" [ "$rc" = 127 ]
 check "exit: ... with a message" grep -q "^trecord: cannot run /nonexistent/cmd: No such file or directory$" "$T/err"
 
+# The command inherits what trecord inherited, as without trecord (and as
+# under perf record): open fds (make's jobserver pipe) and ignored signals
+# (nohup's SIGHUP); nothing trecord opened itself.
+fds='ls /proc/$$/fd | sort -n | tr "\n" " "; grep SigIgn /proc/$$/status'
+exec 7>"$T/fd7"
+"$TRECORD" -q -o "$T/i.tr" -f -- sh -c "echo via7 >&7; $fds" >"$T/inh_rec" 2>"$T/err"
+sh -c "$fds" >"$T/inh_plain"
+exec 7>&-
+check "exit: the command writes to an inherited fd 7" grep -qx via7 "$T/fd7"
+check "exit: ... and has the fds and ignored signals it has without trecord ($(head -1 "$T/inh_rec"))" \
+	cmp -s "$T/inh_rec" "$T/inh_plain"
+sh -c "trap '' HUP; exec '$TRECORD' -q -o '$T/i.tr' -f -- grep SigIgn /proc/self/status" >"$T/inh_hup"
+check "exit: under nohup the command still ignores SIGHUP ($(cat "$T/inh_hup"))" \
+	python3 -c "import sys; sys.exit(not int(open('$T/inh_hup').read().split()[1], 16) & 1)"
+# ... and trecord too: a hangup leaves the recording be, as perf's.
+sh -c "trap '' HUP; exec '$TRECORD' -q -o '$T/hup.tr' -f -- sleep 2" & rec=$!
+BG_PIDS+=("$rec")
+for _ in $(seq 100); do [ -s "$T/hup.tr" ] && break; sleep 0.1; done
+kill -HUP "$rec"
+sleep 0.3
+check "exit: nohup: SIGHUP does not stop trecord" kill -0 "$rec"
+wait "$rec"
+check "exit: ... which ends with its command (0)" [ "$?" = 0 ]
+
+# --duration ends a command that runs longer: as asked, so 0 (the table
+# in README), though trecord ended it by SIGTERM.
+"$TRECORD" -q -o "$T/d.tr" -f -d 0.5 -- sleep 30 2>"$T/err"
+check "exit: --duration ending the command: 0" [ "$?" = 0 ]
+check "exit: ... --info says stopped by --duration" info "stopped by --duration" "$T/d.tr"
+
 # SIGINT and SIGTERM to trecord: stop, summary, valid file; the command
 # (not in the signal's path here) is ended too.
 for sig in INT TERM; do

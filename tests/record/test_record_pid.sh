@@ -39,6 +39,37 @@ check "pid: both processes sampled" \
 check "pid: worker threads sampled under their own tid" \
 	[ "$(awk -v p="$other" '$1 == "S" && $3 == p && $4 != p { print $4 }' "$T/dump2" | sort -u | wc -l)" -ge 2 ]
 
+# -p of a thread id (top -H shows them) records its process, as perf does.
+tid=$(ls "/proc/$other/task" | grep -vx "$other" | head -1)
+"$TRECORD" -o "$T/tid.tr" -p "$tid" --duration 1 2>"$T/err_tid"
+check "pid: -p TID exits 0" [ "$?" = 0 ]
+check "pid: ... saying it records the process" \
+	grep -q "^trecord: $tid is a thread of process $other: recording the process" "$T/err_tid"
+dump "$T/tid.tr" >"$T/dump_tid"
+check "pid: ... whose threads are sampled ($(grep -c '^S ' "$T/dump_tid"))" \
+	[ "$(awk -v p="$other" '$1 == "S" && $3 == p && $4 != p { print $4 }' "$T/dump_tid" | sort -u | wc -l)" -ge 2 ]
+
+# A process that exits but is not reaped (a zombie) has ended: the
+# recording ends too (kill -0 would say it lives), and -p of one is refused.
+python3 -c 'import subprocess, sys, time
+p = subprocess.Popen([sys.argv[1], "1"], stdout=subprocess.DEVNULL)
+print(p.pid, flush=True)
+time.sleep(20)' "$WORKLOADS/busy" >"$T/zpid" & parent=$!
+BG_PIDS+=("$parent")
+for _ in $(seq 50); do [ -s "$T/zpid" ] && break; sleep 0.1; done
+zpid=$(cat "$T/zpid")
+"$TRECORD" -q -o "$T/zombie.tr" -p "$zpid" 2>"$T/err_z" & rec=$!
+BG_PIDS+=("$rec")
+for _ in $(seq 100); do kill -0 "$rec" 2>/dev/null || break; sleep 0.1; done
+check "pid: ends when the process exits unreaped" bash -c "! kill -0 $rec 2>/dev/null"
+check "pid: ... which is a zombie now" grep -q '^State:.*Z' "/proc/$zpid/status"
+wait "$rec"
+check "pid: ... with status 0" [ "$?" = 0 ]
+"$TRECORD" -q -o "$T/zombie2.tr" -p "$zpid" --duration 1 2>"$T/err_z2"
+check "pid: -p of a zombie fails" [ "$?" != 0 ]
+check "pid: ... saying so" grep -q "^trecord: process $zpid has exited (a zombie" "$T/err_z2"
+kill "$parent" 2>/dev/null
+
 # The recording ends by itself when every -p process is gone.
 kill "$target"
 "$TRECORD" -q -o "$T/gone.tr" -p "$other" 2>/dev/null & rec=$!
