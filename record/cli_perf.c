@@ -351,6 +351,7 @@ int trec_cli_perf_option(int c, const char *arg, struct trec_options *o, FILE *e
 		if (errno || end == arg || *end || !(o->flight.window_s >= 0.1) ||
 		    o->flight.window_s > 86400)
 			return bad(err, "--window must be from 0.1 to 86400 seconds, not '%s'", arg);
+		o->flight.window_set = true;
 		return 1;
 	case OPT_SWITCH_OUTPUT:
 		if (parse_switch(arg, &o->flight))
@@ -414,6 +415,8 @@ int trec_cli_perf_finish(struct trec_options *o, FILE *err)
 	} else if (!o->freq_hz) {
 		o->freq_hz = TREC_DEFAULT_FREQ;
 	}
+	if (f->window_set && !f->overwrite)
+		return bad(err, "--window is the window of --overwrite: give both, or neither%s", "");
 	if (f->max_files && f->switch_kind == TREC_SWITCH_NONE)
 		return bad(err, "--switch-max-files needs --switch-output%s", "");
 	if (f->overwrite && f->switch_kind == TREC_SWITCH_SIZE)

@@ -128,8 +128,11 @@ void rp_load_sample(struct rp_model *m, uint32_t rec, const struct trec_sample *
 	if (frames != stackbuf)
 		free(frames);
 
+	/* A process is named as its main thread (as ps does), another
+	 * thread's name only until the main one is seen. */
 	struct rp_process *p = rp_model_process(m, rec, s->pid, true);
-	p->comm = rp_strtab_intern(&m->strs, comm);
+	if (s->tid == s->pid || !p->comm)
+		p->comm = rp_strtab_intern(&m->strs, comm);
 	rp_model_add_sample(m, rec, s->pid, s->tid, comm, stack, s->time_ns, s->cpu, weight, offcpu);
 	if (offcpu)
 		r->offcpu_kept++;

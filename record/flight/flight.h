@@ -39,6 +39,7 @@ enum trec_switch_kind {
 struct trec_flight_opts {
 	bool overwrite;       /* --overwrite: keep the last window_s only */
 	double window_s;      /* --window (default 30) */
+	bool window_set;      /* --window given (it goes with --overwrite) */
 	int switch_kind;      /* enum trec_switch_kind; SIGUSR2 switches in every mode */
 	uint64_t switch_ns;   /* TIME */
 	uint64_t switch_bytes;/* SIZE */

@@ -119,4 +119,10 @@ info = t.treport("--info", "--time", "1.5,", w).stdout
 t.check(re.search(r"samples: +1 read, 0 after filters", info), "--info --time: the filter counts", info)
 t.check(re.search(r"samples: .* over 0\.000 s \(cpu-clock\)", t.treport("--info", w).stdout),
         "--info: the cpu-clock span leaves out the waits")
+# --info names a process as its main thread, not its last sampled one
+pn = rec("pn.tr", [("freq_hz", "100")],
+         ["sample 1000000000 5 6 0 1 worker " + ONE, "sample 1100000000 5 5 0 1 mainprog " + ONE,
+          "sample 1200000000 5 6 0 1 worker " + ONE, "summary 1 2000000000 3 0 0"])
+info = t.treport("--info", pn).stdout
+t.check(re.search(r"^ +5 mainprog ", info, re.M), "--info: the process is named as its main thread", info)
 t.finish()
