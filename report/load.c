@@ -305,6 +305,14 @@ int rp_load_file(struct rp_model *m, const char *path, const struct rp_options *
 		}
 	}
 	rp_interp_warn(&rr->interp, path);
+	/* Waits whose end BPF did not see are not in the file (README, Off-CPU
+	 * time, Limits): the time blocked shown is short of them. */
+	uint64_t lost = rp_sat_add(rp_model_metric(m, rec, "OFFCPU_NO_SWITCH_IN"),
+				   rp_model_metric(m, rec, "OFFCPU_PENDING_FULL"));
+	if (lost && o->event != RP_EVENT_CPU_CLOCK)
+		fprintf(stderr, "treport: warning: %s: %" PRIu64 " off-CPU wait(s) were lost "
+			"(OFFCPU_NO_SWITCH_IN, OFFCPU_PENDING_FULL): the time blocked lacks them\n",
+			path, lost);
 	/* truncation itself was a reader warning: the file is still reported */
 	if (!rc && !rr->have_summary && !rr->truncated && !rr->failed)
 		fprintf(stderr, "treport: warning: %s: recording is incomplete (no SUMMARY record: "

@@ -94,6 +94,15 @@ const char *rp_model_meta(const struct rp_model *m, uint32_t rec, const char *ke
 	return NULL;
 }
 
+uint64_t rp_model_metric(const struct rp_model *m, uint32_t rec, const char *name)
+{
+	const struct rp_recording *r = &m->recs[rec];
+	for (size_t i = 0; i < r->nmetrics; i++)
+		if (!strcmp(rp_str(&m->strs, r->metrics[i].name), name))
+			return r->metrics[i].value;
+	return 0;
+}
+
 /* ---- files ---------------------------------------------------------------- */
 
 struct u64_key {

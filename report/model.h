@@ -186,6 +186,8 @@ uint32_t rp_model_add_recording(struct rp_model *m, const char *path);
 void rp_model_add_meta(struct rp_model *m, uint32_t rec, const char *key, const char *value);
 /* The META value of key, or NULL. */
 const char *rp_model_meta(const struct rp_model *m, uint32_t rec, const char *key);
+/* The newest METRICS value named name, 0 if none. */
+uint64_t rp_model_metric(const struct rp_model *m, uint32_t rec, const char *name);
 
 /* Adds or refreshes a file; the first path and build-id for an id win. */
 void rp_model_add_file(struct rp_model *m, const struct trec_file_info *f);

@@ -141,9 +141,13 @@ int rp_output_summary(const struct rp_report *r, FILE *out)
 			fprintf(out, " at %" PRIu64 " Hz", rr->freq_hz);
 		if (rr->have_summary && rr->summary.lost)
 			fprintf(out, ", %" PRIu64 " lost", rr->summary.lost);
+		uint64_t wl = rp_sat_add(rp_model_metric(m, (uint32_t)i, "OFFCPU_NO_SWITCH_IN"),
+					 rp_model_metric(m, (uint32_t)i, "OFFCPU_PENDING_FULL"));
 		if (rr->offcpu_read)
 			fprintf(out, "; offcpu-time: %" PRIu64 " waits, %.6f s blocked",
 				rr->offcpu_read, (double)rr->offcpu_ns_read / 1e9);
+		if (wl)
+			fprintf(out, ", %" PRIu64 " waits lost", wl);
 		if (cmd)
 			fprintf(out, ", command: %s", cmd);
 		fprintf(out, "\n");

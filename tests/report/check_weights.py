@@ -119,6 +119,18 @@ info = t.treport("--info", "--time", "1.5,", w).stdout
 t.check(re.search(r"samples: +1 read, 0 after filters", info), "--info --time: the filter counts", info)
 t.check(re.search(r"samples: .* over 0\.000 s \(cpu-clock\)", t.treport("--info", w).stdout),
         "--info: the cpu-clock span leaves out the waits")
+# waits BPF lost: the time blocked lacks them, and treport says so
+wl = rec("wl.tr", [("freq_hz", "100")],
+         ["wait 1500000000 1 1 0 1000000 prog " + ONE, "metric 2 OFFCPU_NO_SWITCH_IN 1",
+          "metrics 2000000000", "summary 1000000000 3000000000 1 0 0"])
+err = t.treport("--event", "offcpu-time", "--folded", wl).stderr
+t.check("1 off-CPU wait(s) were lost" in err, "lost waits: --event offcpu-time warns", err)
+r = t.treport(wl)
+t.check(not r.stderr and "1 waits, 0.001000 s blocked, 1 waits lost" in r.stdout,
+        "lost waits: the cpu-clock summary counts them, without a warning", r.stdout + r.stderr)
+err = t.treport("--event", "offcpu-time", "--folded", w).stderr
+t.check(not err, "lost waits: none, no warning", err)
+
 # --info names a process as its main thread, not its last sampled one
 pn = rec("pn.tr", [("freq_hz", "100")],
          ["sample 1000000000 5 6 0 1 worker " + ONE, "sample 1100000000 5 5 0 1 mainprog " + ONE,
