@@ -78,7 +78,9 @@
 	X(TRACES_DELTA_NO_BASE, "trace deltas whose previous trace on their CPU was lost: leaf only") \
 	X(SYNC_REQUESTS_DROPPED, "process sync requests dropped: queue full (synced when next reported)") \
 	X(INTERP_DESCRIBES_DEFERRED, "interpreter frames not described yet: past 64 MiB/s of reads (a later sample describes them)") \
-	X(OFFCPU_WAITS_WRITTEN, "off-CPU waits written (sample records with the off-CPU flag; in SAMPLES_WRITTEN too)")
+	X(OFFCPU_WAITS_WRITTEN, "off-CPU waits written (sample records with the off-CPU flag; in SAMPLES_WRITTEN too)") \
+	X(FILES_KEPT_OPEN, "ELF files their path does not reach (another mount namespace, deleted): kept open for their symbols") \
+	X(FILES_NOT_KEPT, "such files not kept open: the cap of kept files reached, or the fd limit near")
 
 #define TRECORD_METRIC_BASE 1000
 enum trecord_metric {

@@ -23,6 +23,8 @@
 #include <bpf/libbpf.h>
 #include "format/containers/vec.h"
 #include "record/bpf_loader.h"
+#include "record/procs/open_regular.h"
+#include "record/procs/pid_sync.h"
 #include "trec.skel.h"
 
 /* Per-thread events kept at most: each is an fd and kernel memory. A
@@ -167,27 +169,14 @@ static int list_threads(uint32_t pid, uint32_t **tids, size_t *n, size_t *cap)
 	return e;
 }
 
-/* Fds open now. */
-static size_t open_fds(void)
-{
-	DIR *dir = opendir("/proc/self/fd");
-	size_t n = 0;
-
-	if (!dir)
-		return 0;
-	while (readdir(dir))
-		n++;
-	closedir(dir);
-	return n;
-}
-
 /* The soft fd limit raised, if need be and allowed, so that n events fit
  * beside trecord's open files: each takes two fds, the event's and its
- * BPF link's. (The command was forked before: it keeps its limit.) Past
- * the hard limit EMFILE ends in per-CPU sampling. */
+ * BPF link's; and the files pid sync may keep open for their symbols.
+ * (The command was forked before: it keeps its limit.) Past the hard
+ * limit EMFILE ends in per-CPU sampling. */
 static void room_for_fds(size_t n)
 {
-	size_t need = open_fds() + 2 * n + 64;
+	size_t need = trec_fds_open() + 2 * n + TREC_FDS_SPARE + TREC_KEPT_FDS_MAX;
 	struct rlimit r;
 
 	if (getrlimit(RLIMIT_NOFILE, &r) || r.rlim_cur == RLIM_INFINITY || need <= r.rlim_cur)

@@ -173,6 +173,8 @@ static void publish_stats(struct trec_syncer *s)
 	trecord_set(s->x.cnt, TRECORD_METRIC_PID_FORK_COPIES, st.fork_copies);
 	trecord_set(s->x.cnt, TRECORD_METRIC_PIDS_TRACKED, st.pids);
 	trecord_set(s->x.cnt, TRECORD_METRIC_FILES, st.files);
+	trecord_set(s->x.cnt, TRECORD_METRIC_FILES_KEPT_OPEN, st.files_kept);
+	trecord_set(s->x.cnt, TRECORD_METRIC_FILES_NOT_KEPT, st.files_not_kept);
 	trecord_set(s->x.cnt, TRECORD_METRIC_FILES_WITH_DELTAS, atomic_load(&dl->loaded));
 	trecord_set(s->x.cnt, TRECORD_METRIC_DELTA_FAILURES, atomic_load(&dl->failed));
 	trecord_set(s->x.cnt, TRECORD_METRIC_LPM_ENTRIES, st.lpm_entries);

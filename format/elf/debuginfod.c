@@ -166,8 +166,16 @@ int trec_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 {
 	if (!g.inited)
 		init(); /* before libdwfl's own lookup, which would ask the servers */
-	int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-					      debuglink_file, debuglink_crc, debuginfo_file_name);
+	/* A file read through one of trecord's fds (the vdso's copy, a file
+	 * in another mount namespace) has no directory: a debug link would be
+	 * looked up among trecord's fds. By build-id only. */
+	bool own_fd = file_name && !strncmp(file_name, "/proc/self/fd/", 14);
+	int fd = own_fd ? dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
+						       debuglink_file, debuglink_crc,
+						       debuginfo_file_name)
+			: dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+						       debuglink_file, debuglink_crc,
+						       debuginfo_file_name);
 	const unsigned char *bits;
 	GElf_Addr vaddr;
 	int n;

@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,6 +22,7 @@
 #include "format/elf/elf_names.h"
 #include "record/archive/archive_dwfl.h"
 #include "record/archive/gopclntab_archive.h"
+#include "record/procs/open_regular.h"
 
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
@@ -303,12 +303,18 @@ static void collect_sections(struct arc_builder *b, Elf *elf)
 
 Dwfl_Module *arc_open(const char *path, Dwfl **dwfl, int *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* (the path a process mapped: by now a FIFO or a device may sit there;
+	 * and a file it wrote may declare millions of sections) */
+	int fd = trec_open_regular(path);
 	Dwfl_Module *mod;
 
 	*dwfl = NULL;
+	if (fd >= 0 && trec_elf_headers_bounded(fd)) {
+		close(fd);
+		fd = -ENOEXEC;
+	}
 	if (fd < 0) {
-		*err = -errno;
+		*err = fd;
 		return NULL;
 	}
 	*dwfl = dwfl_begin(&offline_callbacks);

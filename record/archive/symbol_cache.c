@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The symbol-archive cache: see symbol_cache.h. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include "record/clock.h"
 #include "record/io/cache_file.h"
 #include "record/procs/file_id.h"
+#include "record/procs/open_regular.h"
 #include "record/unwind/delta_cache.h"
 
 /* Far past any real entry (libLLVM's rows are about 100 MB). */
@@ -40,7 +40,7 @@ static bool same_file(const char *path, const uint8_t *bid, size_t bid_len, uint
 {
 	struct trec_file f;
 	struct stat sb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = trec_open_regular(path);
 	bool same;
 
 	if (fd < 0)

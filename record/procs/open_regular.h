@@ -9,6 +9,8 @@
 #ifndef TREC_OPEN_REGULAR_H
 #define TREC_OPEN_REGULAR_H
 
+#include <stddef.h>
+
 /* Sections or program headers an ELF file may declare: linked binaries
  * have tens; libelf allocates about 200 bytes for each before anything
  * looks at them. */
@@ -22,5 +24,8 @@ int trec_open_regular(const char *path);
  * TREC_ELF_MAX_HEADERS sections and program headers; else -E2BIG. Call
  * before elf_begin on a file a process chose. */
 int trec_elf_headers_bounded(int fd);
+/* The fds trecord has open now (0 if /proc/self/fd cannot be read): what
+ * its budgets under RLIMIT_NOFILE start from. */
+size_t trec_fds_open(void);
 
 #endif /* TREC_OPEN_REGULAR_H */

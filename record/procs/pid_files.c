@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "record/procs/open_regular.h"
 #include "record/procs/pid_sync_internal.h"
@@ -90,7 +92,61 @@ struct file_state *pid_sync_file_state(struct trec_pid_sync *s, uint64_t file_id
 	struct file_state *fs = pid_sync_get_or_new(&s->fstates, file_id, sizeof(*fs), &created);
 
 	s->stats.files += created;
+	if (created)
+		fs->kept_fd = -1;
 	return fs;
+}
+
+/* Whether trecord's own view of f's path is f: not for a file mapped in
+ * another mount namespace, deleted, or replaced since (a container's libc
+ * under the host's libc's path). */
+static bool path_reaches(const struct trec_file *f)
+{
+	struct stat st;
+
+	return !stat(f->path, &st) && st.st_ino == f->inode && major(st.st_dev) == f->dev_major &&
+	       minor(st.st_dev) == f->dev_minor;
+}
+
+static bool fd_room(void)
+{
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r))
+		return false;
+	return r.rlim_cur == RLIM_INFINITY || trec_fds_open() + TREC_FDS_SPARE < r.rlim_cur;
+}
+
+/* An ELF file its path does not reach keeps a copy of fd (which reads it)
+ * for its symbols at the end; past the bounds it goes by its path, as
+ * before. memfds are left out: the archive skips them. */
+static void keep_if_unreachable(struct trec_pid_sync *s, struct file_state *fs, int fd)
+{
+	const struct trec_file *f = fs->f;
+
+	if (fd < 0 || f == s->vdso || !f->is_elf || !strncmp(f->path, "/memfd:", 7) ||
+	    path_reaches(f))
+		return;
+	if (s->kept_fds < TREC_KEPT_FDS_MAX && fd_room())
+		fs->kept_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (fs->kept_fd < 0) {
+		s->stats.files_not_kept++;
+		pid_sync_vlog(s, "%s: not reached by its path, not kept open either (%u are, "
+			      "or the fd limit is near)", f->path, s->kept_fds);
+		return;
+	}
+	s->kept_fds++;
+	s->stats.files_kept++;
+	pid_sync_vlog(s, "%s: not reached by its path: kept open for its symbols", f->path);
+}
+
+void pid_sync_close_kept(struct trec_pid_sync *s, struct file_state *fs)
+{
+	if (fs->kept_fd < 0)
+		return;
+	close(fs->kept_fd);
+	fs->kept_fd = -1;
+	s->kept_fds--;
 }
 
 void write_file_record(struct trec_pid_sync *s, const struct trec_file *f)
@@ -143,6 +199,7 @@ bool pid_sync_note_file(struct trec_pid_sync *s, struct opened *o, struct opened
 		write_file_record(s, o->f);
 		fs->written = true;
 		fs->f = o->f;
+		keep_if_unreachable(s, fs, o->fd);
 	}
 	if (fs->deltas_tried || !s->ops->load_deltas || !o->f->is_elf)
 		return false;
@@ -192,6 +249,8 @@ const struct trec_file *trec_pid_sync_file(struct trec_pid_sync *s, uint64_t fil
 		return NULL;
 	if (fs->f == s->vdso)
 		snprintf(path, pathlen, "/proc/self/fd/%d", s->vdso_fd);
+	else if (fs->kept_fd >= 0)
+		snprintf(path, pathlen, "/proc/self/fd/%d", fs->kept_fd);
 	else
 		snprintf(path, pathlen, "%s", fs->f->path);
 	return fs->f;

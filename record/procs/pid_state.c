@@ -291,8 +291,10 @@ void trec_pid_sync_free(struct trec_pid_sync *s)
 	for (size_t i = 0; trec_u64map_next(&s->pids, &i, &k, &v);)
 		free_pid_state(v);
 	trec_u64map_free(&s->pids);
-	for (size_t i = 0; trec_u64map_next(&s->fstates, &i, &k, &v);)
+	for (size_t i = 0; trec_u64map_next(&s->fstates, &i, &k, &v);) {
+		pid_sync_close_kept(s, v);
 		free(v);
+	}
 	trec_u64map_free(&s->fstates);
 	trec_exit_fifo_free(&s->exited);
 	trec_file_cache_free(s->files);

@@ -61,6 +61,9 @@ struct trec_pid_sync_ops {
 struct trec_pid_sync_stats {
 	uint64_t syncs, sync_gone, sync_changed, fork_copies;
 	uint64_t files;
+	/* ELF files their mapped path does not reach from trecord, kept open
+	 * for their symbols; and those past the bounds, left to their path */
+	uint64_t files_kept, files_not_kept;
 	uint64_t lpm_entries, lpm_failures;
 	uint64_t pids;
 };
@@ -106,10 +109,18 @@ struct trec_file;
  * described as f (NULL: anonymous, or not readable): stack deltas for ELF
  * files with CFI, frame pointers for JIT code and files without CFI. */
 uint8_t trec_pid_sync_unwinder(const char *path, const struct trec_file *f);
-/* The file a FILE record was written for, and a path that reads it now
- * (the vdso's copy for [vdso]); NULL if the id is unknown. */
+/* The file a FILE record was written for, and a path that reads it now:
+ * the vdso's copy for [vdso], /proc/self/fd/N of the fd kept for a file
+ * its own path does not reach (f->path is still the name to show); NULL if
+ * the id is unknown. */
 const struct trec_file *trec_pid_sync_file(struct trec_pid_sync *s, uint64_t file_id,
 					   char *path, size_t pathlen);
+/* Bounds on those kept fds, as a process chooses its mappings: at most
+ * TREC_KEPT_FDS_MAX, and one only while TREC_FDS_SPARE fds stay free
+ * under the soft limit for the rest of trecord (per-thread events raise
+ * it to just what they need: sample_events.c counts both in). */
+#define TREC_KEPT_FDS_MAX 256
+#define TREC_FDS_SPARE 64
 
 /* The LPM key for an aligned block, and the pid marker. */
 

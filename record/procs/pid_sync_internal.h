@@ -47,6 +47,10 @@ struct file_state {
 	bool published;    /* in exec_files, at published_offset */
 	uint64_t published_offset;
 	const struct trec_file *f; /* owned by the file cache */
+	/* Our own fd of f when its path does not reach it from here (another
+	 * mount namespace, deleted, replaced): what its symbols are read
+	 * through at the end. -1 if none (owned). */
+	int kept_fd;
 };
 
 struct trec_pid_sync {
@@ -61,6 +65,7 @@ struct trec_pid_sync {
 	struct trec_file *vdso;
 	int vdso_fd;
 	bool vdso_tried;
+	uint32_t kept_fds; /* file_state.kept_fd open, at most TREC_KEPT_FDS_MAX */
 	struct trec_pid_sync_stats stats;
 };
 
@@ -78,6 +83,8 @@ struct opened {
 int pid_sync_resolve_file(struct trec_pid_sync *s, uint32_t pid, const struct trec_proc_map *m,
 			  struct opened *o);
 void pid_sync_close_opened(struct opened *o);
+/* Closes the fd fs kept for its symbols, if any. */
+void pid_sync_close_kept(struct trec_pid_sync *s, struct file_state *fs);
 struct file_state *pid_sync_file_state(struct trec_pid_sync *s, uint64_t file_id);
 bool pid_sync_note_file(struct trec_pid_sync *s, struct opened *o, struct opened *pending);
 void pid_sync_publish_exec_file(struct trec_pid_sync *s, const struct trec_proc_map *m,
