@@ -425,6 +425,10 @@ int trec_cli_perf_finish(struct trec_options *o, FILE *err)
 	if (trec_flight_wanted(f) && !strcmp(o->output, "-"))
 		return bad(err, "--overwrite and --switch-output write files: -o - cannot take them%s",
 			   "");
+	/* (before -t's processes join o->pids) BPF keeps only -t's threads:
+	 * the -p processes would record nothing */
+	if (o->num_tids && o->num_pids)
+		return bad(err, "give -p or -t, not both: -t records its threads alone%s", "");
 	if (o->num_tids && (o->cmd || o->all))
 		return bad(err, "-t records threads that run already: not with %s",
 			   o->cmd ? "a command" : "-a");

@@ -377,7 +377,12 @@ int trec_record(const struct trec_options *opt, int *die_sig)
 	bool loader_done;
 
 	*die_sig = 0;
-	if (trec_flight_wanted(&opt->flight) && trec_switch_signal_enable())
+	if (!trec_flight_wanted(&opt->flight))
+		/* as perf record: only a switching recording takes SIGUSR2, and
+		 * one sent by mistake (it is how to write a flight recording)
+		 * must not kill the recording unfinished */
+		signal(SIGUSR2, SIG_IGN);
+	else if (trec_switch_signal_enable())
 		perror("trecord: warning: cannot catch SIGUSR2");
 	/* Blocked everywhere (threads inherit it); the main thread takes them
 	 * with sigtimedwait. The command gets the original mask back. */
@@ -389,12 +394,14 @@ int trec_record(const struct trec_options *opt, int *die_sig)
 	if (s.have_child) {
 		err = trec_workload_start(&s.wl);
 		if (err) {
+			/* A start that failed: nothing was recorded, and the
+			 * previous recording at the path is put back. */
 			fprintf(stderr, "trecord: cannot run %s: %s\n", opt->cmd[0], strerror(-err));
 			rc = 127;
+			goto abort;
 		}
 	}
-	if (!rc)
-		why = trec_session_loop(&s);
+	why = trec_session_loop(&s);
 
 	trec_bpf_detach_sampling(&s.bpf);
 	s.stop_ns = trec_now_ns();
@@ -409,7 +416,8 @@ int trec_record(const struct trec_options *opt, int *die_sig)
 	if (opt->off_cpu)
 		trecord_count(&s.cnt, TRECORD_METRIC_OFFCPU_UNFINISHED, trec_bpf_offcpu_pending(&s.bpf));
 	trec_session_write_metrics(&s, bpf);
-	if (trec_stop_hurry_now() && opt->archive_level != TREC_ARCHIVE_NONE && !opt->quiet)
+	bool hurried = trec_stop_hurry_now();
+	if (hurried && opt->archive_level != TREC_ARCHIVE_NONE && !opt->quiet)
 		fprintf(stderr, "trecord: second signal: not embedding symbols, finishing %s\n",
 			trec_output_name(&s.out));
 	struct trec_summary sum = {
@@ -426,6 +434,10 @@ int trec_record(const struct trec_options *opt, int *die_sig)
 	else
 		trec_archive_write_session(&s.out, s.touched, s.syncer.sync, opt->archive_level,
 					   s.start_ns ? &sum : NULL, &at);
+	/* the second signal came while symbols were being embedded */
+	if (at.skipped && !hurried && !opt->quiet)
+		fprintf(stderr, "trecord: second signal: the symbols of %u more files not embedded, "
+			"finishing %s\n", at.skipped, trec_output_name(&s.out));
 	if (opt->verbose)
 		trec_bpf_print_prog_stats(&s.bpf, stderr);
 	err = trec_output_close(&s.out);
@@ -461,5 +473,5 @@ abort:
 	trec_output_discard(&s.out);
 	if (s.have_child)
 		trec_session_reap_child(&s, 0);
-	return 1;
+	return rc ? rc : 1;
 }

@@ -8,12 +8,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "format/elf/debuginfod.h"
 #include "report/archive/archive_extract.h"
 #include "report/load.h"
 #include "report/output/output.h"
+
+/* -o naming one of the recordings read would replace it with the report. */
+static bool output_is_input(const struct rp_options *o)
+{
+	struct stat out, in;
+
+	if (!o->out_path || stat(o->out_path, &out))
+		return false;
+	for (int i = 0; i < o->ninputs; i++)
+		if (strcmp(o->inputs[i], "-") && !stat(o->inputs[i], &in) &&
+		    in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+			fprintf(stderr, "treport: -o %s is the recording %s: give another output\n",
+				o->out_path, o->inputs[i]);
+			return true;
+		}
+	return false;
+}
 
 static FILE *open_output(const struct rp_options *o)
 {
@@ -54,6 +72,8 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc > 0 ? 0 : 2;
 
+	if (output_is_input(&o))
+		return 2;
 	struct rp_model m;
 	rp_model_init(&m);
 	/* per-sample times are needed for perf script order and --time */
@@ -115,8 +135,9 @@ int main(int argc, char **argv)
 	case RP_OUT_FIREFOX: status = rp_output_firefox(&r, out); break;
 	}
 	status = status ? 1 : 0;
-	/* a full disk or closed pipe must not look like success */
-	if (fflush(out) != 0 || ferror(out)) {
+	/* a full disk or closed pipe must not look like success (an output
+	 * that failed said why itself) */
+	if ((fflush(out) != 0 || ferror(out)) && !status) {
 		fprintf(stderr, "treport: writing %s failed: %s\n", o.out_path ? o.out_path : "stdout",
 			strerror(errno));
 		status = 1;

@@ -209,7 +209,8 @@ void rp_model_add_snapshot(struct rp_model *m, uint32_t rec, const struct trec_m
 		o->path = rp_strtab_intern(&m->strs, in->path ? in->path : "");
 	}
 	size_t num = m->nmaps - first;
-	qsort(m->maps + first, num, sizeof(*m->maps), cmp_mapping);
+	if (num > 1) /* (none: maps may still be NULL, which qsort must not get) */
+		qsort(m->maps + first, num, sizeof(*m->maps), cmp_mapping);
 	/* Overlaps are invalid; keep the first of overlapping ranges so that a
 	 * binary search stays well defined. */
 	size_t w = first;

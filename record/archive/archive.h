@@ -59,6 +59,7 @@ struct trec_archive_file {
 struct trec_archive_totals {
 	uint32_t files;          /* archives written */
 	uint32_t failed;         /* files that could not be archived */
+	uint32_t skipped;        /* files left out: a second stop signal */
 	uint64_t bytes;          /* archive bytes written (before chunk compression) */
 	uint64_t build_ns;
 };

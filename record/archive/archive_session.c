@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The end of a recording file: the embedded symbols of every file its
  * samples hit, then its SUMMARY. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,7 +19,7 @@ int trec_archive_lookup_synced(void *ctx, uint64_t file_id, struct trec_archive_
 
 	/* A second stop signal: the rest of the files go without symbols. */
 	if (trec_stop_hurry_now())
-		return -1;
+		return -EINTR;
 	tf = trec_pid_sync_file(sync, file_id, buf, buflen);
 	/* A memfd (mapped as /memfd:NAME) has no path to open it by: it goes
 	 * without symbols, quietly, like a file that is not ELF. */

@@ -286,8 +286,12 @@ int trec_archive_write_touched(struct trec_writer *w, struct trec_touched *t, in
 		char buf[4096];
 		uint64_t *addrs = NULL;
 		size_t na = 0;
-		if (lookup(ctx, ids[i], &f, buf, sizeof(buf))) {
-			tot->failed++;
+		int lr = lookup(ctx, ids[i], &f, buf, sizeof(buf));
+		if (lr) {
+			if (lr == -EINTR)
+				tot->skipped++;
+			else
+				tot->failed++;
 			continue;
 		}
 		if (level == TREC_ARCHIVE_SAMPLED) {

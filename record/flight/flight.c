@@ -252,13 +252,12 @@ static int switch_file(struct trec_flight *f, uint64_t now, const struct trec_su
 	sum.end_ns = end ? end->end_ns : now;
 	sum.lost = lost - f->prev_lost;
 	f->prev_lost = lost;
-	if (!err) {
+	if (!err)
 		err = trec_flight_file_close(&f->file, f->x.path, f->x.archive_level, &sum, &at,
 					     name, sizeof(name));
-		f->file_open = false;
-	}
 	if (err)
-		return err;
+		return err; /* (the file stays open for write_failed to keep) */
+	f->file_open = false;
 	f->files++;
 	f->samples_out += sum.samples;
 	trecord_count(f->x.cnt, TRECORD_METRIC_FLIGHT_FILES, 1);
@@ -291,12 +290,24 @@ static int evict(struct trec_flight *f, uint64_t now)
 	return err;
 }
 
-/* One message for whatever failed: writing a file, or memory for one. */
+/* One message for whatever failed: writing a file, or memory for one. The
+ * file being written keeps what it holds, as a plain recording does on a
+ * full disk. */
 static int write_failed(struct trec_flight *f, int err)
 {
-	if (err && !f->failed)
-		fprintf(stderr, "trecord: writing %s.TIMESTAMP failed: %s\n", f->x.path,
-			strerror(-err));
+	char name[PATH_MAX + 64] = "";
+
+	if (err && !f->failed) {
+		if (f->file_open)
+			trec_flight_file_keep(&f->file, f->x.path, name, sizeof(name));
+		f->file_open = false;
+		if (name[0])
+			fprintf(stderr, "trecord: writing %s failed: %s (it keeps what was "
+				"written before)\n", name, strerror(-err));
+		else
+			fprintf(stderr, "trecord: writing %s.* failed: %s\n", f->x.path,
+				strerror(-err));
+	}
 	f->failed |= err != 0;
 	return err;
 }

@@ -85,7 +85,7 @@ static int lookup(void *ctx, uint64_t file_id, struct trec_archive_file *f, char
 	/* (main thread) a second stop signal: the rest go without symbols,
 	 * as trec_archive_lookup_synced does */
 	if (trec_stop_hurry_now())
-		return -1;
+		return -EINTR;
 	/* [vdso] and memfds have no path to open */
 	if (!r || r->path[0] != '/' || !strncmp(r->path, "/memfd:", 7))
 		return -1;
@@ -200,6 +200,25 @@ int trec_flight_file_close(struct trec_flight_file *d, const char *path, int arc
 	d->w = NULL;
 	if (!err)
 		err = publish(d, path, name, namelen);
+	if (!err)
+		trec_flight_file_abandon(d);
+	/* else the caller keeps what the file holds (trec_flight_file_keep) */
+	return err;
+}
+
+int trec_flight_file_keep(struct trec_flight_file *d, const char *path, char *name,
+			  size_t namelen)
+{
+	int err = -ENOENT;
+
+	/* (its last chunk may not make it: the file ends at the one before) */
+	if (d->w)
+		trec_writer_close(d->w);
+	d->w = NULL;
+	name[0] = 0;
+	if (d->tmp[0] && (err = publish(d, path, name, namelen)))
+		snprintf(name, namelen, "%s", d->tmp); /* stays under its partial name */
+	d->tmp[0] = 0;
 	trec_flight_file_abandon(d);
 	return err;
 }

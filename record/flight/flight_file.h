@@ -31,12 +31,18 @@ int trec_flight_file_open(struct trec_flight_file *d, const char *path, int arch
 int trec_flight_file_add(struct trec_flight_file *d, struct trec_flight_state *st,
 			 const struct trec_memfile *seg, uint64_t cut_ns);
 /* Ends it (the caller wrote METRICS): embedded symbols, sum (its samples
- * set here), close, rename to path.TIMESTAMP, whose name goes to name. */
+ * set here), close, rename to path.TIMESTAMP, whose name goes to name. On
+ * an error the file is left for trec_flight_file_keep. */
 int trec_flight_file_close(struct trec_flight_file *d, const char *path, int archive_level,
 			   struct trec_summary *sum, struct trec_archive_totals *at,
 			   char *name, size_t namelen);
 /* Removes a file never finished. */
 void trec_flight_file_abandon(struct trec_flight_file *d);
+/* A file whose writing failed (a full disk) keeps what it holds, readable
+ * up to its last whole chunk, as path.TIMESTAMP (or its partial name if
+ * that link fails); name says which ("" if there was none). */
+int trec_flight_file_keep(struct trec_flight_file *d, const char *path, char *name,
+			  size_t namelen);
 /* perf's timestamp, "YYYYMMDDhhmmssCC", into buf (>= 17 bytes). */
 void trec_flight_timestamp(char *buf, size_t len);
 

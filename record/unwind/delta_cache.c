@@ -5,12 +5,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "record/io/cache_file.h"
 #include "record/procs/file_id.h"
 #include "record/unwind/delta_cache.h"
 
 /* An entry is at most this big: 4M deltas of 24 bytes, plus the header. */
 #define MAX_ENTRY ((size_t)TREC_MAX_STACK_DELTAS * 24 + 4096)
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
 
 int trec_delta_cache_dir(char *buf, size_t len)
 {
@@ -22,7 +30,9 @@ int trec_delta_cache_dir(char *buf, size_t len)
 		n = snprintf(buf, len, "%s", env);
 	else if (xdg && *xdg == '/')
 		n = snprintf(buf, len, "%s/trec", xdg);
-	else if (home && *home == '/')
+	else if (home && *home == '/' && is_dir(home))
+		/* (a HOME that does not exist, as Debian's /nonexistent for
+		 * system users, is not made: no cache then) */
 		n = snprintf(buf, len, "%s/.cache/trec", home);
 	else
 		return -ENOENT;

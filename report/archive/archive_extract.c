@@ -60,7 +60,8 @@ int rp_extract_archives(const struct rp_model *m, const char *dir)
 		fprintf(stderr, "treport: writing %s/trec-archives.txt: %s\n", dir, strerror(errno));
 		status = -1;
 	}
-	fprintf(stderr, "treport: wrote %zu debug files to %s/.build-id/ (index: "
-		"%s/trec-archives.txt)\n", written, dir, dir);
+	if (!status) /* (else each failure said so) */
+		fprintf(stderr, "treport: wrote %zu debug files to %s/.build-id/ (index: "
+			"%s/trec-archives.txt)\n", written, dir, dir);
 	return status;
 }

@@ -14,6 +14,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -377,7 +378,8 @@ int rp_output_pprof(const struct rp_report *r, FILE *out)
 	perftools__profiles__profile__pack(&prof, buf);
 	int rc = write_gzip(out, buf, len);
 	if (rc < 0)
-		fprintf(stderr, "treport: writing the pprof profile failed\n");
+		fprintf(stderr, "treport: writing %s failed: %s\n",
+			r->o->out_path ? r->o->out_path : "stdout", strerror(errno));
 	free(buf);
 
 	for (size_t i = 0; i < ns; i++) {

@@ -38,6 +38,12 @@ check "delta cache: --no-delta-cache writes no deltas" \
 rm -rf "$TREC_CACHE_DIR"
 rec off --no-delta-cache --no-symbol-cache
 check "delta cache: ... and with --no-symbol-cache nothing at all" [ ! -e "$TREC_CACHE_DIR" ]
+
+# A HOME that does not exist (Debian's /nonexistent for system users) is
+# not made: no cache, and the recording as good.
+TREC_CACHE_DIR= XDG_CACHE_HOME= HOME=$T/nonexistent rec nohome
+check "delta cache: a HOME that does not exist records (exit 0)" [ "$?" = 0 ]
+check "delta cache: ... and is not created" [ ! -e "$T/nonexistent" ]
 check "delta cache: --no-delta-cache reads nothing" [ "$(metric "$T/off.tr" DELTA_CACHE_HITS)" = 0 ]
 
 rec again

@@ -22,6 +22,14 @@ run /nonexistent/cmd
 rc=$?
 check "exit: missing command gives 127" [ "$rc" = 127 ]
 check "exit: ... with a message" grep -q "^trecord: cannot run /nonexistent/cmd: No such file or directory$" "$T/err"
+# ... a start that failed: the recording at the path stays (not moved to
+# .old for an empty one), as for any failed start (README).
+rm -f "$T/keep.tr" "$T/keep.tr.old"
+"$TRECORD" -q -o "$T/keep.tr" -- /bin/true 2>/dev/null
+sum=$(md5sum <"$T/keep.tr")
+"$TRECORD" -q -o "$T/keep.tr" -- /nonexistent/cmd 2>/dev/null
+check "exit: a command that cannot run leaves the recording at the path as it was" \
+	[ "$(md5sum <"$T/keep.tr")" = "$sum" -a ! -e "$T/keep.tr.old" ]
 
 # The command inherits what trecord inherited, as without trecord (and as
 # under perf record): open fds (make's jobserver pipe) and ignored signals
@@ -33,7 +41,7 @@ sh -c "$fds" >"$T/inh_plain"
 exec 7>&-
 check "exit: the command writes to an inherited fd 7" grep -qx via7 "$T/fd7"
 check "exit: ... and has the fds and ignored signals it has without trecord ($(head -1 "$T/inh_rec"))" \
-	cmp -s "$T/inh_rec" "$T/inh_plain"
+	cmp -s "$T/inh_rec" "$T/inh_plain" || echo "  without trecord: $(cat "$T/inh_plain")"
 sh -c "trap '' HUP; exec '$TRECORD' -q -o '$T/i.tr' -f -- grep SigIgn /proc/self/status" >"$T/inh_hup"
 check "exit: under nohup the command still ignores SIGHUP ($(cat "$T/inh_hup"))" \
 	python3 -c "import sys; sys.exit(not int(open('$T/inh_hup').read().split()[1], 16) & 1)"
@@ -46,6 +54,16 @@ sleep 0.3
 check "exit: nohup: SIGHUP does not stop trecord" kill -0 "$rec"
 wait "$rec"
 check "exit: ... which ends with its command (0)" [ "$?" = 0 ]
+
+# SIGUSR2 (it writes a flight recording) to a plain recording: ignored, as
+# perf record does; the recording goes on and ends as usual.
+"$TRECORD" -q -o "$T/u2.tr" -f -- "$WORKLOADS/busy" 1 >/dev/null 2>"$T/err" & rec=$!
+BG_PIDS+=("$rec")
+for _ in $(seq 100); do [ -s "$T/u2.tr" ] && break; sleep 0.1; done
+kill -USR2 "$rec"
+wait "$rec"
+check "exit: SIGUSR2 without --overwrite/--switch-output is ignored (exit 0)" [ "$?" = 0 ]
+check "exit: ... and the recording is complete" info "the command exited with 0" "$T/u2.tr"
 
 # --duration ends a command that runs longer: as asked, so 0 (the table
 # in README), though trecord ended it by SIGTERM.

@@ -29,6 +29,7 @@ bad "--freq without value" "^trecord: option '--freq' needs an argument" --freq
 bad "nothing to record" "^trecord: nothing to record" -o "$T/x.tr"
 bad "-p with a command" "^trecord: give either -p or a command" -p 1 -- /bin/true
 bad "-a with -p" "^trecord: -a already records every process" -a -p 1
+bad "-p with -t" "^trecord: give -p or -t, not both" -p $$ -t $$
 bad "--window without --overwrite" "^trecord: --window is the window of --overwrite" --window 5 -a
 bad "--duration -1" "^trecord: --duration must be a positive number" --duration -1 -a
 bad "--duration x" "^trecord: --duration must be a positive number" --duration x -a

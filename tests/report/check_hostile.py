@@ -1,4 +1,5 @@
 import os
+import shutil
 import re
 import sys
 
@@ -192,6 +193,24 @@ if os.path.exists("/dev/full"):
         import subprocess
         rr = subprocess.run([t.TREPORT, good, "--folded"], stdout=full, stderr=subprocess.PIPE, text=True)
     t.check(rr.returncode != 0 and "failed" in rr.stderr, "full disk: write error reported")
+    # each output to a full disk: one message naming the file and the cause
+    for fmt in ("--folded", "--json", "--pprof", "--firefox", "--perf-script", "--flamegraph"):
+        rr = rep(good, fmt, "-o", "/dev/full")
+        errs = [l for l in rr.stderr.splitlines() if "incomplete" not in l]  # (good has no SUMMARY)
+        t.check(rr.returncode == 1 and errs == ["treport: writing /dev/full failed: No space left on device"],
+                "full disk, %s: one message, exit 1" % fmt, rr.stderr)
+    rr = rep(good, "--perf-data", "-o", "/dev/full")
+    errs = [l for l in rr.stderr.splitlines() if "incomplete" not in l]
+    t.check(rr.returncode == 1 and len(errs) == 1 and "not one" in errs[0] and
+            not os.path.exists("/dev/full.debug"), "--perf-data to a device: refused, no FILE.debug/",
+            rr.stderr)
+# -o naming an input: refused before anything is written, the recording kept
+same = os.path.join(d, "same.tr")
+shutil.copy(good, same)
+before = open(same, "rb").read()
+r = rep("--folded", "-o", same, same)
+t.check(r.returncode == 2 and "is the recording" in r.stderr and open(same, "rb").read() == before,
+        "-o onto its own input: refused, the recording kept", r.stderr)
 r = rep("--help")
 t.check(r.returncode == 0 and "--perf-script" in r.stdout, "--help")
 r = rep("--version")

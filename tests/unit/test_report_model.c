@@ -60,6 +60,12 @@ static void test_mappings(void)
 	struct rp_model m;
 	rp_model_init(&m);
 	uint32_t rec = rp_model_add_recording(&m, "x.tr");
+	/* first a snapshot with nothing valid in it (a damaged file's): the
+	 * model has no mapping array yet (UBSan: qsort of NULL) */
+	struct trec_mapping bad[] = { { .start = 0x9000, .end = 0x1000, .path = "reversed" } };
+	struct trec_mapping_snapshot none = { .time_ns = 1, .pid = 99, .num_mappings = 1, .mappings = bad };
+	rp_model_add_snapshot(&m, rec, &none);
+	check(m.nmaps == 0, "a snapshot of no valid mapping adds none");
 	struct trec_mapping a[] = {
 		{ .start = 0x2000, .end = 0x3000, .file_id = 2, .path = "b" },
 		{ .start = 0x1000, .end = 0x2000, .file_id = 1, .path = "a" },

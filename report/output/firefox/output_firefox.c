@@ -21,6 +21,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #include "format/containers/u64map.h"
@@ -285,7 +286,8 @@ int rp_output_firefox(const struct rp_report *r, FILE *out)
 	ff_write(&f, j, order, end_ns);
 	int rc = rp_jw_close(j);
 	if (rc)
-		fprintf(stderr, "treport: writing the Firefox profile failed\n");
+		fprintf(stderr, "treport: writing %s failed: %s\n",
+			r->o->out_path ? r->o->out_path : "stdout", strerror(errno));
 
 	for (size_t i = 0; i < f.threads.n; i++) {
 		free(f.th[i].stack);

@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <linux/perf_event.h>
 
 #include "format/containers/u64map.h"
@@ -251,6 +252,14 @@ int rp_output_perf_data(const struct rp_report *r, FILE *out)
 	}
 	const struct rp_recording *rec = &m->recs[0];
 	char dir[4096], err[512];
+	struct stat st;
+	/* perf.data is seeked back to its header, and its symbols go beside
+	 * it: a regular file (not /dev/full, beside which no FILE.debug/) */
+	if (r->o->out_path && !stat(r->o->out_path, &st) && !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "treport: --perf-data writes a regular file: %s is not one\n",
+			r->o->out_path);
+		return -1;
+	}
 	if (snprintf(dir, sizeof(dir), "%s.debug", r->o->out_path ? r->o->out_path : "perf.data") >=
 	    (int)sizeof(dir)) {
 		fprintf(stderr, "treport: output path too long\n");
