@@ -34,10 +34,11 @@ check "exit: a command that cannot run leaves the recording at the path as it wa
 # The command inherits what trecord inherited, as without trecord (and as
 # under perf record): open fds (make's jobserver pipe) and ignored signals
 # (nohup's SIGHUP); nothing trecord opened itself.
-fds='ls /proc/$$/fd | sort -n | tr "\n" " "; grep SigIgn /proc/$$/status'
+# (no pipeline in that shell: its pipe's fds would show while ls runs)
+fds='ls /proc/$$/fd; grep SigIgn /proc/$$/status'
 exec 7>"$T/fd7"
-"$TRECORD" -q -o "$T/i.tr" -f -- sh -c "echo via7 >&7; $fds" >"$T/inh_rec" 2>"$T/err"
-sh -c "$fds" >"$T/inh_plain"
+"$TRECORD" -q -o "$T/i.tr" -f -- sh -c "echo via7 >&7; $fds" 2>"$T/err" | sort | tr '\n' ' ' >"$T/inh_rec"
+sh -c "$fds" | sort | tr '\n' ' ' >"$T/inh_plain"
 exec 7>&-
 check "exit: the command writes to an inherited fd 7" grep -qx via7 "$T/fd7"
 check "exit: ... and has the fds and ignored signals it has without trecord ($(head -1 "$T/inh_rec"))" \
