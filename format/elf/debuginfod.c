@@ -160,6 +160,44 @@ int trec_debuginfod_find(const uint8_t *build_id, size_t len, char **path)
 	return -1;
 }
 
+/* Whether path is absent or a regular file (following links). */
+static bool absent_or_regular(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) || S_ISREG(st.st_mode);
+}
+
+/*
+ * libdwfl's debuglink search opens its candidates with open(): a FIFO in
+ * the directory of a binary a process chose (or a link to one) would block
+ * the end of a recording, or a report, for good. Its candidates there
+ * (DIR/LINK, DIR/.debug/LINK; without a link DIR/NAME.debug; an absolute
+ * link itself) must be absent or regular files; the roots under
+ * /usr/lib/debug are root's. (A race past this check is left to an
+ * attacker swapping the file at the instant between.)
+ */
+static bool debuglink_places_safe(const char *file_name, const char *link)
+{
+	char dir[4096], name[512], p[8192];
+	const char *slash = file_name ? strrchr(file_name, '/') : NULL;
+
+	if (!slash || (size_t)(slash - file_name) >= sizeof(dir))
+		return true; /* no directory: nothing is searched there */
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - file_name), file_name);
+	if (!link) {
+		snprintf(name, sizeof(name), "%s.debug", slash + 1);
+		link = name;
+	}
+	if (link[0] == '/')
+		return absent_or_regular(link);
+	snprintf(p, sizeof(p), "%s/%s", dir, link);
+	if (!absent_or_regular(p))
+		return false;
+	snprintf(p, sizeof(p), "%s/.debug/%s", dir, link);
+	return absent_or_regular(p);
+}
+
 int trec_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			Dwarf_Addr base, const char *file_name, const char *debuglink_file,
 			GElf_Word debuglink_crc, char **debuginfo_file_name)
@@ -170,7 +208,9 @@ int trec_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 	 * in another mount namespace) has no directory: a debug link would be
 	 * looked up among trecord's fds. By build-id only. */
 	bool own_fd = file_name && !strncmp(file_name, "/proc/self/fd/", 14);
-	int fd = own_fd ? dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
+	/* Nor is one searched where a FIFO or device sits among its places. */
+	bool by_id = own_fd || !debuglink_places_safe(file_name, debuglink_file);
+	int fd = by_id ? dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
 						       debuglink_file, debuglink_crc,
 						       debuginfo_file_name)
 			: dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
