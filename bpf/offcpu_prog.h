@@ -11,6 +11,9 @@
  *   switch-in of a thread with a parked trace: the wait is over; if it
  *     lasted offcpu_min_ns or more, the trace goes to the ring buffer with
  *     offcpu_ns set, else it only counts in OFFCPU_SHORT.
+ *   switch-out of a thread that still has a parked trace: it ran, but no
+ *     sched_switch showed it coming in (offcpu_unseen_switch_in); the end
+ *     is told from the CPU time it has had since.
  *
  * Preempted threads (still runnable) are on-CPU time waiting for a CPU, not
  * blocked: they are left out, as perf --off-cpu does. Kernel threads have no
@@ -33,15 +36,10 @@ TREC_RODATA(__u64, offcpu_min_ns, 10000);
 #define TREC_OFFCPU_KSTACK_SKIP 2
 #define TREC_PF_EXITING 0x00000004 /* include/linux/sched.h */
 
-static __always_inline void offcpu_switch_in(struct task_struct *next)
+/* A parked wait of tid is over, blocked for ns: written if it lasted
+ * offcpu_min_ns or more, else counted; the entry goes. */
+static __always_inline void offcpu_end(__u32 tid, struct trec_trace *t, __u64 blocked)
 {
-	__u32 tid = next->pid;
-	struct trec_trace *t = bpf_map_lookup_elem(&offcpu_pending, &tid);
-	__u64 blocked;
-
-	if (!t)
-		return;
-	blocked = bpf_ktime_get_ns() - t->ktime_ns;
 	if (blocked < offcpu_min_ns) {
 		increment_metric(TREC_METRIC_OFFCPU_SHORT);
 	} else {
@@ -50,6 +48,57 @@ static __always_inline void offcpu_switch_in(struct task_struct *next)
 			increment_metric(TREC_METRIC_OFFCPU_SENT);
 	}
 	bpf_map_delete_elem(&offcpu_pending, &tid);
+}
+
+static __always_inline void offcpu_switch_in(struct task_struct *next)
+{
+	__u32 tid = next->pid;
+	struct trec_trace *t = bpf_map_lookup_elem(&offcpu_pending, &tid);
+
+	if (!t)
+		return;
+	offcpu_end(tid, t, bpf_ktime_get_ns() - t->ktime_ns);
+}
+
+/*
+ * prev is leaving a CPU with a wait still parked: it ran since it blocked,
+ * and no sched_switch showed it coming in. Not every switch reaches the
+ * tracepoint's programs: on the Firecracker guest kernel (6.18) trec is
+ * tested on, a switch away from the VM agent's threads (process_api's
+ * tokio-rt-worker) reaches neither BPF nor tracefs (README, Off-CPU time,
+ * Limits). The
+ * wait ended when the thread got a CPU, and it has been on that CPU ever
+ * since (leaving it is a switch-out, this one, which every program sees),
+ * so for as long as its se.sum_exec_runtime grew since it blocked: the
+ * parked trace kept that sum in offcpu_ns. The kernel brings the sum up
+ * to date as the thread leaves the CPU, before the tracepoint (update_curr
+ * at the dequeue or put_prev). It runs on the clock of CPU time, which
+ * leaves out steal time and interrupts where the kernel accounts them
+ * apart: the wait can come out that much long.
+ */
+static __always_inline void offcpu_unseen_switch_in(struct task_struct *prev)
+{
+	__u32 tid = prev->pid;
+	struct trec_trace *t;
+	__u64 since, ran;
+
+	if (!tid)
+		return;
+	t = bpf_map_lookup_elem(&offcpu_pending, &tid);
+	if (!t)
+		return;
+	since = bpf_ktime_get_ns() - t->ktime_ns;
+	ran = prev->se.sum_exec_runtime - t->offcpu_ns;
+	if ((__s64)ran < 0) {
+		/* Not the CPU time parked with it: the wait's end is unknown. */
+		increment_metric(TREC_METRIC_OFFCPU_NO_SWITCH_IN);
+		bpf_map_delete_elem(&offcpu_pending, &tid);
+		return;
+	}
+	increment_metric(TREC_METRIC_OFFCPU_SWITCH_IN_UNSEEN);
+	/* More CPU time than time passed: the two clocks' difference, on a
+	 * wait too short to tell from none. */
+	offcpu_end(tid, t, ran < since ? since - ran : 0);
 }
 
 static __always_inline int offcpu_switch_out(void *ctx, struct task_struct *prev)
@@ -68,6 +117,8 @@ static __always_inline int offcpu_switch_out(void *ctx, struct task_struct *prev
 	t->cpu = bpf_get_smp_processor_id();
 	t->ktime_ns = bpf_ktime_get_ns();
 	t->flags = TREC_TRACE_F_OFFCPU | TREC_TRACE_F_KERNEL_MODE;
+	/* Until the wait ends: the thread's CPU time so far (offcpu_unseen_switch_in). */
+	t->offcpu_ns = prev->se.sum_exec_runtime;
 	read_comm(t->comm, prev);
 	if (is_self(t->pid))
 		return send_self(rec);
@@ -99,6 +150,8 @@ int BPF_PROG(trec_offcpu_switch, bool preempt, struct task_struct *prev,
 {
 	/* First: a tail call from the switch-out part does not return. */
 	offcpu_switch_in(next);
+	/* Whatever prev's state: a wait it parked before ended unseen. */
+	offcpu_unseen_switch_in(prev);
 	if (preempt || prev_state == 0 || !prev->mm || (prev->flags & TREC_PF_EXITING) ||
 	    !is_followed(prev->tgid) ||
 	    /* -t, -u, -G: prev is still the current task here */

@@ -126,7 +126,7 @@ enum trec_error {
 	X(OFFCPU_SENT, "off-CPU: waits written to the ring buffer")            \
 	X(OFFCPU_SHORT, "off-CPU: waits below the threshold, not written")     \
 	X(OFFCPU_PENDING_FULL, "off-CPU: waits lost, offcpu_pending map full") \
-	X(OFFCPU_NO_SWITCH_IN, "off-CPU: waits lost, the thread blocked again with no switch-in seen") \
+	X(OFFCPU_NO_SWITCH_IN, "off-CPU: waits lost, the thread ran again with no switch-in seen and no end to tell") \
 	X(PERL_FRAMES, "perl frames unwound")                                  \
 	X(PERL_ERRORS, "perl unwinder errors")                                 \
 	X(PERL_CX_SKIPPED, "perl context entries skipped (half-written top entry)") \
@@ -143,7 +143,8 @@ enum trec_error {
 	X(STACK_REPLAYED, "traces whose outer frames were proven unchanged and reused (stack replay)") \
 	X(TRACES_SENT_DELTA, "of TRACES_SENT: sent as a delta, the frames before the replay point only") \
 	X(SELF_SAMPLES, "samples and waits of trecord's own threads, kept unwalked (SELF frame)") \
-	X(REPLAY_QUIET, "native walks logged for a replay not at all or to frame 4: their CPU's last replay tries failed")
+	X(REPLAY_QUIET, "native walks logged for a replay not at all or to frame 4: their CPU's last replay tries failed") \
+	X(OFFCPU_SWITCH_IN_UNSEEN, "off-CPU: waits whose switch-in no sched_switch showed, ended at the thread's next switch-out (written)")
 
 enum trec_metric {
 #define TREC_X(name, desc) TREC_METRIC_##name,

@@ -106,7 +106,10 @@ struct trec_trace {
 	__u16 num_frames;
 	__u16 flags; /* enum trec_trace_flags */
 	char comm[TREC_COMM_LEN];
-	__u64 offcpu_ns; /* off-CPU: time blocked; 0 for cpu-clock samples */
+	/* off-CPU: time blocked; 0 for cpu-clock samples. While the trace is
+	 * parked in offcpu_pending: the thread's CPU time at its switch-out
+	 * (bpf/offcpu_prog.h). */
+	__u64 offcpu_ns;
 	/* Traces sent from this CPU's per-CPU record, numbered from 1 (0:
 	 * not sent from it: off-CPU waits, deferred samples). */
 	__u32 seq;

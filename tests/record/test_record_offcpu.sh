@@ -25,9 +25,10 @@ read -r nsleep ns_sleep < <(awk '/ offcpu-time: $/ { p = $(NF - 1); inside = 1; 
 	inside && /block_in_nanosleep/ { hit = 1 }
 	inside && /^$/ { if (hit) { n++; s += p }; inside = 0 }
 	END { if (inside && hit) { n++; s += p }; print n + 0, s + 0 }' "$T/script")
-# 29 now and then: a wait whose switch-in BPF did not see is counted in
-# OFFCPU_NO_SWITCH_IN, not written (README, Off-CPU time, Limits).
-check "offcpu: 29-30 waits in block_in_nanosleep ($nsleep)" [ "$nsleep" -ge 29 -a "$nsleep" -le 30 ]
+# All 30, also the ones whose switch-in no sched_switch showed (README,
+# Off-CPU time, Limits: 29 now and then before they were ended at the
+# thread's next switch-out).
+check "offcpu: 30 waits in block_in_nanosleep ($nsleep)" [ "$nsleep" = 30 ]
 us_sleep=$(awk '/block_in_nanosleep/ { s += $NF } END { print s + 0 }' "$T/folded")
 check "offcpu: perf-script periods (ns) add up to the folded microseconds ($ns_sleep ns, $us_sleep us)" \
 	python3 -c "import sys; sys.exit(abs($ns_sleep / 1000 - $us_sleep) > 1 + $nsleep)"
@@ -67,10 +68,18 @@ check "offcpu: --info shows the cpu-clock samples" grep -q '^  samples: .*(cpu-c
 check "offcpu: metrics count the waits sent" grep -Eq '^ *OFFCPU_SENT +[1-9]' "$T/info"
 check "offcpu: META names both events" grep -Eq 'event +cpu-clock,offcpu-time' "$T/info"
 check "offcpu: no wait lost to a full map" grep -Eq '^ *OFFCPU_PENDING_FULL +0 ' "$T/info"
-read -r switches noswitch < <(awk '$1 == "OFFCPU_SWITCHES" { s = $2 } $1 == "OFFCPU_NO_SWITCH_IN" { n = $2 }
-	END { print s + 0, n + 0 }' "$T/info")
-check "offcpu: waits lost for want of a switch-in stay rare ($noswitch of $switches, <= 2%)" \
-	[ "$switches" -gt 0 -a $((noswitch * 50)) -le "$switches" ]
+read -r switches sent short noswitch unseen unfinished lostring < <(awk '
+	{ v[$1] = $2 }
+	END { print v["OFFCPU_SWITCHES"] + 0, v["OFFCPU_SENT"] + 0, v["OFFCPU_SHORT"] + 0,
+		v["OFFCPU_NO_SWITCH_IN"] + 0, v["OFFCPU_SWITCH_IN_UNSEEN"] + 0,
+		v["OFFCPU_UNFINISHED"] + 0, v["TRACES_LOST_RINGBUF"] + 0 }' "$T/info")
+# A wait whose switch-in was not seen is ended at the thread's next
+# switch-out and written (counted in OFFCPU_SWITCH_IN_UNSEEN too): none is
+# lost. The accounting: each wait taken ends in one of the counts.
+check "offcpu: no wait lost for want of a switch-in ($noswitch of $switches; $unseen ended late)" \
+	[ "$switches" -gt 0 -a "$noswitch" = 0 ]
+check "offcpu: every wait taken is written, short or unfinished ($switches = $sent + $short + $unfinished)" \
+	[ "$lostring" != 0 -o "$switches" = $((sent + short + unfinished)) ]
 # Every thread of a command that ran to its end ran again after its last wait.
 check "offcpu: no wait left unfinished" grep -Eq '^ *OFFCPU_UNFINISHED +0( |$)' "$T/info"
 
