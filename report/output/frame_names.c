@@ -112,6 +112,23 @@ static void root_frame(struct rp_namer *n, const struct rp_agg *a, struct rp_nfr
 				 .name = rp_strtab_intern_n(&n->r->m->strs, n->b.p, n->b.len) };
 }
 
+/* The interpreter frames right above syms[k] (outermost first), if syms[k]
+ * is a native frame with inlined functions at its pc: the interpreter loop
+ * running them (e.g. _PyEval_EvalFrameDefault with do_call_core inlined).
+ * What is inlined runs for the innermost of them, so it belongs above them
+ * all. 0 if not that shape. */
+static uint32_t interp_run_after(const struct rp_namer *n, uint32_t k, uint32_t nsyms)
+{
+	uint32_t run = 0;
+
+	if (n->sym_len[n->syms[k]] < 2 || n->pool[n->sym_first[n->syms[k]]].kind != RP_FK_NATIVE)
+		return 0;
+	while (k + run + 1 < nsyms &&
+	       n->pool[n->sym_first[n->syms[k + run + 1]]].kind == RP_FK_INTERP)
+		run++;
+	return run;
+}
+
 uint32_t rp_namer_stack(struct rp_namer *n, const struct rp_agg *a, const struct rp_nframe **out)
 {
 	uint32_t nsyms = rp_agg_syms(n->r, a, &n->syms, &n->capsyms);
@@ -136,9 +153,24 @@ uint32_t rp_namer_stack(struct rp_namer *n, const struct rp_agg *a, const struct
 	root_frame(n, a, &n->out[0]);
 	size_t j = 1;
 	for (uint32_t k = 0; k < nsyms; k++) {
-		uint32_t id = n->syms[k];
-		memcpy(n->out + j, n->pool + n->sym_first[id], n->sym_len[id] * sizeof(*n->out));
-		j += n->sym_len[id];
+		uint32_t id = n->syms[k], run = interp_run_after(n, k, nsyms);
+		const struct rp_nframe *f = n->pool + n->sym_first[id];
+		if (!run) {
+			memcpy(n->out + j, f, n->sym_len[id] * sizeof(*n->out));
+			j += n->sym_len[id];
+			continue;
+		}
+		/* the interpreter loop's function, the frames it runs, then
+		 * what is inlined at its pc: called from the innermost of them */
+		n->out[j++] = f[0];
+		for (uint32_t r = 1; r <= run; r++) {
+			uint32_t rid = n->syms[k + r];
+			memcpy(n->out + j, n->pool + n->sym_first[rid], n->sym_len[rid] * sizeof(*n->out));
+			j += n->sym_len[rid];
+		}
+		memcpy(n->out + j, f + 1, (n->sym_len[id] - 1) * sizeof(*n->out));
+		j += n->sym_len[id] - 1;
+		k += run;
 	}
 	*out = n->out;
 	return (uint32_t)j;

@@ -30,8 +30,12 @@ static void add_dso(struct rp_buf *b, const char *dso)
 	rp_buf_add(b, ")\n", 2);
 }
 
+/* A symbol's lines: all, its inlined functions only, or its own only. */
+enum { PART_ALL, PART_INLINED, PART_OWN, PARTS };
+
 /* The text lines of one symbol, formatted once: frames repeat millions of times. */
-static void format_frame(struct rp_buf *b, const struct rp_report *r, const struct rp_sym *sym)
+static void format_frame(struct rp_buf *b, const struct rp_report *r, const struct rp_sym *sym,
+			 int part)
 {
 	const struct rp_strtab *st = &r->m->strs;
 	const char *dso = rp_str(st, sym->dso);
@@ -41,8 +45,10 @@ static void format_frame(struct rp_buf *b, const struct rp_report *r, const stru
 		return;
 	}
 	const struct rp_line *l = rp_sym_lines(r->s, sym);
-	for (uint32_t i = 0; i + 1 < sym->nlines; i++)
+	for (uint32_t i = 0; i + 1 < sym->nlines && part != PART_OWN; i++)
 		rp_buf_printf(b, "\t%16" PRIx64 " %s (inlined)\n", sym->addr, rp_str(st, l[i].func));
+	if (part == PART_INLINED)
+		return;
 	if (sym->kind == RP_SYM_ERROR || sym->kind == RP_SYM_INTERP)
 		rp_buf_printf(b, "\t%16" PRIx64 " %s", (uint64_t)0, rp_str(st, sym->name));
 	else
@@ -59,23 +65,36 @@ struct frame_texts {
 	struct rp_buf b;
 };
 
-static const char *frame_text(struct frame_texts *ft, const struct rp_report *r, uint32_t symid,
-			      size_t *len)
+static void put_frame(FILE *out, struct frame_texts *ft, const struct rp_report *r,
+		      uint32_t symid, int part)
 {
-	if (symid >= ft->cap) {
+	size_t i = (size_t)symid * PARTS + (size_t)part;
+
+	if (i >= ft->cap) {
 		size_t old = ft->cap;
-		RP_GROW(ft->of_sym, ft->cap, (size_t)symid + 1);
+		RP_GROW(ft->of_sym, ft->cap, i + 1);
 		RP_GROW(ft->len, ft->caplen, ft->cap);
 		memset(ft->of_sym + old, 0, (ft->cap - old) * sizeof(*ft->of_sym));
 	}
-	if (!ft->of_sym[symid]) {
+	if (!ft->of_sym[i]) {
 		rp_buf_reset(&ft->b);
-		format_frame(&ft->b, r, rp_sym_get(r->s, symid));
-		ft->of_sym[symid] = rp_strtab_intern_n(&ft->texts, ft->b.p, ft->b.len);
-		ft->len[symid] = (uint32_t)ft->b.len;
+		format_frame(&ft->b, r, rp_sym_get(r->s, symid), part);
+		ft->of_sym[i] = rp_strtab_intern_n(&ft->texts, ft->b.p, ft->b.len);
+		ft->len[i] = (uint32_t)ft->b.len;
 	}
-	*len = ft->len[symid];
-	return rp_str(&ft->texts, ft->of_sym[symid]);
+	fwrite(rp_str(&ft->texts, ft->of_sym[i]), 1, ft->len[i], out);
+}
+
+/* Whether as[k] is a native frame with functions inlined at its pc that
+ * runs the interpreter frames right above it: those inlined run for the
+ * innermost of them (frame_names.c, interp_run_after). */
+static bool inlined_above_interp(const struct rp_report *r, const uint32_t *as, uint32_t k,
+				 uint32_t n)
+{
+	const struct rp_sym *s = rp_sym_get(r->s, as[k]);
+
+	return s->resolved && s->kind == RP_SYM_NATIVE && s->nlines > 1 && k + 1 < n &&
+	       rp_sym_get(r->s, as[k + 1])->kind == RP_SYM_INTERP;
 }
 
 /* Each aggregate's symbol ids, resolved once for all of its samples. */
@@ -131,9 +150,18 @@ int rp_output_perf_script(const struct rp_report *r, FILE *out)
 		uint32_t nas;
 		const uint32_t *as = agg_syms_cached(&ac, r, e->agg, &nas);
 		for (uint32_t k = nas; k-- > 0;) { /* leaf first */
-			size_t len;
-			const char *t = frame_text(&ft, r, as[k], &len);
-			fwrite(t, 1, len, out);
+			/* a run of interpreter frames and the frame below it:
+			 * the loop's inlined functions, its interpreter frames,
+			 * then the loop's own function */
+			uint32_t s = k;
+			while (s > 0 && rp_sym_get(r->s, as[s])->kind == RP_SYM_INTERP)
+				s--;
+			bool split = s < k && inlined_above_interp(r, as, s, nas);
+			if (split)
+				put_frame(out, &ft, r, as[s], PART_INLINED);
+			for (; k > s; k--)
+				put_frame(out, &ft, r, as[k], PART_ALL);
+			put_frame(out, &ft, r, as[s], split ? PART_OWN : PART_ALL);
 		}
 		fputc('\n', out);
 	}

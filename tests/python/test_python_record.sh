@@ -37,6 +37,21 @@ for py in "${pythons[@]}"; do
 	check "python $ver: folded stacks name python frames 'function (file.py:line)'" \
 		grep -q ';Worker.run (busy.py:[0-9]*);recurse (busy.py:[0-9]*);' "$dir/busy.folded"
 	interp_readme_example "python $ver" busy.py "$dir/busy.folded"
+	# f(*args): the loop's pc is in a function inlined into it (3.11:
+	# do_call_core), which runs for the Python frame that made the call:
+	# it goes above that frame, not below the loop's Python frames.
+	if interp_record "python $ver" "$dir/callex.tr" callex.py "$py" \
+		"$TREC_ROOT/tests/python/callex.py" 1; then
+		read -r bad all < <("$TREPORT" --folded "$dir/callex.tr" 2>/dev/null |
+			awk -f "$TREC_ROOT/tests/python/interp_order.awk")
+		check "python $ver: interpreter frames sit on their loop, inlined frames above them ($bad of $all samples not)" \
+			[ "${all:-0}" -gt 50 -a $((bad * 100)) -le "${all:-0}" ]
+		read -r bad all < <("$TREPORT" --perf-script "$dir/callex.tr" 2>/dev/null |
+			awk -f "$TREC_ROOT/tests/python/perf_script_folded.awk" |
+			awk -f "$TREC_ROOT/tests/python/interp_order.awk")
+		check "python $ver: ... and in perf script ($bad of $all samples not)" \
+			[ "${all:-0}" -gt 50 -a $((bad * 100)) -le "${all:-0}" ]
+	fi
 	interp_info "$out"
 	interp_code_check "python $ver" "PYCODE records" PY_CODE_WRITTEN PYTHON_ERRORS 1 ||
 		{ [ -n "${TREC_KEEP:-}" ] && cp "$out" "$TREC_KEEP/"; }
