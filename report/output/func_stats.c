@@ -16,15 +16,24 @@ static bool func_eq(const void *ctx, uint32_t idx)
 	return k->s->funcs[idx].dso == k->dso && k->s->funcs[idx].label == k->label;
 }
 
-static struct rp_func *func_get(struct rp_funcs *s, const struct rp_sym *sym)
+/* An interpreter frame's label holds its line ("run (app.py:12)"): a
+ * function is its name in its file, whatever the line. */
+static uint32_t func_label(const struct rp_report *r, const struct rp_sym *sym)
 {
-	struct func_key k = { s, sym->dso, sym->label };
-	uint64_t h = rp_hash_u64(((uint64_t)sym->dso << 32) | sym->label);
+	if (sym->kind == RP_SYM_INTERP && sym->resolved)
+		return rp_sym_lines(r->s, sym)[0].func;
+	return sym->label;
+}
+
+static struct rp_func *func_get(struct rp_funcs *s, uint32_t dso, uint32_t label)
+{
+	struct func_key k = { s, dso, label };
+	uint64_t h = rp_hash_u64(((uint64_t)dso << 32) | label);
 	uint32_t i = trec_itab_find(&s->index, h, func_eq, &k);
 	if (i == TREC_ITAB_NONE) {
 		RP_GROW(s->funcs, s->cap, s->n + 1);
 		i = (uint32_t)s->n++;
-		s->funcs[i] = (struct rp_func){ .dso = sym->dso, .label = sym->label };
+		s->funcs[i] = (struct rp_func){ .dso = dso, .label = label };
 		rp_itab_insert(&s->index, h, i);
 	}
 	return &s->funcs[i];
@@ -50,7 +59,8 @@ void rp_funcs_collect(const struct rp_report *r, struct rp_funcs *s, unsigned nc
 		add(&s->all[col], w);
 		uint32_t n = rp_agg_syms(r, a, &syms, &capsyms);
 		for (uint32_t k = 0; k < n; k++) {
-			struct rp_func *f = func_get(s, rp_sym_get(r->s, syms[k]));
+			const struct rp_sym *sym = rp_sym_get(r->s, syms[k]);
+			struct rp_func *f = func_get(s, sym->dso, func_label(r, sym));
 			if (f->stamp != i + 1) {
 				f->stamp = i + 1;
 				add(&f->total[col], w);

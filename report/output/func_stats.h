@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Samples per function, as perf report's default sort keys them: a
- * function is a (shared object, symbol) pair, without inlined frames;
+ * function is a (shared object, symbol) pair, without inlined frames (an
+ * interpreter's: its name in its file, whatever its line);
  * "self" counts samples whose leaf is in it, "total" (perf's children)
  * samples with it anywhere on the stack, once per stack however deep the
  * recursion. The summary uses one column, --diff two (base, new).

@@ -51,6 +51,11 @@ for py in "${pythons[@]}"; do
 			awk -f "$TREC_ROOT/tests/python/interp_order.awk")
 		check "python $ver: ... and in perf script ($bad of $all samples not)" \
 			[ "${all:-0}" -gt 50 -a $((bad * 100)) -le "${all:-0}" ]
+		# the summary's functions: spin once, whatever its lines
+		"$TREPORT" --top 1000 "$dir/callex.tr" >"$dir/callex.sum" 2>/dev/null
+		rows=$(sed -n '/by total/,$p' "$dir/callex.sum" | grep -c ' callex.py  *spin$')
+		check "python $ver: the summary has one row for spin ($rows), none per line" \
+			[ "$rows" = 1 -a "$(grep -c '(callex.py:' "$dir/callex.sum")" = 0 ]
 	fi
 	interp_info "$out"
 	interp_code_check "python $ver" "PYCODE records" PY_CODE_WRITTEN PYTHON_ERRORS 1 ||
