@@ -88,6 +88,30 @@ static void test_period(void)
 		memcpy(mem + o, frameless, sizeof(frameless));
 	CHECK("3.13 arena: period 16 (padded)",
 	      trec_py_tramp_period(mem, sizeof(mem), frameless, sizeof(frameless)) == 16);
+	{
+		/* 3.13 -X perf_jit after the first arena: 272 bytes apart. */
+		uint8_t jit[TREC_PY_TRAMP_PROBE] = { 0 };
+
+		for (size_t o = 0; o + sizeof(frameless) <= sizeof(jit); o += 272)
+			memcpy(jit + o, frameless, sizeof(frameless));
+		CHECK("3.13 -X perf_jit arena: period 272 in the bytes probed",
+		      trec_py_tramp_period(jit, sizeof(jit), frameless, sizeof(frameless)) == 272);
+		CHECK("period 272 not found in 192 bytes (the old probe's read)",
+		      trec_py_tramp_period(jit, 192, frameless, sizeof(frameless)) == 0);
+		memset(jit, 0, sizeof(jit));
+		for (size_t o = 0; o + sizeof(frameless) <= sizeof(jit); o += TREC_PY_TRAMP_MAX_PERIOD + 16)
+			memcpy(jit + o, frameless, sizeof(frameless));
+		CHECK("a period beyond TREC_PY_TRAMP_MAX_PERIOD: no arena",
+		      trec_py_tramp_period(jit, sizeof(jit), frameless, sizeof(frameless)) == 0);
+	}
+	CHECK("merged periods: the first alone, 16 with 272 (either order) gives 16",
+	      trec_py_tramp_merge_period(0, 272, 11) == 272 &&
+		      trec_py_tramp_merge_period(272, 272, 11) == 272 &&
+		      trec_py_tramp_merge_period(16, 272, 11) == 16 &&
+		      trec_py_tramp_merge_period(272, 16, 11) == 16);
+	CHECK("merged periods shorter than the template: none",
+	      trec_py_tramp_merge_period(11, 16, 11) == 0 &&
+		      trec_py_tramp_merge_period(16, 24, 11) == 0);
 	mem[0] ^= 1;
 	CHECK("no template at offset 0: no arena",
 	      trec_py_tramp_period(mem, sizeof(mem), frameless, sizeof(frameless)) == 0);
@@ -97,12 +121,15 @@ static void test_period(void)
 	      trec_py_tramp_period(mem, sizeof(mem), frameless, sizeof(frameless)) == 0);
 }
 
-static void test_deltas(size_t period)
+/* Deltas built for period, checked at the copies of an arena of period
+ * arena (a multiple of period: a mapping of mixed periods). */
+static void test_deltas(size_t period, size_t arena)
 {
 	struct trec_py_tramp_row rows[TREC_PY_TRAMP_MAX];
 	struct trec_file_deltas d;
 	int n = trec_py_tramp_rules(frameless, sizeof(frameless), rows);
 	size_t copies = (TREC_PY_TRAMP_ARENA - sizeof(frameless)) / period + 1, bad = 0;
+	size_t arena_copies = (TREC_PY_TRAMP_ARENA - sizeof(frameless)) / arena + 1;
 	char name[96];
 
 	if (n < 0 || trec_py_tramp_deltas(rows, (size_t)n, sizeof(frameless), period, &d)) {
@@ -111,8 +138,8 @@ static void test_deltas(size_t period)
 	}
 	/* Every offset of every copy: the leaf's rule (pc) and, after the
 	 * call, the caller's (return address - 1). */
-	for (size_t c = 0; c < copies; c++) {
-		uint64_t b = c * period;
+	for (size_t c = 0; c < arena_copies; c++) {
+		uint64_t b = c * arena;
 
 		bad += !is_sp(rule_at(&d, b + 0), 8) || !is_sp(rule_at(&d, b + 3), 8) ||
 		       !is_sp(rule_at(&d, b + 4), 16) || !is_sp(rule_at(&d, b + 6 - 1), 16) ||
@@ -120,7 +147,8 @@ static void test_deltas(size_t period)
 		if (period > sizeof(frameless))
 			bad += !is_invalid(rule_at(&d, b + sizeof(frameless)));
 	}
-	snprintf(name, sizeof(name), "period %zu: %zu copies, each offset's rule right", period, copies);
+	snprintf(name, sizeof(name), "period %zu in a %zu-period arena: %zu copies, each offset's rule right",
+		 period, arena, arena_copies);
 	CHECK(name, bad == 0);
 	snprintf(name, sizeof(name), "period %zu: nothing after the last copy", period);
 	CHECK(name, is_invalid(rule_at(&d, copies * period + 5)) &&
@@ -138,8 +166,10 @@ int main(void)
 {
 	test_rules();
 	test_period();
-	test_deltas(11);
-	test_deltas(16);
+	test_deltas(11, 11);
+	test_deltas(16, 16);
+	test_deltas(272, 272);
+	test_deltas(16, 272); /* a mapping with the first perf_jit arena and a later one */
 	CHECK("synthetic ids differ by period",
 	      trec_py_tramp_file_id(frameless, sizeof(frameless), 11) !=
 		      trec_py_tramp_file_id(frameless, sizeof(frameless), 16));

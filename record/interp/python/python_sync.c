@@ -139,14 +139,18 @@ int trec_py_sync_anon(struct trec_py_sync *s, uint32_t pid, uint64_t start, uint
 	if (!o || o->major != 3 || o->minor < 12 || !o->tramp_len ||
 	    trec_py_tramp_rules(o->tramp, o->tramp_len, rows) < 0)
 		goto out;
-	/* Adjacent arenas may share one VMA: every one must be an arena of
-	 * the same period. */
+	/* Adjacent arenas may share one VMA (in 3.13 -X perf_jit, the first
+	 * arena of period 16 beside later ones of 272): every one must be an
+	 * arena, and all share the deltas of their periods' gcd. The VMA is
+	 * the process's: at most TREC_PY_TRAMP_MAX_ARENAS are read. */
+	if ((end - start) / TREC_PY_TRAMP_ARENA > TREC_PY_TRAMP_MAX_ARENAS)
+		goto out;
 	for (uint64_t a = start; a < end; a += TREC_PY_TRAMP_ARENA) {
 		size_t pa = trec_py_tramp_probe(pid, a, o->tramp, o->tramp_len);
 
-		if (!pa || (period && pa != period))
+		period = pa ? trec_py_tramp_merge_period(period, pa, o->tramp_len) : 0;
+		if (!period)
 			goto out;
-		period = pa;
 	}
 	*file_id = trec_py_tramp_file_id(o->tramp, o->tramp_len, period);
 	ret = tramp_deltas_once(s, o, period, *file_id, deltas) ? 0 : 1;

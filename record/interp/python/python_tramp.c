@@ -91,16 +91,29 @@ size_t trec_py_tramp_period(const uint8_t *mem, size_t n, const uint8_t *tmpl, s
 {
 	if (!len || n < len || memcmp(mem, tmpl, len))
 		return 0;
-	for (size_t p = len; 2 * p + len <= n; p++)
+	for (size_t p = len; p <= TREC_PY_TRAMP_MAX_PERIOD && 2 * p + len <= n; p++)
 		if (!memcmp(mem + p, tmpl, len) && !memcmp(mem + 2 * p, tmpl, len))
 			return p;
 	return 0;
 }
 
+size_t trec_py_tramp_merge_period(size_t a, size_t b, size_t len)
+{
+	if (!a || !b)
+		return a ? a : b;
+	while (b) {
+		size_t r = a % b;
+
+		a = b;
+		b = r;
+	}
+	return a >= len ? a : 0;
+}
+
 size_t trec_py_tramp_probe(uint32_t pid, uint64_t addr, const uint8_t *tmpl, size_t len)
 {
-	/* Room for three copies of the longest template with padding. */
-	uint8_t buf[4 * TREC_PY_TRAMP_MAX + 64];
+	/* The template at 0, P and 2P for every period we accept. */
+	uint8_t buf[TREC_PY_TRAMP_PROBE];
 	struct iovec local = { buf, sizeof(buf) };
 	struct iovec remote = { (void *)(uintptr_t)addr, sizeof(buf) };
 

@@ -18,6 +18,17 @@
 
 #define TREC_PY_TRAMP_MAX 32            /* template bytes we accept */
 #define TREC_PY_TRAMP_ARENA (16 * 4096) /* perf_trampoline.c's arena size */
+/*
+ * The longest copy period we look for. 3.13's perf_trampoline.c spaces
+ * copies round_up(len + code_padding, 16) apart, and -X perf_jit sets
+ * code_padding to 256 after the first arena was filled: that arena has
+ * period 16, every later one 272 (for the 11-byte template).
+ */
+#define TREC_PY_TRAMP_MAX_PERIOD 512
+/* Arenas probed in one mapping at most (256 MiB; ~1 M code objects). */
+#define TREC_PY_TRAMP_MAX_ARENAS 4096
+/* Bytes read from an arena's start: the template at 0, P and 2P. */
+#define TREC_PY_TRAMP_PROBE (2 * TREC_PY_TRAMP_MAX_PERIOD + TREC_PY_TRAMP_MAX)
 
 /* One rule of the template, from offset on. */
 struct trec_py_tramp_row {
@@ -37,10 +48,21 @@ int trec_py_tramp_rules(const uint8_t *tmpl, size_t len, struct trec_py_tramp_ro
 /*
  * The copy period of an arena whose first bytes (the process's memory)
  * are mem[0, n): the template must be at offset 0, and the period is the
- * smallest P >= len with the template at P and 2P (3.12: the template's
- * length; 3.13: rounded up to 16). 0 if the bytes are no arena.
+ * smallest P >= len with the template at P and 2P, P at most
+ * TREC_PY_TRAMP_MAX_PERIOD (3.12: the template's length; 3.13: rounded up
+ * to 16; 3.13 -X perf_jit: 272 after the first arena). 0 if the bytes are
+ * no arena.
  */
 size_t trec_py_tramp_period(const uint8_t *mem, size_t n, const uint8_t *tmpl, size_t len);
+
+/*
+ * One period for deltas valid in arenas of period a and of period b (0:
+ * none yet, then b): their gcd, whose copies' offsets hold every copy of
+ * both (a 272-period arena's copies are at multiples of 16; rules for
+ * the copies in between describe padding that is never run). 0 when the
+ * gcd is shorter than the template (copies would overlap).
+ */
+size_t trec_py_tramp_merge_period(size_t a, size_t b, size_t len);
 
 /* Reads the first bytes of the arena at addr in pid and returns its period
  * (0: not an arena, or unreadable). */
