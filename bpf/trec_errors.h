@@ -135,7 +135,7 @@ enum trec_error {
 	X(THROTTLED, "samples cut to their leaf: the CPU budget was spent (--max-cpu)") \
 	X(SAMPLER_NS, "ns in BPF, entry to the end of the send (samples, off-CPU stacks), all CPUs") \
 	X(GO_STACK_SWITCHES, "Go: frame-pointer steps from the g0 stack to the goroutine's") \
-	X(GO_SWITCH_ROOTS, "Go: stacks ended at systemstack, mcall, morestack (g0) or clone") \
+	X(GO_SWITCH_ROOTS, "Go: stacks ended at systemstack, mcall, morestack (g0), clone, asmcgocall (SPWRITE)") \
 	X(DEFERRED_SENT, "samples whose walk was deferred: stack copied for userspace (deltas loading)") \
 	X(DEFERRED_LOST, "deferrals refused (ring buffer backlog, stack unreadable): frame-pointer fallback") \
 	X(DEFERRED_NO_PID, "of DEFERRED_SENT: samples of a process not synced yet, deferred from the leaf") \

@@ -115,12 +115,12 @@ int gopcln_func_record(const struct gopclntab *g, size_t i, struct gopcln_funcre
 	if (!gopcln_read(g, r->rec, entry_len, &v) ||
 	    (g->layout == 116 ? v : g->text_start + v) != r->entry)
 		return -EBADMSG; /* the record must be the one of this entry */
-	uint64_t f = r->rec + entry_len, name, pcsp, pcfile, pcln, npcdata, cu, nfuncdata;
+	uint64_t f = r->rec + entry_len, name, pcsp, pcfile, pcln, npcdata, cu, nfuncdata, flag;
 	if (!gopcln_read(g, f, 4, &name) || !gopcln_read(g, f + 12, 4, &pcsp) ||
 	    !gopcln_read(g, f + 16, 4, &pcfile) ||
 	    !gopcln_read(g, f + 20, 4, &pcln) || !gopcln_read(g, f + 24, 4, &npcdata) ||
 	    !gopcln_read(g, f + 28, 4, &cu) || !gopcln_read(g, r->rec + r->fixed_len - 1, 1, &nfuncdata) ||
-	    npcdata > GOPCLN_MAX_PCDATA)
+	    !gopcln_read(g, r->rec + r->fixed_len - 3, 1, &flag) || npcdata > GOPCLN_MAX_PCDATA)
 		return -EBADMSG;
 	r->nameoff = (uint32_t)name;
 	r->pcsp = (uint32_t)pcsp;
@@ -129,6 +129,7 @@ int gopcln_func_record(const struct gopclntab *g, size_t i, struct gopcln_funcre
 	r->npcdata = (uint32_t)npcdata;
 	r->cu_offset = (uint32_t)cu;
 	r->nfuncdata = (uint8_t)nfuncdata;
+	r->flag = (uint8_t)flag;
 	return 0;
 }
 
@@ -327,6 +328,7 @@ int gopclntab_func(const struct gopclntab *g, size_t i, struct gopcln_func *f)
 	f->entry = r.entry;
 	f->end = r.end;
 	f->name = gopcln_string(g, g->funcnames, r.nameoff);
+	f->flag = r.flag;
 	return 0;
 }
 

@@ -75,7 +75,19 @@ bool gopclntab_has_inline_trees(const struct gopclntab *g);
 struct gopcln_func {
 	uint64_t entry, end; /* [entry, end): up to the next function */
 	const char *name;    /* NULL if the name is damaged */
+	uint8_t flag;        /* GOPCLN_FLAG_*: 0 before Go 1.17 */
 };
+
+/* The runtime's funcFlag bits (runtime/symtab.go from Go 1.17,
+ * internal/abi/symtab.go from 1.21), in the byte after funcID, the third
+ * from the end of _func's fixed part in every layout (Go 1.16 has a pad
+ * byte there, 0). Go's own traceback ends a stack at a TOPFRAME function
+ * (goexit, rt0_go, mstart) and, in profiles, at an SPWRITE one (a write to
+ * SP the pcsp table cannot describe: asmcgocall, gogo, the stack
+ * switches), unless it is the innermost frame of a GC scan. */
+#define GOPCLN_FLAG_TOPFRAME 0x1u
+#define GOPCLN_FLAG_SPWRITE 0x2u
+#define GOPCLN_FLAG_ASM 0x4u
 
 /* Function i (sorted by entry). 0, or -EBADMSG for a damaged entry. */
 int gopclntab_func(const struct gopclntab *g, size_t i, struct gopcln_func *f);

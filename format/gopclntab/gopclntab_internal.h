@@ -37,6 +37,7 @@ struct gopcln_funcrec {
 	uint64_t rec;           /* table offset of the record */
 	uint32_t nameoff, pcsp, pcfile, pcln, npcdata, cu_offset;
 	uint8_t nfuncdata;
+	uint8_t flag;           /* funcFlag (Go 1.17+; Go 1.16's pad byte: 0) */
 	uint64_t fixed_len;     /* bytes before the pcdata offsets */
 };
 

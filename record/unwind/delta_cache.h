@@ -10,7 +10,8 @@
  * where E is the extraction's version: the same file gives other deltas when
  * extraction learns new rules (Go's roots and prologues in E 2, systemstack's
  * helper in 3, Go's frameless functions by their pcsp table in 4, Go's
- * 128-byte and over-StackBig frames and the pcsp check of its rows in 5),
+ * 128-byte and over-StackBig frames and the pcsp check of its rows in 5,
+ * Go's TOPFRAME and SPWRITE functions by their funcFlag in 6),
  * so each
  * extraction keeps its own entries and trecords of two versions sharing a
  * cache neither use each other's entries nor overwrite them.
@@ -39,7 +40,7 @@
 #define TREC_DELTA_CACHE_VERSION 1
 /* deltas-x<E>: bump E when trec_deltas_extract() gives other entries for
  * the same file. */
-#define TREC_DELTA_CACHE_SUBDIR "deltas-x5"
+#define TREC_DELTA_CACHE_SUBDIR "deltas-x6"
 
 /* The cache directory for the environment, or -ENOENT (no HOME). */
 int trec_delta_cache_dir(char *buf, size_t len);

@@ -25,7 +25,13 @@
  *  - GO_SWITCH_FP: runtime.nanotime1, runtime.walltime(1) and time.now
  *    call the vdso on the g0 stack but keep their frame record on the
  *    goroutine's: a frame-pointer step allowed to move to another stack.
- *  - frameless (CFA = sp + 8): every function whose pcsp table says it
+ *  - by .gopclntab's funcFlag (Go 1.17+), after the names above: a
+ *    TOPFRAME function (runtime.mstart: the threads' walks end there,
+ *    with cgo too, whose threads start from crosscall_amd64, C with no
+ *    unwind table) is a STOP; an SPWRITE one (runtime.asmcgocall, which
+ *    moves to g0 and aligns sp for C; callCgoMmap, sigfwd) a
+ *    GO_SWITCH_ROOT, as Go's own traceback stops at them.
+ *  - frameless (CFA = sp + 8): every other function whose pcsp table says it
  *    never moves sp (NOSPLIT $0 assembly: runtime.mstart, the syscall
  *    wrappers, memclr, memmove), so that a thread waiting in futex keeps
  *    the frame that called it, and a leaf in memclr keeps mallocgc.
@@ -131,6 +137,21 @@ static int func_rows(Elf *elf, struct gopclntab *g, size_t i, const struct gopcl
 
 		if (!strcmp(f->name, go_rules[k].name))
 			return trec_rows_push(roots, &row);
+	}
+	/* Where Go's own traceback stops (runtime/traceback.go): a TOPFRAME
+	 * function is the outermost frame; an SPWRITE one moved sp where the
+	 * pcsp table cannot follow, so its sp + 8 is no return address (as
+	 * the frameless rule below would read: asmcgocall's is a pointer into
+	 * .bss or the heap once it has moved to g0 and aligned sp for C).
+	 * Go clears SPWRITE for cgocallback, whose frames hold on both
+	 * stacks; the functions named above keep their own rules. */
+	if (f->flag & (GOPCLN_FLAG_TOPFRAME | GOPCLN_FLAG_SPWRITE) &&
+	    strcmp(f->name, "runtime.cgocallback")) {
+		struct trec_row row = { .start = f->entry, .end = f->end,
+					.command = f->flag & GOPCLN_FLAG_TOPFRAME ?
+						   CMD(TREC_CMD_STOP) : CMD(TREC_CMD_GO_SWITCH_ROOT) };
+
+		return trec_rows_push(roots, &row);
 	}
 	if (!code)
 		return 0;

@@ -9,6 +9,9 @@
 # traceback too, where m0's start-up stacks end: rt0_go calls it with no
 # frame record; runtime.sigtramp; systemstack, mcall or morestack for g0
 # stacks; record/unwind/go_roots.c) and shows perf -g's share.
+# With cgo (gocgo), samples in C end at runtime.asmcgocall (SPWRITE) and
+# the runtime's threads, started from cgo's crosscall_amd64, at
+# runtime.mstart (TOPFRAME), as Go's own traceback ends them.
 #   GO_ROOTS_SECS (4): workload seconds; GO_ROOTS_MIN (99.9): the bar.
 . "$(dirname "$0")/../lib/common.sh"
 # The plain build, as test_runtimes.sh: ASan makes trecord's start slow.
@@ -50,4 +53,34 @@ python3 "$TREC_ROOT/tests/runtimes/go_roots.py" "$d/trec.txt" "$d/perf.txt" "$ro
 	"${GO_ROOTS_MIN:-99.9}" "$add"
 "$TREPORT" --info "$d/go.tr" 2>/dev/null | grep -E '^ +(GO_[A-Z_]+|FP_BELOW_SP|FP_OUTSIDE_STACK) ' |
 	sed 's/^ */NOTE: /'
+
+# cgo (tests/workloads/go/cgo.go): a sample in C called through cgo ends
+# at runtime.asmcgocall, which moved to the g0 stack (SPWRITE: Go's own
+# traceback stops there too), not at a made-up frame from what lies at its
+# sp + 8 (runtime.m0 in .bss, a heap pointer: NATIVE_LOOKUP_TEXT_SECTION);
+# the runtime's threads, started from cgo's crosscall_amd64 (C without an
+# unwind table), end at runtime.mstart (TOPFRAME), not in FP_BELOW_SP.
+if [ -x "$W/gocgo" ]; then
+	"$TRECORD" -q -F 999 -o "$d/cgo.tr" -- "$W/gocgo" "${GO_ROOTS_SECS:-4}" >"$d/cout" 2>"$d/cerr"
+	check "trecord records the cgo workload" grep -q '^gocgo:' "$d/cout" ||
+		sed 's/^/  | /' "$d/cerr" | tail -5
+	"$TREPORT" --folded "$d/cgo.tr" >"$d/cgo.folded" 2>/dev/null
+	# "comm;root;...;leaf n": samples in cSpin, and those whose first
+	# frame is asmcgocall with no error or unknown frame; the same for
+	# the samples through mstart.
+	read -r c_all c_clean m_all m_clean < <(awk '{
+		n = $NF; split($0, f, ";"); bad = /\[error|\[unknown\]/
+		if (/;cSpin(;|[ ]|$)/) { ca += n; if (f[2] ~ /^runtime\.asmcgocall(\.abi0)?$/ && !bad) cc += n }
+		if (/;runtime\.mstart(\.abi0)?;/) { ma += n; if (f[2] ~ /^runtime\.mstart(\.abi0)?$/ && !bad) mc += n }
+	} END { print ca + 0, cc + 0, ma + 0, mc + 0 }' "$d/cgo.folded")
+	echo "NOTE: cgo: $c_clean of $c_all samples in C end at asmcgocall; $m_clean of $m_all through mstart end there"
+	check "cgo: samples in C (>= 100)" test "$c_all" -ge 100
+	check "cgo: >= 99% of them end cleanly at runtime.asmcgocall" test $((c_clean * 100)) -ge $((c_all * 99))
+	check "cgo: runtime threads sampled (>= 3 through mstart)" test "$m_all" -ge 3
+	check "cgo: >= 90% of those end cleanly at runtime.mstart" test $((m_clean * 10)) -ge $((m_all * 9))
+	[ $((c_clean * 100)) -ge $((c_all * 99)) ] && [ $((m_clean * 10)) -ge $((m_all * 9)) ] ||
+		grep -v "^gocgo;runtime\.\(asmcgocall\|mstart\)" "$d/cgo.folded" | sort -t' ' -k2 -nr | head -5 | sed 's/^/  | /'
+else
+	echo "NOTE: cgo workload not built (gocgo: go build needs gcc for cgo)"
+fi
 exit 0
