@@ -97,11 +97,13 @@ if [ -x "$W/gostack-stripped" ]; then
 fi
 if [ -x "$W/goroots-stripped" ]; then
 	# Every thread of a Go process: goroutines end at goexit, threads at
-	# clone (through mstart), waits in futex keep their caller; g0 stacks
-	# end cleanly at systemstack, mcall or morestack, where gdb goes on
-	# with Go's CFI into whatever lies above the g0 stack, and a signal
-	# handler's at sigtramp (gdb goes on into the interrupted code).
-	roots="root:runtime.systemstack root:runtime.mcall root:runtime.morestack root:runtime.sigtramp"
+	# mstart (flagged TOPFRAME: Go's own traceback ends there; gdb goes on
+	# to clone, or with cgo into C without CFI), waits in futex keep their
+	# caller; g0 stacks end cleanly at systemstack, mcall or morestack,
+	# where gdb goes on with Go's CFI into whatever lies above the g0
+	# stack, and a signal handler's at sigtramp (gdb goes on into the
+	# interrupted code).
+	roots="root:runtime.systemstack root:runtime.mcall root:runtime.morestack root:runtime.sigtramp root:runtime.mstart"
 	TREC_CASE_STOP_IN=$roots bg gdb_capture "symbol-file $W/goroots" "" go-roots \
 		main.allocList 20 0 all "$W/goroots-stripped" 5
 	# On the g0 stack, called through systemstack (its stack check reads
