@@ -112,23 +112,6 @@ static void root_frame(struct rp_namer *n, const struct rp_agg *a, struct rp_nfr
 				 .name = rp_strtab_intern_n(&n->r->m->strs, n->b.p, n->b.len) };
 }
 
-/* The interpreter frames right above syms[k] (outermost first), if syms[k]
- * is a native frame with inlined functions at its pc: the interpreter loop
- * running them (e.g. _PyEval_EvalFrameDefault with do_call_core inlined).
- * What is inlined runs for the innermost of them, so it belongs above them
- * all. 0 if not that shape. */
-static uint32_t interp_run_after(const struct rp_namer *n, uint32_t k, uint32_t nsyms)
-{
-	uint32_t run = 0;
-
-	if (n->sym_len[n->syms[k]] < 2 || n->pool[n->sym_first[n->syms[k]]].kind != RP_FK_NATIVE)
-		return 0;
-	while (k + run + 1 < nsyms &&
-	       n->pool[n->sym_first[n->syms[k + run + 1]]].kind == RP_FK_INTERP)
-		run++;
-	return run;
-}
-
 uint32_t rp_namer_stack(struct rp_namer *n, const struct rp_agg *a, const struct rp_nframe **out)
 {
 	uint32_t nsyms = rp_agg_syms(n->r, a, &n->syms, &n->capsyms);
@@ -153,9 +136,9 @@ uint32_t rp_namer_stack(struct rp_namer *n, const struct rp_agg *a, const struct
 	root_frame(n, a, &n->out[0]);
 	size_t j = 1;
 	for (uint32_t k = 0; k < nsyms; k++) {
-		uint32_t id = n->syms[k], run = interp_run_after(n, k, nsyms);
+		uint32_t id = n->syms[k], run = rp_interp_run_after(n->r, n->syms, k, nsyms);
 		const struct rp_nframe *f = n->pool + n->sym_first[id];
-		if (!run) {
+		if (!run || n->sym_len[id] < 2) { /* (--no-inline: one frame) */
 			memcpy(n->out + j, f, n->sym_len[id] * sizeof(*n->out));
 			j += n->sym_len[id];
 			continue;

@@ -37,6 +37,14 @@ void rp_comm_name(const struct rp_model *m, const struct rp_agg *a, char *buf, s
 uint32_t rp_agg_syms(const struct rp_report *r, const struct rp_agg *a, uint32_t **buf,
 		     size_t *cap);
 
+/* The interpreter frames right after syms[k] (outermost first) when
+ * syms[k] is a native frame with functions inlined at its pc, which is
+ * then their interpreter loop (_PyEval_EvalFrameDefault with do_call_core
+ * inlined): what is inlined runs for the innermost of them, so the outputs
+ * put it above them all. 0 if not that shape. */
+uint32_t rp_interp_run_after(const struct rp_report *r, const uint32_t *syms, uint32_t k,
+			     uint32_t n);
+
 /* Sample period in ns of a recording (from META freq_hz), 0 if unknown. */
 uint64_t rp_period_ns(const struct rp_model *m, uint32_t rec);
 

@@ -21,6 +21,19 @@ uint32_t rp_agg_syms(const struct rp_report *r, const struct rp_agg *a, uint32_t
 	return rp_symbolize_stack(r->s, a, *buf);
 }
 
+uint32_t rp_interp_run_after(const struct rp_report *r, const uint32_t *syms, uint32_t k,
+			     uint32_t n)
+{
+	const struct rp_sym *s = rp_sym_get(r->s, syms[k]);
+	uint32_t run = 0;
+
+	if (!s->resolved || s->kind != RP_SYM_NATIVE || s->nlines < 2)
+		return 0;
+	while (k + run + 1 < n && rp_sym_get(r->s, syms[k + run + 1])->kind == RP_SYM_INTERP)
+		run++;
+	return run;
+}
+
 uint64_t rp_period_ns(const struct rp_model *m, uint32_t rec)
 {
 	return m->recs[rec].period_ns;

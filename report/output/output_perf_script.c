@@ -85,18 +85,6 @@ static void put_frame(FILE *out, struct frame_texts *ft, const struct rp_report 
 	fwrite(rp_str(&ft->texts, ft->of_sym[i]), 1, ft->len[i], out);
 }
 
-/* Whether as[k] is a native frame with functions inlined at its pc that
- * runs the interpreter frames right above it: those inlined run for the
- * innermost of them (frame_names.c, interp_run_after). */
-static bool inlined_above_interp(const struct rp_report *r, const uint32_t *as, uint32_t k,
-				 uint32_t n)
-{
-	const struct rp_sym *s = rp_sym_get(r->s, as[k]);
-
-	return s->resolved && s->kind == RP_SYM_NATIVE && s->nlines > 1 && k + 1 < n &&
-	       rp_sym_get(r->s, as[k + 1])->kind == RP_SYM_INTERP;
-}
-
 /* Each aggregate's symbol ids, resolved once for all of its samples. */
 struct agg_cache {
 	uint32_t *first, *n; /* per aggregate; first UINT32_MAX = not yet */
@@ -156,7 +144,7 @@ int rp_output_perf_script(const struct rp_report *r, FILE *out)
 			uint32_t s = k;
 			while (s > 0 && rp_sym_get(r->s, as[s])->kind == RP_SYM_INTERP)
 				s--;
-			bool split = s < k && inlined_above_interp(r, as, s, nas);
+			bool split = s < k && rp_interp_run_after(r, as, s, nas);
 			if (split)
 				put_frame(out, &ft, r, as[s], PART_INLINED);
 			for (; k > s; k--)
