@@ -138,7 +138,7 @@ uint32_t rp_namer_stack(struct rp_namer *n, const struct rp_agg *a, const struct
 	for (uint32_t k = 0; k < nsyms; k++) {
 		uint32_t id = n->syms[k], run = rp_interp_run_after(n->r, n->syms, k, nsyms);
 		const struct rp_nframe *f = n->pool + n->sym_first[id];
-		if (!run || n->sym_len[id] < 2) { /* (--no-inline: one frame) */
+		if (!run) {
 			memcpy(n->out + j, f, n->sym_len[id] * sizeof(*n->out));
 			j += n->sym_len[id];
 			continue;

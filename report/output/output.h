@@ -44,6 +44,9 @@ uint32_t rp_agg_syms(const struct rp_report *r, const struct rp_agg *a, uint32_t
  * put it above them all. 0 if not that shape. */
 uint32_t rp_interp_run_after(const struct rp_report *r, const uint32_t *syms, uint32_t k,
 			     uint32_t n);
+/* Which of a symbol's lines an output writes there: all of them, its own
+ * (outermost) only, or the functions inlined at its pc only. */
+enum rp_lines { RP_LINES_ALL, RP_LINES_OWN, RP_LINES_INLINED, RP_LINES_KINDS };
 
 /* Sample period in ns of a recording (from META freq_hz), 0 if unknown. */
 uint64_t rp_period_ns(const struct rp_model *m, uint32_t rec);

@@ -30,12 +30,9 @@ static void add_dso(struct rp_buf *b, const char *dso)
 	rp_buf_add(b, ")\n", 2);
 }
 
-/* A symbol's lines: all, its inlined functions only, or its own only. */
-enum { PART_ALL, PART_INLINED, PART_OWN, PARTS };
-
 /* The text lines of one symbol, formatted once: frames repeat millions of times. */
 static void format_frame(struct rp_buf *b, const struct rp_report *r, const struct rp_sym *sym,
-			 int part)
+			 enum rp_lines part)
 {
 	const struct rp_strtab *st = &r->m->strs;
 	const char *dso = rp_str(st, sym->dso);
@@ -45,9 +42,9 @@ static void format_frame(struct rp_buf *b, const struct rp_report *r, const stru
 		return;
 	}
 	const struct rp_line *l = rp_sym_lines(r->s, sym);
-	for (uint32_t i = 0; i + 1 < sym->nlines && part != PART_OWN; i++)
+	for (uint32_t i = 0; i + 1 < sym->nlines && part != RP_LINES_OWN; i++)
 		rp_buf_printf(b, "\t%16" PRIx64 " %s (inlined)\n", sym->addr, rp_str(st, l[i].func));
-	if (part == PART_INLINED)
+	if (part == RP_LINES_INLINED)
 		return;
 	if (sym->kind == RP_SYM_ERROR || sym->kind == RP_SYM_INTERP)
 		rp_buf_printf(b, "\t%16" PRIx64 " %s", (uint64_t)0, rp_str(st, sym->name));
@@ -66,9 +63,9 @@ struct frame_texts {
 };
 
 static void put_frame(FILE *out, struct frame_texts *ft, const struct rp_report *r,
-		      uint32_t symid, int part)
+		      uint32_t symid, enum rp_lines part)
 {
-	size_t i = (size_t)symid * PARTS + (size_t)part;
+	size_t i = (size_t)symid * RP_LINES_KINDS + (size_t)part;
 
 	if (i >= ft->cap) {
 		size_t old = ft->cap;
@@ -146,10 +143,10 @@ int rp_output_perf_script(const struct rp_report *r, FILE *out)
 				s--;
 			bool split = s < k && rp_interp_run_after(r, as, s, nas);
 			if (split)
-				put_frame(out, &ft, r, as[s], PART_INLINED);
+				put_frame(out, &ft, r, as[s], RP_LINES_INLINED);
 			for (; k > s; k--)
-				put_frame(out, &ft, r, as[k], PART_ALL);
-			put_frame(out, &ft, r, as[s], split ? PART_OWN : PART_ALL);
+				put_frame(out, &ft, r, as[k], RP_LINES_ALL);
+			put_frame(out, &ft, r, as[s], split ? RP_LINES_OWN : RP_LINES_ALL);
 		}
 		fputc('\n', out);
 	}

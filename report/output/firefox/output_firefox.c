@@ -83,11 +83,8 @@ static uint8_t category(const struct rp_sym *sym, bool in_file)
 	}
 }
 
-/* A symbol's frames: all, its own (outermost) only, or its inlined ones. */
-enum { LINES_ALL, LINES_OWN, LINES_INLINED };
-
 /* The frames of one symbol pushed on stack prefix (UINT32_MAX: root). */
-static uint32_t push_sym(struct ff *f, uint32_t symid, uint32_t prefix, int part)
+static uint32_t push_sym(struct ff *f, uint32_t symid, uint32_t prefix, enum rp_lines part)
 {
 	const struct rp_sym *sym = rp_sym_get(f->r->s, symid);
 	const struct rp_line *ln = rp_sym_lines(f->r->s, sym);
@@ -98,7 +95,7 @@ static uint32_t push_sym(struct ff *f, uint32_t symid, uint32_t prefix, int part
 		file = NULL;
 	uint32_t nl = sym->nlines ? sym->nlines : 1;
 	for (uint32_t k = nl; k-- > 0;) { /* outermost first */
-		if ((part == LINES_OWN && k != nl - 1) || (part == LINES_INLINED && k == nl - 1))
+		if ((part == RP_LINES_OWN && k != nl - 1) || (part == RP_LINES_INLINED && k == nl - 1))
 			continue;
 		uint8_t depth = (uint8_t)(nl - 1 - k < 255 ? nl - 1 - k : 255);
 		bool added;
@@ -158,11 +155,11 @@ static uint32_t agg_stack(struct ff *f, uint32_t agg)
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t run = rp_interp_run_after(f->r, f->syms, k, n);
 		/* an interpreter loop's inlined functions above its frames */
-		s = push_sym(f, f->syms[k], s, run ? LINES_OWN : LINES_ALL);
+		s = push_sym(f, f->syms[k], s, run ? RP_LINES_OWN : RP_LINES_ALL);
 		for (uint32_t j = 1; j <= run; j++)
-			s = push_sym(f, f->syms[k + j], s, LINES_ALL);
+			s = push_sym(f, f->syms[k + j], s, RP_LINES_ALL);
 		if (run)
-			s = push_sym(f, f->syms[k], s, LINES_INLINED);
+			s = push_sym(f, f->syms[k], s, RP_LINES_INLINED);
 		k += run;
 	}
 	f->agg_stack[agg] = s == UINT32_MAX ? 1 : s + 2;
